@@ -1,0 +1,306 @@
+package rules
+
+// kingAttacked reports whether c's general is attacked: by a chariot,
+// cannon, horse, janggi elephant or soldier, or in xiangqi by the other
+// general on an open file. Facing generals in janggi are bikjang, not an
+// attack; see kingsFacing.
+func (p *Position) kingAttacked(c Color) bool {
+	return p.squareAttackedForKing(p.kings[c], c.Other())
+}
+
+// squareAttackedForKing reports whether a general of the other colour on k
+// would be attacked by pieces of colour by, reading only the board.
+func (p *Position) squareAttackedForKing(k Square, by Color) bool {
+	g := p.geo
+	b := &p.board
+	chariot, cannon := MakePiece(by, Chariot), MakePiece(by, Cannon)
+	horse, soldier := MakePiece(by, Horse), MakePiece(by, Soldier)
+	for d := 0; d < 4; d++ {
+		r := &g.rays[k][d]
+		i := uint8(0)
+		for ; i < r.n && b[r.sq[i]] == NoPiece; i++ {
+		}
+		if i == r.n {
+			continue
+		}
+		first := b[r.sq[i]]
+		if first == chariot {
+			return true
+		}
+		if d < 2 && !g.janggi && first == MakePiece(by, King) {
+			return true // flying general
+		}
+		if g.janggi && first.Type() == Cannon {
+			continue // a cannon never screens in janggi
+		}
+		for i++; i < r.n && b[r.sq[i]] == NoPiece; i++ {
+		}
+		if i < r.n && b[r.sq[i]] == cannon {
+			return true
+		}
+	}
+	if g.janggi {
+		for j := uint8(0); j < g.nDiags[k]; j++ {
+			r := &g.diags[k][j]
+			first := b[r.sq[0]]
+			if first == chariot {
+				return true
+			}
+			if r.n < 2 {
+				continue
+			}
+			second := b[r.sq[1]]
+			if first == NoPiece {
+				if second == chariot {
+					return true
+				}
+			} else if first.Type() != Cannon && second == cannon {
+				return true
+			}
+		}
+		el := &g.elephantFrom[k]
+		elephant := MakePiece(by, Elephant)
+		for j := uint8(0); j < el.n; j++ {
+			l := &el.l[j]
+			if b[l.to] == elephant && b[l.leg1] == NoPiece && b[l.leg2] == NoPiece {
+				return true
+			}
+		}
+	}
+	hl := &g.horseFrom[k]
+	for j := uint8(0); j < hl.n; j++ {
+		l := &hl.l[j]
+		if b[l.to] == horse && b[l.leg1] == NoPiece {
+			return true
+		}
+	}
+	sl := &g.soldierFrom[by][k]
+	for j := uint8(0); j < sl.n; j++ {
+		if b[sl.sq[j]] == soldier {
+			return true
+		}
+	}
+	return false
+}
+
+// kingsFacing reports whether the generals stand on one file with nothing
+// between them.
+func (p *Position) kingsFacing() bool {
+	w, bl := p.kings[White], p.kings[Black]
+	if w.File() != bl.File() {
+		return false
+	}
+	for s := w + Files; s < bl; s += Files {
+		if p.board[s] != NoPiece {
+			return false
+		}
+	}
+	return true
+}
+
+// InCheck reports whether the side to move's general is attacked.
+func (p *Position) InCheck() bool { return p.kingAttacked(p.side) }
+
+// InBikjang reports whether the side to move faces bikjang: generals facing
+// on an open file under a rule set where that means bikjang.
+func (p *Position) InBikjang() bool { return p.rules.Facing.bikjang() && p.kingsFacing() }
+
+// appendPseudo appends every move of the side to move that obeys piece
+// movement, ignoring whether it leaves the general attacked.
+func (p *Position) appendPseudo(dst []Move) []Move {
+	us := p.side
+	g := p.geo
+	b := &p.board
+	own := p.occ[us]
+	them := us.Other()
+	for pieces := own; !pieces.Empty(); {
+		from := pieces.popLowest()
+		pc := b[from]
+		switch pc.Type() {
+		case King:
+			dst = p.appendSteps(dst, from, &g.king[us][from])
+		case Advisor:
+			dst = p.appendSteps(dst, from, &g.advisor[us][from])
+		case Soldier:
+			dst = p.appendSteps(dst, from, &g.soldier[us][from])
+		case Horse:
+			ll := &g.horse[from]
+			for j := uint8(0); j < ll.n; j++ {
+				l := &ll.l[j]
+				if b[l.leg1] == NoPiece && (b[l.to] == NoPiece || b[l.to].Color() == them) {
+					dst = append(dst, NewMove(from, l.to))
+				}
+			}
+		case Elephant:
+			ll := &g.elephant[us][from]
+			for j := uint8(0); j < ll.n; j++ {
+				l := &ll.l[j]
+				if b[l.leg1] == NoPiece && (l.leg2 == NoSquare || b[l.leg2] == NoPiece) &&
+					(b[l.to] == NoPiece || b[l.to].Color() == them) {
+					dst = append(dst, NewMove(from, l.to))
+				}
+			}
+		case Chariot:
+			for d := 0; d < 4; d++ {
+				dst = p.appendSlides(dst, from, &g.rays[from][d])
+			}
+			for d := uint8(0); d < g.nDiags[from]; d++ {
+				dst = p.appendSlides(dst, from, &g.diags[from][d])
+			}
+		case Cannon:
+			if g.janggi {
+				for d := 0; d < 4; d++ {
+					dst = p.appendJanggiCannon(dst, from, &g.rays[from][d])
+				}
+				for d := uint8(0); d < g.nDiags[from]; d++ {
+					dst = p.appendJanggiCannon(dst, from, &g.diags[from][d])
+				}
+			} else {
+				for d := 0; d < 4; d++ {
+					dst = p.appendXiangqiCannon(dst, from, &g.rays[from][d])
+				}
+			}
+		}
+	}
+	return dst
+}
+
+func (p *Position) appendSteps(dst []Move, from Square, l *stepList) []Move {
+	for j := uint8(0); j < l.n; j++ {
+		to := l.sq[j]
+		if t := p.board[to]; t == NoPiece || t.Color() != p.side {
+			dst = append(dst, NewMove(from, to))
+		}
+	}
+	return dst
+}
+
+func (p *Position) appendSlides(dst []Move, from Square, r *ray) []Move {
+	for i := uint8(0); i < r.n; i++ {
+		to := r.sq[i]
+		t := p.board[to]
+		if t == NoPiece {
+			dst = append(dst, NewMove(from, to))
+			continue
+		}
+		if t.Color() != p.side {
+			dst = append(dst, NewMove(from, to))
+		}
+		break
+	}
+	return dst
+}
+
+// appendXiangqiCannon: quiet moves like a chariot; captures over exactly one screen.
+func (p *Position) appendXiangqiCannon(dst []Move, from Square, r *ray) []Move {
+	i := uint8(0)
+	for ; i < r.n && p.board[r.sq[i]] == NoPiece; i++ {
+		dst = append(dst, NewMove(from, r.sq[i]))
+	}
+	for i++; i < r.n; i++ {
+		if t := p.board[r.sq[i]]; t != NoPiece {
+			if t.Color() != p.side {
+				dst = append(dst, NewMove(from, r.sq[i]))
+			}
+			break
+		}
+	}
+	return dst
+}
+
+// appendJanggiCannon: moves and captures only over one screen that is not a
+// cannon, and never captures a cannon.
+func (p *Position) appendJanggiCannon(dst []Move, from Square, r *ray) []Move {
+	i := uint8(0)
+	for ; i < r.n && p.board[r.sq[i]] == NoPiece; i++ {
+	}
+	if i == r.n || p.board[r.sq[i]].Type() == Cannon {
+		return dst
+	}
+	for i++; i < r.n; i++ {
+		t := p.board[r.sq[i]]
+		if t == NoPiece {
+			dst = append(dst, NewMove(from, r.sq[i]))
+			continue
+		}
+		if t.Color() != p.side && t.Type() != Cannon {
+			dst = append(dst, NewMove(from, r.sq[i]))
+		}
+		break
+	}
+	return dst
+}
+
+// LegalMoves appends the legal moves of the position, as if it had no
+// history (Game.LegalMoves applies the rules that depend on history), and
+// returns the extended slice. It allocates nothing when dst has room.
+func (p *Position) LegalMoves(dst []Move) []Move {
+	start := len(dst)
+	dst = p.appendPseudo(dst)
+	us := p.side
+	k := p.kings[us]
+	inCheck := p.kingAttacked(us)
+	bikjang := p.InBikjang()
+	sens := &p.geo.sensitive[k]
+	n := start
+	for i := start; i < len(dst); i++ {
+		m := dst[i]
+		from, to := m.From(), m.To()
+		if inCheck || bikjang || from == k || sens.Has(from) || sens.Has(to) {
+			if !p.legalAfter(m, bikjang) {
+				continue
+			}
+		}
+		dst[n] = m
+		n++
+	}
+	dst = dst[:n]
+	switch p.rules.Pass {
+	case PassUnlessInCheck:
+		if !inCheck || bikjang {
+			dst = append(dst, PassMove(k))
+		}
+	case PassWhenStuck:
+		if n == start && !inCheck {
+			dst = append(dst, PassMove(k))
+		}
+	}
+	return dst
+}
+
+// legalAfter plays m on the board alone and reports whether the mover's
+// general is then safe, and, if the mover was in bikjang, whether m broke it.
+func (p *Position) legalAfter(m Move, bikjang bool) bool {
+	from, to := m.From(), m.To()
+	b := &p.board
+	moving, captured := b[from], b[to]
+	b[to], b[from] = moving, NoPiece
+	kingMove := moving.Type() == King
+	if kingMove {
+		p.kings[p.side] = to
+	}
+	ok := !p.squareAttackedForKing(p.kings[p.side], p.side.Other()) && !(bikjang && p.kingsFacing())
+	b[from], b[to] = moving, captured
+	if kingMove {
+		p.kings[p.side] = from
+	}
+	return ok
+}
+
+// IsLegal reports whether m is among the position's legal moves.
+func (p *Position) IsLegal(m Move) bool {
+	var buf [maxMoves]Move
+	for _, l := range p.LegalMoves(buf[:0]) {
+		if l == m {
+			return true
+		}
+	}
+	return false
+}
+
+// maxMoves bounds the legal moves of any position of either game, with room
+// to spare; callers size move buffers with it.
+const maxMoves = 256
+
+// MaxMoves is the buffer size that always holds a position's moves.
+const MaxMoves = maxMoves

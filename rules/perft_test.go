@@ -1,0 +1,128 @@
+package rules
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+type perftCase struct {
+	line  int
+	fen   string
+	depth int
+	nodes uint64
+}
+
+func readPerftFile(t testing.TB, name string) []perftCase {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "testdata", "perft", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var cases []perftCase
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		cols := strings.Split(sc.Text(), "\t")
+		if len(cols) != 3 {
+			t.Fatalf("%s:%d: want 3 columns, got %d", name, n, len(cols))
+		}
+		d, err1 := strconv.Atoi(cols[1])
+		nodes, err2 := strconv.ParseUint(cols[2], 10, 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("%s:%d: bad numbers", name, n)
+		}
+		cases = append(cases, perftCase{n, cols[0], d, nodes})
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) == 0 {
+		t.Fatalf("%s: no cases", name)
+	}
+	return cases
+}
+
+// perftBudget is the largest expected count checked in the default run;
+// `go test -short` checks depth 3 and below only, and PALACE_PERFT_FULL=1
+// checks every line.
+func perftBudget() uint64 {
+	if os.Getenv("PALACE_PERFT_FULL") != "" {
+		return 1 << 62
+	}
+	if testing.Short() {
+		return 0
+	}
+	return 5_000_000
+}
+
+func TestPerftTables(t *testing.T) {
+	for _, tc := range []struct{ file, rules string }{
+		{"xiangqi-public.tsv", "xiangqi"},
+		{"janggi-public.tsv", "janggi"},
+		{"janggi-public.tsv", "janggitraditional"},
+		{"janggimodern-public.tsv", "janggimodern"},
+		{"janggimodern-public.tsv", "janggicasual"},
+	} {
+		t.Run(tc.rules, func(t *testing.T) {
+			rs := MustPreset(tc.rules)
+			checked, skipped := 0, 0
+			for _, c := range readPerftFile(t, tc.file) {
+				if c.depth > 3 && c.nodes > perftBudget() {
+					skipped++
+					continue
+				}
+				g, err := NewGame(rs, c.fen)
+				if err != nil {
+					t.Fatalf("%s:%d: %v", tc.file, c.line, err)
+				}
+				if got := g.Perft(c.depth); got != c.nodes {
+					t.Errorf("%s:%d: perft(%d) of %s = %d, want %d", tc.file, c.line, c.depth, c.fen, got, c.nodes)
+				}
+				checked++
+			}
+			t.Logf("%s under %s: %d lines checked, %d deep lines left to PALACE_PERFT_FULL=1", tc.file, tc.rules, checked, skipped)
+		})
+	}
+}
+
+func TestLegalMoveTables(t *testing.T) {
+	for _, tc := range []struct{ file, rules string }{
+		{"xiangqi-moves-public.tsv", "xiangqi"},
+		{"janggi-moves-public.tsv", "janggi"},
+	} {
+		t.Run(tc.rules, func(t *testing.T) {
+			rs := MustPreset(tc.rules)
+			f, err := os.Open(filepath.Join("..", "testdata", "perft", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			sc := bufio.NewScanner(f)
+			lines := 0
+			for n := 1; sc.Scan(); n++ {
+				fen, want, ok := strings.Cut(sc.Text(), "\t")
+				if !ok {
+					t.Fatalf("%s:%d: no tab", tc.file, n)
+				}
+				pos, err := ParseFEN(fen, rs)
+				if err != nil {
+					t.Fatalf("%s:%d: %v", tc.file, n, err)
+				}
+				if got := SortedMoveText(pos.LegalMoves(nil)); got != want {
+					t.Errorf("%s:%d: %s\n got  %s\n want %s", tc.file, n, fen, got, want)
+				}
+				if got := pos.FEN(); got != fen {
+					t.Errorf("%s:%d: FEN round trip: got %s", tc.file, n, got)
+				}
+				lines++
+			}
+			if lines == 0 {
+				t.Fatal("no lines")
+			}
+		})
+	}
+}
