@@ -67,8 +67,8 @@ func parseSquarePrefix(s string, base RankBase) (Square, string, error) {
 	for ; i < len(s) && i < 3 && s[i] >= '0' && s[i] <= '9'; i++ {
 		r = r*10 + int(s[i]-'0')
 	}
-	// "a10a9": a two-digit rank only where ranks reach 10.
-	if i == 3 && (base == Ranks0 || r > 10) {
+	// "a10a9": a two-digit rank only where ranks reach 10 ("a01" is not one).
+	if i == 3 && (base == Ranks0 || r != 10) {
 		i, r = 2, int(s[1]-'0')
 	}
 	if i == 1 {
@@ -97,7 +97,10 @@ func ParseMoveText(text string, base RankBase) (Move, error) {
 	if rest != "" {
 		return NoMove, fmt.Errorf("rules: bad move %q: trailing %q", text, rest)
 	}
-	return NewMove(from, to), nil
+	if m := NewMove(from, to); m != NoMove {
+		return m, nil
+	}
+	return NoMove, fmt.Errorf("rules: bad move %q: a general never stands on a1, so this is no pass", text)
 }
 
 // ParseMove reads a move's text and checks that it is legal in p.

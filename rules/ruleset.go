@@ -197,7 +197,9 @@ func (rs *RuleSet) problems() string {
 }
 
 // canonical is the text the hash covers: every switch, not the name, so two
-// rule sets that play alike hash alike.
+// rule sets that play alike hash alike. A switch added later must join this
+// text only when it differs from its zero value, so that every hash already
+// recorded in shards and checkpoints stays valid.
 func (rs *RuleSet) canonical() string {
 	return fmt.Sprintf("game=%s;pass=%s;facingKings=%s;bikjangClaim=%t;counting=%t;hanBonusHalves=%d;repetition=%d;"+
 		"perpetualCheckLoses=%t;chaseRule=%t;shuttleRule=%t;moveLimit=%d;checkExtension=%t;materialDraw=%t;maxPlies=%d",

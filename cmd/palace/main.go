@@ -1,0 +1,96 @@
+// Command palace teaches itself Xiangqi and Janggi by self-play and serves
+// the tools around it. Each subcommand lives in its own file.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+)
+
+type command struct {
+	summary string
+	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) error
+}
+
+var commands = map[string]command{
+	"perft":   {"count legal-move tree leaves (single position or a batch file)", runPerft},
+	"moves":   {"list the legal moves of positions", runMoves},
+	"version": {"print palace's version and build information", runVersion},
+}
+
+// usageError marks a mistake in the command line (exit status 2).
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: palace <command> [flags]\n\ncommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'palace <command> -h' for a command's flags.")
+}
+
+// run is main without the process: tests call it directly.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "palace: unknown command %q\n\n", args[0])
+		usage(stderr)
+		return 2
+	}
+	err := cmd.run(args[1:], stdin, stdout, stderr)
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, new(usageError)):
+		fmt.Fprintf(stderr, "palace %s: %v\n", args[0], err)
+		return 2
+	default:
+		fmt.Fprintf(stderr, "palace %s: %v\n", args[0], err)
+		return 1
+	}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// newFlagSet makes a subcommand's flag set that reports errors instead of exiting.
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("palace "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// parseFlags parses and turns flag mistakes into usage errors.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+	}
+	return nil
+}

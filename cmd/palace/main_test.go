@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runPalace(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(args, strings.NewReader(stdin), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestPerftDivide(t *testing.T) {
+	code, out, errOut := runPalace(t, "", "perft", "--rules", "xiangqi", "--start", "--depth", "2", "--divide")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 45 || lines[len(lines)-1] != "nodes 1920" {
+		t.Fatalf("got %d lines, last %q; want 44 moves and nodes 1920", len(lines), lines[len(lines)-1])
+	}
+	if lines[0] != "a1a2: 44" || !strings.Contains(out, "\nb3b10: ") {
+		t.Errorf("divide lines: %q ...", lines[:3])
+	}
+}
+
+func TestPerftJanggiSetup(t *testing.T) {
+	code, out, errOut := runPalace(t, "", "perft", "--rules", "janggi", "--start", "--setup", "sangmamasang,masangmasang", "--depth", "3")
+	if code != 0 || !strings.HasPrefix(out, "nodes ") {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+	code, _, errOut = runPalace(t, "", "perft", "--rules", "janggi", "--start", "--setup", "masang", "--depth", "1")
+	if code != 2 || !strings.Contains(errOut, "CHO,HAN") {
+		t.Errorf("bad setup: exit %d, %s", code, errOut)
+	}
+}
+
+// The batch modes reproduce the reference tables line for line.
+func TestPerftBatchMatchesReference(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "perft", "janggi-public.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in, want strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		cols := strings.Split(line, "\t")
+		if cols[1] <= "2" {
+			in.WriteString(cols[0] + "\t" + cols[1] + "\n")
+			want.WriteString(line + "\n")
+		}
+	}
+	code, out, errOut := runPalace(t, in.String(), "perft", "--rules", "janggi", "--batch", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if out != want.String() {
+		t.Errorf("batch output differs from the reference table")
+	}
+}
+
+func TestMovesBatchMatchesReference(t *testing.T) {
+	for _, tc := range []struct{ file, rules string }{
+		{"xiangqi-moves-public.tsv", "xiangqi"},
+		{"janggi-moves-public.tsv", "janggi"},
+	} {
+		path := filepath.Join("..", "..", "testdata", "perft", tc.file)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var in strings.Builder
+		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			fen, _, _ := strings.Cut(line, "\t")
+			in.WriteString(fen + "\n")
+		}
+		code, out, errOut := runPalace(t, in.String(), "moves", "--rules", tc.rules, "--batch", "-")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.file, code, errOut)
+		}
+		if out != string(data) {
+			t.Errorf("%s: palace moves --batch differs from the reference", tc.file)
+		}
+	}
+}
+
+func TestBatchErrorsNameTheLine(t *testing.T) {
+	in := "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1\t1\n" +
+		"rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1\tdeep\n"
+	code, out, errOut := runPalace(t, in, "perft", "--batch", "-")
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if !strings.Contains(out, "\t1\t44\n") {
+		t.Errorf("the good line before the error was not written: %q", out)
+	}
+	if !strings.Contains(errOut, "stdin line 2") || !strings.Contains(errOut, `depth "deep"`) {
+		t.Errorf("error %q does not name line 2 and the depth", errOut)
+	}
+	code, _, errOut = runPalace(t, "4k4/9/9/9/9/9/9/9/9/4L4 w - - 0 1\n", "moves", "--batch", "-")
+	if code != 1 || !strings.Contains(errOut, "stdin line 1") || !strings.Contains(errOut, "unknown piece letter 'L'") {
+		t.Errorf("moves: exit %d, %q", code, errOut)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"perft", "--start"},
+		{"perft", "--depth", "2"},
+		{"perft", "--depth", "2", "--start", "--fen", "x"},
+		{"perft", "--batch", "-", "--depth", "2"},
+		{"perft", "--bogus"},
+		{"perft", "--depth", "1", "--start", "--setup", "masangsangma,masangsangma"}, // xiangqi
+		{"nonsense"},
+		{},
+	} {
+		code, _, errOut := runPalace(t, "", args...)
+		if code != 2 || errOut == "" {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and a message", args, code, errOut)
+		}
+	}
+	code, _, errOut := runPalace(t, "", "perft", "--rules", "shogi", "--start", "--depth", "1")
+	if code != 1 || !strings.Contains(errOut, `unknown rule set "shogi"`) {
+		t.Errorf("bad rules: exit %d %q", code, errOut)
+	}
+}
+
+func TestRulesFromYAML(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nobikjang.yaml")
+	if err := os.WriteFile(path, []byte("base: janggi\nname: janggi-nobikjang\nfacingKings: ignored\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Without bikjang the janggi start counts as janggimodern's does.
+	code, out, errOut := runPalace(t, "", "perft", "--rules", path, "--start", "--depth", "3")
+	if code != 0 || out != "nodes 33316\n" {
+		t.Errorf("exit %d, %q %q; want nodes 33316", code, out, errOut)
+	}
+}
