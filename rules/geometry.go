@@ -43,7 +43,7 @@ type geometry struct {
 	// elephant legs, palace lines).
 	sensitive [Squares]Bitboard
 	palace    [2]Bitboard
-	reach     [2][pieceTypeCount]Bitboard // points each piece can ever stand on
+	half      [2]Bitboard // each side's half of the board, up to the river
 }
 
 var (
@@ -52,6 +52,9 @@ var (
 )
 
 func onBoard(f, r int) bool { return f >= 0 && f < Files && r >= 0 && r < Ranks }
+
+// ownHalf reports whether rank r is on c's side of the river.
+func ownHalf(c Color, r int) bool { return (c == White && r <= 4) || (c == Black && r >= 5) }
 
 func inPalace(c Color, f, r int) bool {
 	if f < 3 || f > 5 || r < 0 || r >= Ranks {
@@ -92,6 +95,9 @@ func buildGeometry(janggi bool) *geometry {
 			if inPalace(c, f, r) {
 				g.palace[c].set(s)
 			}
+			if ownHalf(c, r) {
+				g.half[c].set(s)
+			}
 		}
 		for d, o := range orthogonal {
 			for i := 1; onBoard(f+i*o[0], r+i*o[1]); i++ {
@@ -122,25 +128,25 @@ func buildGeometry(janggi bool) *geometry {
 			if c == Black {
 				fwd = -1
 			}
-			// General and advisor / guard.
-			if inPalace(c, f, r) {
-				for df := -1; df <= 1; df++ {
-					for dr := -1; dr <= 1; dr++ {
-						tf, tr := f+df, r+dr
-						if (df == 0 && dr == 0) || !inPalace(c, tf, tr) {
-							continue
-						}
-						diagonal := df != 0 && dr != 0
-						if janggi {
-							if !diagonal || palaceDiagonalStep(f, r, tf, tr) {
-								g.king[c][s].add(SquareAt(tf, tr))
-								g.advisor[c][s].add(SquareAt(tf, tr))
-							}
-						} else if diagonal {
-							g.advisor[c][s].add(SquareAt(tf, tr))
-						} else {
+			// General and advisor / guard: any step that ends in the own
+			// palace (a piece set up outside it may step in, as
+			// Fairy-Stockfish allows); janggi adds the palace diagonals.
+			for df := -1; df <= 1; df++ {
+				for dr := -1; dr <= 1; dr++ {
+					tf, tr := f+df, r+dr
+					if (df == 0 && dr == 0) || !inPalace(c, tf, tr) {
+						continue
+					}
+					diagonal := df != 0 && dr != 0
+					if janggi {
+						if !diagonal || palaceDiagonalStep(f, r, tf, tr) {
 							g.king[c][s].add(SquareAt(tf, tr))
+							g.advisor[c][s].add(SquareAt(tf, tr))
 						}
+					} else if diagonal {
+						g.advisor[c][s].add(SquareAt(tf, tr))
+					} else {
+						g.king[c][s].add(SquareAt(tf, tr))
 					}
 				}
 			}
@@ -158,10 +164,9 @@ func buildGeometry(janggi bool) *geometry {
 					}
 				}
 			} else {
-				ownHalf := func(rank int) bool { return (c == White && rank <= 4) || (c == Black && rank >= 5) }
 				for _, d := range [4][2]int{{1, 1}, {1, -1}, {-1, 1}, {-1, -1}} {
 					tf, tr := f+2*d[0], r+2*d[1]
-					if onBoard(tf, tr) && ownHalf(tr) && ownHalf(r) {
+					if onBoard(tf, tr) && ownHalf(c, tr) {
 						g.elephant[c][s].add(leap{SquareAt(tf, tr), SquareAt(f+d[0], r+d[1]), NoSquare})
 					}
 				}
@@ -240,68 +245,5 @@ func buildGeometry(janggi bool) *geometry {
 			}
 		}
 	}
-	g.buildReach()
 	return g
-}
-
-// buildReach floods each piece type's moves from its start points (every
-// janggi setup included); FEN parsing rejects pieces anywhere else.
-func (g *geometry) buildReach() {
-	starts := map[PieceType][]int{ // files on White's back rank, or rank 3 for soldiers
-		King: {4}, Advisor: {3, 5}, Elephant: {2, 6}, Horse: {1, 7}, Soldier: {0, 2, 4, 6, 8},
-	}
-	if g.janggi {
-		starts[Elephant] = []int{1, 2, 6, 7}
-		starts[Horse] = []int{1, 2, 6, 7}
-	}
-	for c := White; c <= Black; c++ {
-		for t := King; t < pieceTypeCount; t++ {
-			var seen Bitboard
-			var queue []Square
-			if t == Chariot || t == Cannon {
-				seen = Bitboard{^uint64(0), 1<<(Squares-64) - 1}
-			}
-			for _, f := range starts[t] {
-				r := 0
-				if t == Soldier {
-					r = 3
-				} else if t == King && g.janggi {
-					r = 1
-				}
-				if c == Black {
-					r = Ranks - 1 - r
-				}
-				seen.set(SquareAt(f, r))
-				queue = append(queue, SquareAt(f, r))
-			}
-			for len(queue) > 0 {
-				s := queue[len(queue)-1]
-				queue = queue[:len(queue)-1]
-				var next []Square
-				switch t {
-				case King:
-					next = g.king[c][s].sq[:g.king[c][s].n]
-				case Advisor:
-					next = g.advisor[c][s].sq[:g.advisor[c][s].n]
-				case Soldier:
-					next = g.soldier[c][s].sq[:g.soldier[c][s].n]
-				case Elephant, Horse:
-					ll := &g.horse[s]
-					if t == Elephant {
-						ll = &g.elephant[c][s]
-					}
-					for _, l := range ll.l[:ll.n] {
-						next = append(next, l.to)
-					}
-				}
-				for _, n := range next {
-					if !seen.Has(n) {
-						seen.set(n)
-						queue = append(queue, n)
-					}
-				}
-			}
-			g.reach[c][t] = seen
-		}
-	}
 }

@@ -21,6 +21,7 @@ func (p *Position) MakeMove(m Move) Undo {
 		u.captured = captured
 		if captured != NoPiece {
 			p.occ[captured.Color()].clear(to)
+			p.counts[captured]--
 			p.key ^= zobristPiece[captured][to]
 			p.halfmove = -1 // counted up to 0 below
 		}
@@ -59,6 +60,7 @@ func (p *Position) UnmakeMove(m Move, u Undo) {
 	p.occ[p.side].set(from)
 	if u.captured != NoPiece {
 		p.occ[u.captured.Color()].set(to)
+		p.counts[u.captured]++
 	}
 	if moving.Type() == King {
 		p.kings[p.side] = from

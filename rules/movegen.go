@@ -108,61 +108,88 @@ func (p *Position) InBikjang() bool { return p.rules.Facing.bikjang() && p.kings
 // appendPseudo appends every move of the side to move that obeys piece
 // movement, ignoring whether it leaves the general attacked.
 func (p *Position) appendPseudo(dst []Move) []Move {
+	for pieces := p.occ[p.side]; !pieces.Empty(); {
+		dst = p.appendPieceMoves(dst, pieces.popLowest())
+	}
+	return dst
+}
+
+// appendPieceMoves appends the pseudo-legal moves of the piece on from.
+func (p *Position) appendPieceMoves(dst []Move, from Square) []Move {
 	us := p.side
 	g := p.geo
 	b := &p.board
-	own := p.occ[us]
 	them := us.Other()
-	for pieces := own; !pieces.Empty(); {
-		from := pieces.popLowest()
-		pc := b[from]
-		switch pc.Type() {
-		case King:
-			dst = p.appendSteps(dst, from, &g.king[us][from])
-		case Advisor:
-			dst = p.appendSteps(dst, from, &g.advisor[us][from])
-		case Soldier:
-			dst = p.appendSteps(dst, from, &g.soldier[us][from])
-		case Horse:
-			ll := &g.horse[from]
-			for j := uint8(0); j < ll.n; j++ {
-				l := &ll.l[j]
-				if b[l.leg1] == NoPiece && (b[l.to] == NoPiece || b[l.to].Color() == them) {
-					dst = append(dst, NewMove(from, l.to))
-				}
+	switch b[from].Type() {
+	case King:
+		dst = p.appendSteps(dst, from, &g.king[us][from])
+	case Advisor:
+		dst = p.appendSteps(dst, from, &g.advisor[us][from])
+	case Soldier:
+		dst = p.appendSteps(dst, from, &g.soldier[us][from])
+	case Horse:
+		ll := &g.horse[from]
+		for j := uint8(0); j < ll.n; j++ {
+			l := &ll.l[j]
+			if b[l.leg1] == NoPiece && (b[l.to] == NoPiece || b[l.to].Color() == them) {
+				dst = append(dst, NewMove(from, l.to))
 			}
-		case Elephant:
-			ll := &g.elephant[us][from]
-			for j := uint8(0); j < ll.n; j++ {
-				l := &ll.l[j]
-				if b[l.leg1] == NoPiece && (l.leg2 == NoSquare || b[l.leg2] == NoPiece) &&
-					(b[l.to] == NoPiece || b[l.to].Color() == them) {
-					dst = append(dst, NewMove(from, l.to))
-				}
+		}
+	case Elephant:
+		ll := &g.elephant[us][from]
+		for j := uint8(0); j < ll.n; j++ {
+			l := &ll.l[j]
+			if b[l.leg1] == NoPiece && (l.leg2 == NoSquare || b[l.leg2] == NoPiece) &&
+				(b[l.to] == NoPiece || b[l.to].Color() == them) {
+				dst = append(dst, NewMove(from, l.to))
 			}
-		case Chariot:
+		}
+	case Chariot:
+		for d := 0; d < 4; d++ {
+			dst = p.appendSlides(dst, from, &g.rays[from][d])
+		}
+		for d := uint8(0); d < g.nDiags[from]; d++ {
+			dst = p.appendSlides(dst, from, &g.diags[from][d])
+		}
+	case Cannon:
+		if g.janggi {
 			for d := 0; d < 4; d++ {
-				dst = p.appendSlides(dst, from, &g.rays[from][d])
+				dst = p.appendJanggiCannon(dst, from, &g.rays[from][d])
 			}
 			for d := uint8(0); d < g.nDiags[from]; d++ {
-				dst = p.appendSlides(dst, from, &g.diags[from][d])
+				dst = p.appendJanggiCannon(dst, from, &g.diags[from][d])
 			}
-		case Cannon:
-			if g.janggi {
-				for d := 0; d < 4; d++ {
-					dst = p.appendJanggiCannon(dst, from, &g.rays[from][d])
-				}
-				for d := uint8(0); d < g.nDiags[from]; d++ {
-					dst = p.appendJanggiCannon(dst, from, &g.diags[from][d])
-				}
-			} else {
-				for d := 0; d < 4; d++ {
-					dst = p.appendXiangqiCannon(dst, from, &g.rays[from][d])
-				}
+		} else {
+			for d := 0; d < 4; d++ {
+				dst = p.appendXiangqiCannon(dst, from, &g.rays[from][d])
 			}
 		}
 	}
 	return dst
+}
+
+// HasLegalMove reports whether the position (without history) has a legal
+// move; it stops at the first one it finds, so it costs far less than
+// LegalMoves.
+func (p *Position) HasLegalMove() bool {
+	us := p.side
+	inCheck := p.kingAttacked(us)
+	bikjang := p.InBikjang()
+	if p.rules.Pass == PassUnlessInCheck && (!inCheck || bikjang) {
+		return true
+	}
+	k := p.kings[us]
+	sens := &p.geo.sensitive[k]
+	var buf [maxMoves]Move
+	for pieces := p.occ[us]; !pieces.Empty(); {
+		for _, m := range p.appendPieceMoves(buf[:0], pieces.popLowest()) {
+			from, to := m.From(), m.To()
+			if !(inCheck || bikjang || from == k || sens.Has(from) || sens.Has(to)) || p.legalAfter(m, bikjang) {
+				return true
+			}
+		}
+	}
+	return p.rules.Pass == PassWhenStuck && !inCheck
 }
 
 func (p *Position) appendSteps(dst []Move, from Square, l *stepList) []Move {

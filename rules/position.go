@@ -17,6 +17,7 @@ type Position struct {
 	key      uint64
 	halfmove int // plies since the last capture
 	fullmove int
+	counts   [pieceIndexCount]int8 // pieces on the board, by Piece
 	rules    *RuleSet
 	geo      *geometry
 }
@@ -85,7 +86,11 @@ func (p *Position) ComputeKey() uint64 {
 	return k
 }
 
+// Count is the number of pc on the board.
+func (p *Position) Count(pc Piece) int { return int(p.counts[pc]) }
+
 func (p *Position) put(pc Piece, s Square) {
+	p.counts[pc]++
 	p.board[s] = pc
 	p.occ[pc.Color()].set(s)
 	p.key ^= zobristPiece[pc][s]
@@ -191,8 +196,9 @@ func pieceFromLetter(ch byte) (Piece, bool) {
 
 // ParseFEN reads a FEN as Fairy-Stockfish writes it (board, side, "-", "-",
 // half-move clock, full-move number; the last four may be omitted). It
-// checks that the position could arise under rs: one general each, every
-// piece on a point its type can reach, and the side not to move not in check.
+// checks what move generation relies on: one general each, inside its
+// palace, and the side not to move not in check. Other pieces may stand
+// anywhere, as in Fairy-Stockfish; they move by their usual rules.
 func ParseFEN(fen string, rs *RuleSet) (Position, error) {
 	var p Position
 	if rs == nil {
@@ -249,8 +255,8 @@ func ParseFEN(fen string, rs *RuleSet) (Position, error) {
 			if pc.Type() == King && p.kings[pc.Color()] != NoSquare {
 				return bad(where, "second %s general on %s", pc.Color(), s)
 			}
-			if !p.geo.reachable(pc).Has(s) {
-				return bad(where, "%s %s on %s, a point it can never reach", pc.Color(), pieceTypeNames[pc.Type()], s)
+			if pc.Type() == King && !p.geo.palace[pc.Color()].Has(s) {
+				return bad(where, "%s general on %s, outside its palace", pc.Color(), s)
 			}
 			p.put(pc, s)
 			f++
@@ -341,10 +347,4 @@ func (p *Position) FEN() string {
 	b.WriteByte(' ')
 	b.WriteString(strconv.Itoa(p.fullmove))
 	return b.String()
-}
-
-// reachable is the set of points a piece can ever stand on: the closure of
-// its start points under its own moves.
-func (g *geometry) reachable(pc Piece) Bitboard {
-	return g.reach[pc.Color()][pc.Type()]
 }

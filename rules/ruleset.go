@@ -112,8 +112,11 @@ var presets = []RuleSet{
 		Repetition: 3, PerpetualCheckLoses: true, MoveLimit: 100, MaterialDraw: true},
 	{Name: "janggimodern", Game: Janggi, Pass: PassUnlessInCheck, Facing: FacingIgnored,
 		Counting: true, HanBonusHalves: 3, Repetition: 4, PerpetualCheckLoses: true, ShuttleRule: true, MoveLimit: 200, MaterialDraw: true},
+	// Fairy-Stockfish's janggicasual keeps janggi's 3-fold repetition and
+	// 100-ply limit (RULES.md's table says "as janggimodern"; the reference
+	// results follow Fairy-Stockfish).
 	{Name: "janggicasual", Game: Janggi, Pass: PassUnlessInCheck, Facing: FacingIgnored,
-		Repetition: 4, PerpetualCheckLoses: true, MoveLimit: 200, MaterialDraw: true},
+		Repetition: 3, PerpetualCheckLoses: true, MoveLimit: 100, MaterialDraw: true},
 	{Name: "janggiclassic", Game: Janggi, Pass: PassWhenStuck, Facing: FacingMustBreak,
 		HanBonusHalves: 3, Repetition: 3, MaterialDraw: true},
 }

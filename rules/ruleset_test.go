@@ -15,7 +15,7 @@ func TestPresetHashesAreStable(t *testing.T) {
 		"janggi":            "e1f9c542c39ccf30",
 		"janggitraditional": "60cbd4af991958a4",
 		"janggimodern":      "bb421d98851345ef",
-		"janggicasual":      "5080ea56e9434f7a",
+		"janggicasual":      "ec1249a89afa3fa3",
 		"janggiclassic":     "8faa771e7b2c4fd8",
 	}
 	seen := map[string]string{}

@@ -172,3 +172,17 @@ func (b *Bitboard) popLowest() Square {
 
 // Empty reports whether the set has no squares.
 func (b Bitboard) Empty() bool { return b.lo|b.hi == 0 }
+
+func squareBB(s Square) Bitboard {
+	var b Bitboard
+	b.set(s)
+	return b
+}
+
+func (b Bitboard) or(o Bitboard) Bitboard     { return Bitboard{b.lo | o.lo, b.hi | o.hi} }
+func (b Bitboard) and(o Bitboard) Bitboard    { return Bitboard{b.lo & o.lo, b.hi & o.hi} }
+func (b Bitboard) andNot(o Bitboard) Bitboard { return Bitboard{b.lo &^ o.lo, b.hi &^ o.hi} }
+func (b Bitboard) xor(o Bitboard) Bitboard    { return Bitboard{b.lo ^ o.lo, b.hi ^ o.hi} }
+
+// moreThanOne reports whether the set has at least two squares.
+func (b Bitboard) moreThanOne() bool { return b.Count() > 1 }
