@@ -1,6 +1,9 @@
 package rules
 
-import "testing"
+import (
+	"math/rand/v2"
+	"testing"
+)
 
 func benchPerft(b *testing.B, rules, fen string, depth int) {
 	g, err := NewGame(MustPreset(rules), fen)
@@ -42,5 +45,70 @@ func BenchmarkMakeUnmake(b *testing.B) {
 			u := pos.MakeMove(m)
 			pos.UnmakeMove(m, u)
 		}
+	}
+}
+
+// recordGames plays seeded random games (to their end or 200 plies) for the
+// adjudication benchmarks.
+func recordGames(rules string, n int) (*RuleSet, [][]Move) {
+	rs := MustPreset(rules)
+	rng := rand.New(rand.NewPCG(11, 12))
+	var games [][]Move
+	for i := 0; i < n; i++ {
+		g, _ := NewGame(rs, rs.StartFEN())
+		for ply := 0; ply < 200 && !g.Result().Over(); ply++ {
+			moves := g.LegalMoves(nil)
+			g.Play(moves[rng.IntN(len(moves))])
+		}
+		games = append(games, g.Moves(nil))
+	}
+	return rs, games
+}
+
+// BenchmarkAdjudication measures, per ply of self-play-like games, what
+// move generation costs and what the Game's history bookkeeping (Play's
+// state plus Result) costs; MakeMove alone is the common part to subtract:
+// overhead = (bookkeeping - makemove) / (legalmoves - makemove).
+func BenchmarkAdjudication(b *testing.B) {
+	for _, rules := range []string{"xiangqi", "janggi"} {
+		rs, games := recordGames(rules, 20)
+		plies := 0
+		for _, g := range games {
+			plies += len(g)
+		}
+		run := func(name string, perGame func(moves []Move)) {
+			b.Run(rules+"/"+name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					for _, moves := range games {
+						perGame(moves)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*plies), "ns/ply")
+			})
+		}
+		buf := make([]Move, 0, MaxMoves)
+		root, _ := ParseFEN(rs.StartFEN(), rs)
+		run("makemove", func(moves []Move) {
+			pos := root
+			for _, m := range moves {
+				pos.MakeMove(m)
+			}
+		})
+		run("legalmoves", func(moves []Move) {
+			pos := root
+			for _, m := range moves {
+				buf = pos.LegalMoves(buf[:0])
+				pos.MakeMove(m)
+			}
+		})
+		g, _ := NewGame(rs, rs.StartFEN())
+		run("bookkeeping", func(moves []Move) {
+			g.Reset()
+			for _, m := range moves {
+				g.Play(m)
+				_ = g.Result()
+			}
+		})
 	}
 }

@@ -119,3 +119,26 @@ func FuzzParseMoveText(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCheckedBy: the quick check test after a move agrees with the full one.
+func FuzzCheckedBy(f *testing.F) {
+	seedFENs(f, func(fen string) { f.Add(fen, uint8(0), []byte{2, 7, 1, 8, 2, 8}) })
+	f.Fuzz(func(t *testing.T, fen string, rsIndex uint8, choices []byte) {
+		rs := MustPreset(fuzzRuleSets[int(rsIndex)%len(fuzzRuleSets)])
+		g, err := NewGame(rs, fen)
+		if err != nil {
+			return
+		}
+		buf := make([]Move, 0, MaxMoves)
+		for _, c := range choices {
+			buf = g.LegalMoves(buf[:0])
+			if len(buf) == 0 {
+				return
+			}
+			g.Play(buf[int(c)%len(buf)])
+			if quick, full := g.states[len(g.states)-1].inCheck, g.Position().InCheck(); quick != full {
+				t.Fatalf("after %v from %s: quick check %v, full %v", g.Moves(nil), fen, quick, full)
+			}
+		}
+	})
+}

@@ -8,8 +8,10 @@ import "fmt"
 // chase, the shuttle rule and the move limits, and so the game's Result.
 type Game struct {
 	pos     Position
+	root    Position
 	rootFEN string
 	states  []plyState // states[0] is the root; states[i] follows the i-th ply
+	keys    []uint64   // states[i].key, packed for the repetition scan
 }
 
 // plyState is what the history rules need of each position.
@@ -27,14 +29,23 @@ func NewGame(rs *RuleSet, fen string) (*Game, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Game{pos: pos, rootFEN: fen, states: make([]plyState, 1, 256)}
+	g := &Game{pos: pos, root: pos, rootFEN: fen, states: make([]plyState, 1, 256), keys: make([]uint64, 1, 256)}
 	g.states[0] = g.stateAfter(NoMove, Undo{})
+	g.keys[0] = pos.key
 	return g, nil
 }
 
 func (g *Game) stateAfter(m Move, u Undo) plyState {
 	p := &g.pos
-	return plyState{move: m, undo: u, key: p.key, inCheck: p.kingAttacked(p.side), bikjang: p.InBikjang()}
+	return plyState{move: m, undo: u, key: p.key, inCheck: p.checkedBy(m), bikjang: p.InBikjang()}
+}
+
+// Reset returns to the root position, keeping the history's storage: a
+// self-play worker reuses one Game for many games without allocating.
+func (g *Game) Reset() {
+	g.pos = g.root
+	g.states = g.states[:1]
+	g.keys = g.keys[:1]
 }
 
 // Position is the current position. It must not be changed except through
@@ -89,6 +100,7 @@ func (g *Game) LegalMoves(dst []Move) []Move {
 func (g *Game) Play(m Move) {
 	u := g.pos.MakeMove(m)
 	g.states = append(g.states, g.stateAfter(m, u))
+	g.keys = append(g.keys, g.pos.key)
 }
 
 // Undo takes back the last ply; it reports false at the root.
@@ -99,6 +111,7 @@ func (g *Game) Undo() bool {
 	}
 	g.pos.UnmakeMove(g.states[n].move, g.states[n].undo)
 	g.states = g.states[:n]
+	g.keys = g.keys[:n]
 	return true
 }
 
@@ -158,7 +171,7 @@ func (g *Game) result(claims bool) Result {
 	if rs.MaterialDraw && p.insufficientMaterial() {
 		return Result{Outcome: Draw, Reason: InsufficientMaterial}
 	}
-	if !p.HasLegalMove() {
+	if !p.hasLegalMove(cur.inCheck, cur.bikjang) {
 		switch {
 		case cur.inCheck:
 			return Result{Outcome: winFor(p.side.Other()), Reason: Checkmate}
@@ -172,11 +185,15 @@ func (g *Game) result(claims bool) Result {
 		if rs.BikjangClaim && cur.bikjang {
 			return Result{Outcome: Draw, Reason: Bikjang}
 		}
-		if r := g.moveLimitEnd(); r.Over() {
-			return r
+		if rs.MoveLimit > 0 && p.halfmove >= rs.MoveLimit {
+			if r := g.moveLimitEnd(); r.Over() {
+				return r
+			}
 		}
-		if r := g.repetitionEnd(); r.Over() {
-			return r
+		if g.mayRepeat() {
+			if r := g.repetitionEnd(); r.Over() {
+				return r
+			}
 		}
 	}
 	if rs.MaxPlies > 0 && n >= rs.MaxPlies {
@@ -218,6 +235,29 @@ func (g *Game) moveLimitEnd() Result {
 	return p.scored(MoveLimit)
 }
 
+// mayRepeat is repetitionEnd's cheap precondition: an earlier occurrence of
+// the position within the window, or (janggimodern) a shuttle under way.
+// Most positions have neither.
+func (g *Game) mayRepeat() bool {
+	st := g.states
+	n := len(st) - 1
+	end := min(g.pos.halfmove, n)
+	if end < 4 {
+		return false
+	}
+	if g.pos.rules.ShuttleRule && (st[n-2].move == reverseMove(st[n].move) || st[n-2].move.IsPass()) {
+		return true
+	}
+	keys := g.keys
+	key := keys[n]
+	for i := 4; i <= end; i += 2 {
+		if keys[n-i] == key {
+			return true
+		}
+	}
+	return false
+}
+
 // reverseMove is m played back.
 func reverseMove(m Move) Move { return NewMove(m.To(), m.From()) }
 
@@ -235,12 +275,13 @@ func (g *Game) repetitionEnd() Result {
 		return Result{}
 	}
 	key := st[n].key
+	shuttling := rs.ShuttleRule && (st[n-2].move == reverseMove(st[n].move) || st[n-2].move.IsPass())
 	perpetualThem := st[n].inCheck && st[n-2].inCheck
 	perpetualUs := st[n-1].inCheck && st[n-3].inCheck
 
 	// Shuttle: count back-and-forth moves of one piece by "them".
 	shuttle := 0
-	if rs.ShuttleRule {
+	if shuttling {
 		last := st[n].move
 		mover := p.board[last.To()].Type()
 		if !last.IsPass() && mover != King && mover != Advisor && !st[n-1].inCheck && !st[n-3].inCheck {

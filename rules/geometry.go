@@ -44,6 +44,14 @@ type geometry struct {
 	sensitive [Squares]Bitboard
 	palace    [2]Bitboard
 	half      [2]Bitboard // each side's half of the board, up to the river
+	// Masks for the attack test's quick rejections: the squares of each
+	// ray and palace diagonal from a square, and where horses, janggi
+	// elephants and soldiers of each colour could attack it from.
+	rayMask      [Squares][4]Bitboard
+	diagMask     [Squares]Bitboard
+	horseMask    [Squares]Bitboard
+	elephantMask [Squares]Bitboard
+	soldierMask  [2][Squares]Bitboard
 }
 
 var (
@@ -218,6 +226,29 @@ func buildGeometry(janggi bool) *geometry {
 		for c := White; c <= Black; c++ {
 			for i := uint8(0); i < g.soldier[c][s].n; i++ {
 				g.soldierFrom[c][g.soldier[c][s].sq[i]].add(s)
+			}
+		}
+	}
+	for s := Square(0); s < Squares; s++ {
+		for d := 0; d < 4; d++ {
+			for _, q := range g.rays[s][d].sq[:g.rays[s][d].n] {
+				g.rayMask[s][d].set(q)
+			}
+		}
+		for j := uint8(0); j < g.nDiags[s]; j++ {
+			for _, q := range g.diags[s][j].sq[:g.diags[s][j].n] {
+				g.diagMask[s].set(q)
+			}
+		}
+		for _, l := range g.horseFrom[s].l[:g.horseFrom[s].n] {
+			g.horseMask[s].set(l.to)
+		}
+		for _, l := range g.elephantFrom[s].l[:g.elephantFrom[s].n] {
+			g.elephantMask[s].set(l.to)
+		}
+		for c := White; c <= Black; c++ {
+			for _, q := range g.soldierFrom[c][s].sq[:g.soldierFrom[c][s].n] {
+				g.soldierMask[c][s].set(q)
 			}
 		}
 	}

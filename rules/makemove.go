@@ -21,6 +21,7 @@ func (p *Position) MakeMove(m Move) Undo {
 		u.captured = captured
 		if captured != NoPiece {
 			p.occ[captured.Color()].clear(to)
+			p.pieces[captured].clear(to)
 			p.counts[captured]--
 			p.key ^= zobristPiece[captured][to]
 			p.halfmove = -1 // counted up to 0 below
@@ -28,6 +29,8 @@ func (p *Position) MakeMove(m Move) Undo {
 		p.board[from], p.board[to] = NoPiece, moving
 		p.occ[p.side].clear(from)
 		p.occ[p.side].set(to)
+		p.pieces[moving].clear(from)
+		p.pieces[moving].set(to)
 		p.key ^= zobristPiece[moving][from] ^ zobristPiece[moving][to]
 		if moving.Type() == King {
 			p.kings[p.side] = to
@@ -58,8 +61,11 @@ func (p *Position) UnmakeMove(m Move, u Undo) {
 	p.board[from], p.board[to] = moving, u.captured
 	p.occ[p.side].clear(to)
 	p.occ[p.side].set(from)
+	p.pieces[moving].clear(to)
+	p.pieces[moving].set(from)
 	if u.captured != NoPiece {
 		p.occ[u.captured.Color()].set(to)
+		p.pieces[u.captured].set(to)
 		p.counts[u.captured]++
 	}
 	if moving.Type() == King {

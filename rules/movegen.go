@@ -5,17 +5,29 @@ package rules
 // general on an open file. Facing generals in janggi are bikjang, not an
 // attack; see kingsFacing.
 func (p *Position) kingAttacked(c Color) bool {
-	return p.squareAttackedForKing(p.kings[c], c.Other())
+	return p.squareAttackedForKing(p.kings[c], c.Other(), true)
 }
 
 // squareAttackedForKing reports whether a general of the other colour on k
-// would be attacked by pieces of colour by, reading only the board.
-func (p *Position) squareAttackedForKing(k Square, by Color) bool {
+// would be attacked by pieces of colour by, reading only the board; flying
+// says whether the other general facing it on an open file counts (xiangqi).
+func (p *Position) squareAttackedForKing(k Square, by Color, flying bool) bool {
 	g := p.geo
 	b := &p.board
 	chariot, cannon := MakePiece(by, Chariot), MakePiece(by, Cannon)
 	horse, soldier := MakePiece(by, Horse), MakePiece(by, Soldier)
+	// The piece sets may hold stale squares while legalAfter has moved a
+	// piece on the board alone, but never miss an attacker: they only
+	// decide what is worth scanning on the board.
+	lines := p.pieces[chariot].or(p.pieces[cannon])
 	for d := 0; d < 4; d++ {
+		sliders := lines
+		if d < 2 && flying && !g.janggi {
+			sliders = sliders.or(p.pieces[MakePiece(by, King)])
+		}
+		if g.rayMask[k][d].and(sliders).Empty() {
+			continue
+		}
 		r := &g.rays[k][d]
 		i := uint8(0)
 		for ; i < r.n && b[r.sq[i]] == NoPiece; i++ {
@@ -27,7 +39,7 @@ func (p *Position) squareAttackedForKing(k Square, by Color) bool {
 		if first == chariot {
 			return true
 		}
-		if d < 2 && !g.janggi && first == MakePiece(by, King) {
+		if d < 2 && flying && !g.janggi && first == MakePiece(by, King) {
 			return true // flying general
 		}
 		if g.janggi && first.Type() == Cannon {
@@ -40,44 +52,87 @@ func (p *Position) squareAttackedForKing(k Square, by Color) bool {
 		}
 	}
 	if g.janggi {
-		for j := uint8(0); j < g.nDiags[k]; j++ {
-			r := &g.diags[k][j]
-			first := b[r.sq[0]]
-			if first == chariot {
-				return true
-			}
-			if r.n < 2 {
-				continue
-			}
-			second := b[r.sq[1]]
-			if first == NoPiece {
-				if second == chariot {
+		if !g.diagMask[k].and(lines).Empty() {
+			for j := uint8(0); j < g.nDiags[k]; j++ {
+				r := &g.diags[k][j]
+				first := b[r.sq[0]]
+				if first == chariot {
 					return true
 				}
-			} else if first.Type() != Cannon && second == cannon {
-				return true
+				if r.n < 2 {
+					continue
+				}
+				second := b[r.sq[1]]
+				if first == NoPiece {
+					if second == chariot {
+						return true
+					}
+				} else if first.Type() != Cannon && second == cannon {
+					return true
+				}
 			}
 		}
-		el := &g.elephantFrom[k]
 		elephant := MakePiece(by, Elephant)
-		for j := uint8(0); j < el.n; j++ {
-			l := &el.l[j]
-			if b[l.to] == elephant && b[l.leg1] == NoPiece && b[l.leg2] == NoPiece {
+		if !g.elephantMask[k].and(p.pieces[elephant]).Empty() {
+			el := &g.elephantFrom[k]
+			for j := uint8(0); j < el.n; j++ {
+				l := &el.l[j]
+				if b[l.to] == elephant && b[l.leg1] == NoPiece && b[l.leg2] == NoPiece {
+					return true
+				}
+			}
+		}
+	}
+	if !g.horseMask[k].and(p.pieces[horse]).Empty() {
+		hl := &g.horseFrom[k]
+		for j := uint8(0); j < hl.n; j++ {
+			l := &hl.l[j]
+			if b[l.to] == horse && b[l.leg1] == NoPiece {
 				return true
 			}
 		}
 	}
-	hl := &g.horseFrom[k]
-	for j := uint8(0); j < hl.n; j++ {
-		l := &hl.l[j]
-		if b[l.to] == horse && b[l.leg1] == NoPiece {
-			return true
+	if !g.soldierMask[by][k].and(p.pieces[soldier]).Empty() {
+		sl := &g.soldierFrom[by][k]
+		for j := uint8(0); j < sl.n; j++ {
+			if b[sl.sq[j]] == soldier {
+				return true
+			}
 		}
 	}
-	sl := &g.soldierFrom[by][k]
-	for j := uint8(0); j < sl.n; j++ {
-		if b[sl.sq[j]] == soldier {
-			return true
+	return false
+}
+
+// checkedBy reports whether the side to move is in check after m, the move
+// just made. The side to move was not in check before m (it was the side
+// not to move), so a move that neither starts nor ends on a square that
+// matters to its general, and is no horse or janggi elephant landing on a
+// square that attacks it, cannot have given check.
+func (p *Position) checkedBy(m Move) bool {
+	if m == NoMove || m.IsPass() {
+		return p.kingAttacked(p.side)
+	}
+	g := p.geo
+	k := p.kings[p.side]
+	from, to := m.From(), m.To()
+	if sens := &g.sensitive[k]; sens.Has(from) || sens.Has(to) {
+		return p.kingAttacked(p.side)
+	}
+	b := &p.board
+	switch b[to].Type() {
+	case Horse:
+		for _, l := range g.horseFrom[k].l[:g.horseFrom[k].n] {
+			if l.to == to && b[l.leg1] == NoPiece {
+				return true
+			}
+		}
+	case Elephant:
+		if g.janggi {
+			for _, l := range g.elephantFrom[k].l[:g.elephantFrom[k].n] {
+				if l.to == to && b[l.leg1] == NoPiece && b[l.leg2] == NoPiece {
+					return true
+				}
+			}
 		}
 	}
 	return false
@@ -172,24 +227,54 @@ func (p *Position) appendPieceMoves(dst []Move, from Square) []Move {
 // move; it stops at the first one it finds, so it costs far less than
 // LegalMoves.
 func (p *Position) HasLegalMove() bool {
+	return p.hasLegalMove(p.kingAttacked(p.side), p.InBikjang())
+}
+
+// hasLegalMove is HasLegalMove for callers that already know whether the
+// side to move is in check and in bikjang.
+func (p *Position) hasLegalMove(inCheck, bikjang bool) bool {
 	us := p.side
-	inCheck := p.kingAttacked(us)
-	bikjang := p.InBikjang()
 	if p.rules.Pass == PassUnlessInCheck && (!inCheck || bikjang) {
 		return true
 	}
 	k := p.kings[us]
 	sens := &p.geo.sensitive[k]
-	var buf [maxMoves]Move
-	for pieces := p.occ[us]; !pieces.Empty(); {
-		for _, m := range p.appendPieceMoves(buf[:0], pieces.popLowest()) {
-			from, to := m.From(), m.To()
-			if !(inCheck || bikjang || from == k || sens.Has(from) || sens.Has(to)) || p.legalAfter(m, bikjang) {
+	var buf [maxPieceMoves]Move
+	// First the moves that need no attack test (usually there is one),
+	// then the rest.
+	if !inCheck && !bikjang {
+		// Pieces with few moves first: the first free soldier step is
+		// usually the answer.
+		for _, t := range [...]PieceType{Soldier, Horse, Elephant, Advisor, Chariot, Cannon} {
+			for pieces := p.pieces[MakePiece(us, t)]; !pieces.Empty(); {
+				from := pieces.popLowest()
+				if sens.Has(from) {
+					continue
+				}
+				for _, m := range p.appendPieceMoves(buf[:0], from) {
+					if !sens.Has(m.To()) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	// The general's own steps answer most checks; then the other pieces.
+	for _, m := range p.appendPieceMoves(buf[:0], k) {
+		if p.legalAfter(m, bikjang) {
+			return true
+		}
+	}
+	others := p.occ[us]
+	others.clear(k)
+	for !others.Empty() {
+		for _, m := range p.appendPieceMoves(buf[:0], others.popLowest()) {
+			if p.legalAfter(m, bikjang) {
 				return true
 			}
 		}
 	}
-	return p.rules.Pass == PassWhenStuck && !inCheck
+	return p.rules.Pass == PassWhenStuck && !inCheck && !bikjang
 }
 
 func (p *Position) appendSteps(dst []Move, from Square, l *stepList) []Move {
@@ -288,7 +373,8 @@ func (p *Position) LegalMoves(dst []Move) []Move {
 			dst = append(dst, PassMove(k))
 		}
 	case PassWhenStuck:
-		if n == start && !inCheck {
+		// A side stuck in bikjang under mustBreak is drawn, not passing.
+		if n == start && !inCheck && !bikjang {
 			dst = append(dst, PassMove(k))
 		}
 	}
@@ -306,7 +392,7 @@ func (p *Position) legalAfter(m Move, bikjang bool) bool {
 	if kingMove {
 		p.kings[p.side] = to
 	}
-	ok := !p.squareAttackedForKing(p.kings[p.side], p.side.Other()) && !(bikjang && p.kingsFacing())
+	ok := !p.squareAttackedForKing(p.kings[p.side], p.side.Other(), true) && !(bikjang && p.kingsFacing())
 	b[from], b[to] = moving, captured
 	if kingMove {
 		p.kings[p.side] = from
@@ -324,6 +410,10 @@ func (p *Position) IsLegal(m Move) bool {
 	}
 	return false
 }
+
+// maxPieceMoves bounds one piece's moves (a janggi chariot in a palace
+// corner has 17 plus palace diagonals).
+const maxPieceMoves = 32
 
 // maxMoves bounds the legal moves of any position of either game, with room
 // to spare; callers size move buffers with it.

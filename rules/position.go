@@ -12,6 +12,7 @@ import (
 type Position struct {
 	board    [Squares]Piece
 	occ      [2]Bitboard // squares of each colour
+	pieces   [pieceIndexCount]Bitboard // squares of each piece, by Piece
 	kings    [2]Square
 	side     Color
 	key      uint64
@@ -93,6 +94,7 @@ func (p *Position) put(pc Piece, s Square) {
 	p.counts[pc]++
 	p.board[s] = pc
 	p.occ[pc.Color()].set(s)
+	p.pieces[pc].set(s)
 	p.key ^= zobristPiece[pc][s]
 	if pc.Type() == King {
 		p.kings[pc.Color()] = s
@@ -303,8 +305,12 @@ func ParseFEN(fen string, rs *RuleSet) (Position, error) {
 	if p.side == Black {
 		p.key ^= zobristSide
 	}
-	if p.kingAttacked(p.side.Other()) {
-		return bad("board", "the side not to move (%s) is in check", p.side.Other())
+	// The side to move must not be able to take a general. Generals facing
+	// in xiangqi attack each other alike, so Fairy-Stockfish's set-ups with
+	// them (sparse endgames) are accepted: the side to move must get out.
+	other := p.side.Other()
+	if p.squareAttackedForKing(p.kings[other], p.side, false) {
+		return bad("board", "the side not to move (%s) is in check", other)
 	}
 	return p, nil
 }

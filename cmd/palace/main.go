@@ -17,9 +17,10 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"perft":   {"count legal-move tree leaves (single position or a batch file)", runPerft},
-	"moves":   {"list the legal moves of positions", runMoves},
-	"version": {"print palace's version and build information", runVersion},
+	"perft":      {"count legal-move tree leaves (single position or a batch file)", runPerft},
+	"moves":      {"list the legal moves of positions", runMoves},
+	"adjudicate": {"decide game results from a start FEN and moves (batch)", runAdjudicate},
+	"version":    {"print palace's version and build information", runVersion},
 }
 
 // usageError marks a mistake in the command line (exit status 2).

@@ -140,3 +140,59 @@ func TestRulesFromYAML(t *testing.T) {
 		t.Errorf("exit %d, %q %q; want nodes 33316", code, out, errOut)
 	}
 }
+
+// The adjudicate batch reproduces the reference results and reasons of the
+// outcome corpus, line for line.
+func TestAdjudicateMatchesReference(t *testing.T) {
+	for _, variant := range []string{"xiangqi", "janggi", "janggitraditional", "janggimodern", "janggicasual"} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "outcomes", variant+"-public.tsv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var in, want strings.Builder
+		for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+			cols := strings.Split(line, "\t")
+			in.WriteString(cols[1] + "\t" + cols[2] + "\n")
+			want.WriteString(cols[3] + "\t" + cols[5] + "\n")
+		}
+		code, out, errOut := runPalace(t, in.String(), "adjudicate", "--rules", variant, "--batch", "-")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", variant, code, errOut)
+		}
+		if out != want.String() {
+			t.Errorf("%s: adjudicate output differs from the corpus", variant)
+		}
+	}
+}
+
+func TestAdjudicateErrorsGoOn(t *testing.T) {
+	start := "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
+	cycle := "h1g3 h10g8 g3h1 g8h10 h1g3 h10g8 g3h1 g8h10" // the start position a third time
+	in := start + "\th3e3 h8e8\n" +
+		start + "\th3e3 h10g8 zz\n" +
+		start + "\th3e3 a10a9 h1h5\n" +
+		start + "\n" +
+		start + "\t" + cycle + " h1g3\n" +
+		start + "\t" + cycle + "\n"
+	code, out, errOut := runPalace(t, in, "adjudicate", "--batch", "-")
+	if code != 1 || !strings.Contains(errOut, "3 of the lines") {
+		t.Errorf("exit %d, %q; want 1 and a count of 3 bad lines", code, errOut)
+	}
+	want := []string{
+		"*\tongoing",
+		"error\tmove 3: rules: bad move \"zz\"",
+		"error\tmove 3 (h1h5): illegal in ",
+		"*\tongoing",
+		"error\tmove 9 (h1g3): the game was already over after move 8: 1/2-1/2 repetition",
+		"1/2-1/2\trepetition",
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("got %d output lines, want %d: %q", len(lines), len(want), out)
+	}
+	for i := range want {
+		if !strings.HasPrefix(lines[i], want[i]) {
+			t.Errorf("line %d: %q, want it to start with %q", i+1, lines[i], want[i])
+		}
+	}
+}
