@@ -11,7 +11,7 @@ import (
 // legality or results depend on lives in Game.
 type Position struct {
 	board    [Squares]Piece
-	occ      [2]Bitboard // squares of each colour
+	occ      [2]Bitboard               // squares of each colour
 	pieces   [pieceIndexCount]Bitboard // squares of each piece, by Piece
 	kings    [2]Square
 	side     Color
