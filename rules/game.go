@@ -1,6 +1,9 @@
 package rules
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Game is a position plus the plies that led to it from its root FEN. It
 // owns everything that depends on history: the janggi double pass and pass
@@ -61,9 +64,6 @@ func (g *Game) RootFEN() string { return g.rootFEN }
 // Ply is the number of plies played since the root.
 func (g *Game) Ply() int { return len(g.states) - 1 }
 
-// LastMove is the last ply's move, NoMove at the root.
-func (g *Game) LastMove() Move { return g.states[len(g.states)-1].move }
-
 // Moves appends the moves played since the root to dst.
 func (g *Game) Moves(dst []Move) []Move {
 	for i := 1; i < len(g.states); i++ {
@@ -71,6 +71,41 @@ func (g *Game) Moves(dst []Move) []Move {
 	}
 	return dst
 }
+
+// Ancestor returns a copy of the position k plies back (0 is the current
+// one); false when that is before the root.
+func (g *Game) Ancestor(k int) (Position, bool) {
+	n := len(g.states) - 1
+	if k < 0 || k > n {
+		return Position{}, false
+	}
+	pos := g.pos
+	for j := n; j > n-k; j-- {
+		pos.UnmakeMove(g.states[j].move, g.states[j].undo)
+	}
+	return pos, true
+}
+
+// Repetitions counts the earlier occurrences of the current position
+// (board and side to move) since the last capture and since the root, the
+// window the repetition rule looks at.
+func (g *Game) Repetitions() int {
+	n := len(g.keys) - 1
+	end := min(g.pos.halfmove, n)
+	count := 0
+	for i := 4; i <= end; i += 2 {
+		if g.keys[n-i] == g.keys[n] {
+			count++
+		}
+	}
+	return count
+}
+
+// InCheck reports whether the side to move is in check (cached per ply).
+func (g *Game) InCheck() bool { return g.states[len(g.states)-1].inCheck }
+
+// LastMoveWasPass reports whether the last ply was a pass.
+func (g *Game) LastMoveWasPass() bool { return g.states[len(g.states)-1].move.IsPass() }
 
 // historyEnded reports whether the history leaves no legal move: two passes
 // in a row, or (janggi's bikjang rule) a pass under bikjang.
@@ -118,12 +153,7 @@ func (g *Game) Undo() bool {
 // IsLegal reports whether m is legal now, history included.
 func (g *Game) IsLegal(m Move) bool {
 	var buf [maxMoves]Move
-	for _, l := range g.LegalMoves(buf[:0]) {
-		if l == m {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(g.LegalMoves(buf[:0]), m)
 }
 
 // PlayText parses a move (ranks as base says), checks it is legal now and

@@ -1,5 +1,7 @@
 package rules
 
+import "slices"
+
 // kingAttacked reports whether c's general is attacked: by a chariot,
 // cannon, horse, janggi elephant or soldier, or in xiangqi by the other
 // general on an open file. Facing generals in janggi are bikjang, not an
@@ -403,12 +405,7 @@ func (p *Position) legalAfter(m Move, bikjang bool) bool {
 // IsLegal reports whether m is among the position's legal moves.
 func (p *Position) IsLegal(m Move) bool {
 	var buf [maxMoves]Move
-	for _, l := range p.LegalMoves(buf[:0]) {
-		if l == m {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(p.LegalMoves(buf[:0]), m)
 }
 
 // maxPieceMoves bounds one piece's moves (a janggi chariot in a palace

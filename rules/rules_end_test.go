@@ -140,3 +140,25 @@ func TestJanggiClassicEnds(t *testing.T) {
 		t.Errorf("bikjang without the claim: %q", got)
 	}
 }
+
+func TestAncestorAndRepetitions(t *testing.T) {
+	g, _ := NewGame(MustPreset("xiangqi"), XiangqiStartFEN)
+	for i, mv := range strings.Fields("h1g3 h10g8 g3h1 g8h10 h1g3") {
+		if _, err := g.PlayText(mv, Ranks1); err != nil {
+			t.Fatalf("move %d: %v", i+1, err)
+		}
+	}
+	if got := g.Repetitions(); got != 1 {
+		t.Errorf("Repetitions() = %d, want 1 (the position after h1g3 occurred once before)", got)
+	}
+	back, ok := g.Ancestor(5)
+	if !ok || back.FEN() != XiangqiStartFEN {
+		t.Errorf("Ancestor(5) = %s, %v; want the root", back.FEN(), ok)
+	}
+	if _, ok := g.Ancestor(6); ok {
+		t.Error("Ancestor beyond the root reported ok")
+	}
+	if cur, _ := g.Ancestor(0); cur != *g.Position() {
+		t.Error("Ancestor(0) differs from the position")
+	}
+}

@@ -1,0 +1,235 @@
+package encode
+
+import (
+	"bufio"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/palace-chess/palace/rules"
+)
+
+// positions yields the reference move-list positions and positions from
+// seeded random games under every preset.
+func positions(t testing.TB, fn func(g *rules.Game)) {
+	t.Helper()
+	for _, tc := range []struct{ file, rules string }{
+		{"xiangqi-moves-public.tsv", "xiangqi"},
+		{"janggi-moves-public.tsv", "janggi"},
+	} {
+		f, err := os.Open(filepath.Join("..", "testdata", "perft", tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			fen, _, _ := strings.Cut(sc.Text(), "\t")
+			g, err := rules.NewGame(rules.MustPreset(tc.rules), fen)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fn(g)
+		}
+		f.Close()
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, name := range rules.PresetNames() {
+		rs := rules.MustPreset(name)
+		for i := 0; i < 6; i++ {
+			g, _ := rules.NewGame(rs, rs.StartFEN())
+			for ply := 0; ply < 150 && !g.Result().Over(); ply++ {
+				fn(g)
+				moves := g.LegalMoves(nil)
+				g.Play(moves[rng.IntN(len(moves))])
+			}
+		}
+	}
+}
+
+func TestEveryLegalMoveHasASlot(t *testing.T) {
+	if PolicySize() < 2000 || PolicySize() > 4000 {
+		t.Errorf("PolicySize() = %d, outside the expected 2000–4000", PolicySize())
+	}
+	count := 0
+	positions(t, func(g *rules.Game) {
+		pos := g.Position()
+		side := pos.SideToMove()
+		seen := map[int]bool{}
+		for _, m := range g.LegalMoves(nil) {
+			i := MoveIndex(m, side)
+			if i < 0 {
+				t.Fatalf("%s: legal move %s has no policy slot", pos.FEN(), m)
+			}
+			if seen[i] {
+				t.Fatalf("%s: two legal moves share slot %d", pos.FEN(), i)
+			}
+			seen[i] = true
+			back, ok := IndexMove(i, side, pos.KingSquare(side))
+			if !ok || back != m {
+				t.Fatalf("%s: slot %d decodes to %s, want %s", pos.FEN(), i, back, m)
+			}
+			count++
+		}
+	})
+	if count == 0 {
+		t.Fatal("no moves checked")
+	}
+}
+
+// mirrorFEN reverses every rank of a FEN's board.
+func mirrorFEN(fen string) string {
+	board, rest, _ := strings.Cut(fen, " ")
+	rows := strings.Split(board, "/")
+	for i, row := range rows {
+		r := []rune(row)
+		for a, b := 0, len(r)-1; a < b; a, b = a+1, b-1 {
+			r[a], r[b] = r[b], r[a]
+		}
+		rows[i] = string(r)
+	}
+	return strings.Join(rows, "/") + " " + rest
+}
+
+// Mirroring the planes and the policy of a position gives the planes and
+// the policy of the mirrored position.
+func TestMirror(t *testing.T) {
+	for i := 0; i < PolicySize(); i++ {
+		j := MirrorIndex(i)
+		if j < 0 || MirrorIndex(j) != i {
+			t.Fatalf("MirrorIndex is not an involution at %d (→ %d)", i, j)
+		}
+	}
+	a := make([]float32, InputSize)
+	b := make([]float32, InputSize)
+	m := make([]float32, InputSize)
+	positions(t, func(g *rules.Game) {
+		if g.Ply() > 0 {
+			return // the mirrored game would need the mirrored history: roots only
+		}
+		pos := g.Position()
+		mg, err := rules.NewGame(g.Rules(), mirrorFEN(pos.FEN()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		legal, mlegal := g.LegalMoves(nil), mg.LegalMoves(nil)
+		if err := Encode(g, legal, a); err != nil {
+			t.Fatal(err)
+		}
+		if err := Encode(mg, mlegal, b); err != nil {
+			t.Fatal(err)
+		}
+		copy(m, a)
+		if err := MirrorPlanes(m, m); err != nil {
+			t.Fatal(err)
+		}
+		for k := range m {
+			if m[k] != b[k] {
+				t.Fatalf("%s: mirrored planes differ from the mirrored position's at %d", pos.FEN(), k)
+			}
+		}
+		want := map[int]bool{}
+		for _, i := range LegalIndices(mlegal, mg.Position().SideToMove(), nil) {
+			want[int(i)] = true
+		}
+		for _, i := range LegalIndices(legal, pos.SideToMove(), nil) {
+			if !want[MirrorIndex(int(i))] {
+				t.Fatalf("%s: mirror of slot %d is not legal in the mirrored position", pos.FEN(), i)
+			}
+		}
+	})
+}
+
+func plane(planes []float32, p int) []float32 { return planes[p*rules.Squares:][:rules.Squares] }
+
+func TestEncodeStart(t *testing.T) {
+	for _, name := range []string{"xiangqi", "janggi"} {
+		rs := rules.MustPreset(name)
+		g, _ := rules.NewGame(rs, rs.StartFEN())
+		buf := make([]float32, InputSize)
+		if err := Encode(g, g.LegalMoves(nil), buf); err != nil {
+			t.Fatal(err)
+		}
+		kingSq := rules.SquareAt(4, 0)
+		if name == "janggi" {
+			kingSq = rules.SquareAt(4, 1)
+		}
+		if plane(buf, 0)[kingSq] != 1 { // own general, own frame
+			t.Errorf("%s: own general not on %s", name, kingSq)
+		}
+		// Opponent's general, seen from White: rank 10 (xiangqi) or 9.
+		oppKing := rules.SquareAt(4, 9)
+		if name == "janggi" {
+			oppKing = rules.SquareAt(4, 8)
+		}
+		if plane(buf, 7)[oppKing] != 1 {
+			t.Errorf("%s: opponent's general not on %s", name, oppKing)
+		}
+		// After one move, Black's view puts Black's general at the bottom.
+		g.Play(g.LegalMoves(nil)[0])
+		if err := Encode(g, g.LegalMoves(nil), buf); err != nil {
+			t.Fatal(err)
+		}
+		if plane(buf, 0)[kingSq] != 1 {
+			t.Errorf("%s: Black's general not at the bottom of its own frame", name)
+		}
+		if plane(buf, HistorySteps*piecePlanes+featBlackToMove)[0] != 1 {
+			t.Errorf("%s: Black to move not marked", name)
+		}
+		// History: one step back, the mover's piece stood elsewhere.
+		same := true
+		for k := 0; k < piecePlanes*rules.Squares; k++ {
+			if buf[k] != buf[piecePlanes*rules.Squares+k] {
+				same = false
+			}
+		}
+		if same {
+			t.Errorf("%s: the previous position's planes equal the current ones", name)
+		}
+		if v := plane(buf, HistorySteps*piecePlanes+featOnes)[89]; v != 1 {
+			t.Errorf("%s: ones plane holds %v", name, v)
+		}
+	}
+}
+
+func TestEncodeFeatures(t *testing.T) {
+	// Janggi, Black to move in bikjang: pass legal, bikjang set, counting
+	// margin: Black has nothing but 1.5 against White's chariot, 13.
+	g, _ := rules.NewGame(rules.MustPreset("janggi"), "4k4/9/9/9/9/9/9/9/4K4/R8 b - - 0 1")
+	buf := make([]float32, InputSize)
+	if err := Encode(g, g.LegalMoves(nil), buf); err != nil {
+		t.Fatal(err)
+	}
+	f := func(i int) float32 { return plane(buf, HistorySteps*piecePlanes+i)[40] }
+	if f(featPassLegal) != 1 || f(featBikjang) != 1 || f(featJanggi) != 1 || f(featCounting) != 1 {
+		t.Errorf("pass %v bikjang %v janggi %v counting %v", f(featPassLegal), f(featBikjang), f(featJanggi), f(featCounting))
+	}
+	if want := float32(-13+1.5) / 40; f(featCountMargin) != want {
+		t.Errorf("count margin %v, want %v", f(featCountMargin), want)
+	}
+	if f(featChaseRule) != 0 || f(featFacingBikjang) != 1 {
+		t.Errorf("rule planes: chase %v bikjang %v", f(featChaseRule), f(featFacingBikjang))
+	}
+	if err := Encode(g, nil, buf[:10]); err == nil {
+		t.Error("a short destination was accepted")
+	}
+}
+
+func BenchmarkEncode(b *testing.B) {
+	rs := rules.MustPreset("xiangqi")
+	g, _ := rules.NewGame(rs, "1rbaka2R/5r3/6n2/2p1p1p2/4P1bP1/PpC3Bc1/1nPR2P2/2N2AN2/1c2K1p2/2BAC4 w - - 0 1")
+	for _, m := range []string{"i10i9", "b10b9", "i9i10", "b9b10"} {
+		if _, err := g.PlayText(m, rules.Ranks1); err != nil {
+			b.Fatal(err)
+		}
+	}
+	legal := g.LegalMoves(nil)
+	buf := make([]float32, InputSize)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := Encode(g, legal, buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

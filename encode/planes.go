@@ -1,0 +1,165 @@
+// Package encode turns a rules.Game into a network's input planes and
+// moves into policy slots, in the side to move's frame. Every shard and
+// checkpoint records Version; a reader rejects a version it does not know.
+package encode
+
+import (
+	"fmt"
+
+	"github.com/palace-chess/palace/rules"
+)
+
+// Version numbers the input and policy layout. Any change to the planes,
+// their order or scaling, or the policy index makes a new version.
+const Version = 1
+
+// HistorySteps is how many positions (the current one and those before it)
+// the piece planes show, so the network sees shuttles and repetitions.
+const HistorySteps = 4
+
+const piecePlanes = 14 // 7 piece types, own then opponent's
+
+// The feature planes after the piece planes, each filled with one value.
+const (
+	featBlackToMove = iota
+	featJanggi
+	featPassLegal
+	featLastWasPass
+	featBikjang
+	featInCheck
+	featRepeatedOnce
+	featRepeatedTwice
+	featMoveClock   // half-move clock / move limit
+	featGameLength  // ply / length cap
+	featCounting    // counting decides undecided ends
+	featCountMargin // own count minus the opponent's, Han bonus included, / 40
+	featPassUnlessInCheck
+	featPassWhenStuck
+	featFacingBikjang
+	featFacingMustBreak
+	featFacingIgnored
+	featPerpetualCheckLoses
+	featChaseRule
+	featShuttleRule
+	featFourfold
+	featBikjangClaim
+	featMaterialDraw
+	featOnes // all ones: lets convolutions see the board's edge
+	featureCount
+)
+
+// Planes is the number of input planes; each is 10 ranks × 9 files.
+const Planes = HistorySteps*piecePlanes + featureCount
+
+// InputSize is the number of floats in one encoded position.
+const InputSize = Planes * rules.Squares
+
+// Encode writes the input planes of g's current position into dst (which
+// must hold InputSize floats), plane by plane, rank by rank from the side
+// to move's back rank, file by file. legal are the position's legal moves
+// (history included), which the caller has anyway; they tell whether a
+// pass is legal.
+func Encode(g *rules.Game, legal []rules.Move, dst []float32) error {
+	if len(dst) < InputSize {
+		return fmt.Errorf("encode: destination holds %d floats, want %d", len(dst), InputSize)
+	}
+	dst = dst[:InputSize]
+	clear(dst)
+	pos := g.Position()
+	side := pos.SideToMove()
+	for step := 0; step < HistorySteps; step++ {
+		anc, ok := g.Ancestor(step)
+		if !ok {
+			break
+		}
+		base := step * piecePlanes * rules.Squares
+		for s := rules.Square(0); s < rules.Squares; s++ {
+			pc := anc.Board(s)
+			if pc == rules.NoPiece {
+				continue
+			}
+			plane := int(pc.Type()) - 1
+			if pc.Color() != side {
+				plane += 7
+			}
+			dst[base+plane*rules.Squares+int(frame(s, side))] = 1
+		}
+	}
+	rs := g.Rules()
+	feat := func(i int, v float32) {
+		if v == 0 {
+			return
+		}
+		p := dst[(HistorySteps*piecePlanes+i)*rules.Squares:][:rules.Squares]
+		for j := range p {
+			p[j] = v
+		}
+	}
+	b := func(x bool) float32 {
+		if x {
+			return 1
+		}
+		return 0
+	}
+	passLegal := false
+	for _, m := range legal {
+		passLegal = passLegal || m.IsPass()
+	}
+	reps := g.Repetitions()
+	feat(featBlackToMove, b(side == rules.Black))
+	feat(featJanggi, b(rs.Game == rules.Janggi))
+	feat(featPassLegal, b(passLegal))
+	feat(featLastWasPass, b(g.LastMoveWasPass()))
+	feat(featBikjang, b(pos.InBikjang()))
+	feat(featInCheck, b(g.InCheck()))
+	feat(featRepeatedOnce, b(reps >= 1))
+	feat(featRepeatedTwice, b(reps >= 2))
+	if rs.MoveLimit > 0 {
+		feat(featMoveClock, min(float32(pos.HalfmoveClock())/float32(rs.MoveLimit), 1))
+	}
+	if rs.MaxPlies > 0 {
+		feat(featGameLength, min(float32(g.Ply())/float32(rs.MaxPlies), 1))
+	}
+	if rs.Counting {
+		feat(featCounting, 1)
+		bonus := float32(rs.HanBonusHalves) / 2 // Han's (Black's) bonus
+		if side == rules.White {
+			bonus = -bonus
+		}
+		margin := float32(pos.MaterialCount(side)-pos.MaterialCount(side.Other())) + bonus
+		feat(featCountMargin, margin/40)
+	}
+	feat(featPassUnlessInCheck, b(rs.Pass == rules.PassUnlessInCheck))
+	feat(featPassWhenStuck, b(rs.Pass == rules.PassWhenStuck))
+	feat(featFacingBikjang, b(rs.Facing == rules.FacingBikjang))
+	feat(featFacingMustBreak, b(rs.Facing == rules.FacingMustBreak))
+	feat(featFacingIgnored, b(rs.Facing == rules.FacingIgnored))
+	feat(featPerpetualCheckLoses, b(rs.PerpetualCheckLoses))
+	feat(featChaseRule, b(rs.ChaseRule))
+	feat(featShuttleRule, b(rs.ShuttleRule))
+	feat(featFourfold, b(rs.Repetition >= 4))
+	feat(featBikjangClaim, b(rs.BikjangClaim))
+	feat(featMaterialDraw, b(rs.MaterialDraw))
+	feat(featOnes, 1)
+	return nil
+}
+
+// MirrorPlanes writes the left–right mirror image of src (one encoded
+// position) into dst, which may be src itself. Both games' rules are
+// symmetric under it, so a mirrored position with the mirrored policy is
+// another valid sample.
+func MirrorPlanes(src, dst []float32) error {
+	if len(src) < InputSize || len(dst) < InputSize {
+		return fmt.Errorf("encode: mirror needs %d floats, got source %d and destination %d", InputSize, len(src), len(dst))
+	}
+	for p := 0; p < Planes; p++ {
+		for r := 0; r < rules.Ranks; r++ {
+			row := (p*rules.Ranks + r) * rules.Files
+			for f := 0; f <= (rules.Files-1)/2; f++ {
+				a, b := src[row+f], src[row+rules.Files-1-f]
+				dst[row+f], dst[row+rules.Files-1-f] = b, a
+			}
+		}
+	}
+	return nil
+}
