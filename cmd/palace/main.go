@@ -20,6 +20,7 @@ var commands = map[string]command{
 	"perft":      {"count legal-move tree leaves (single position or a batch file)", runPerft},
 	"moves":      {"list the legal moves of positions", runMoves},
 	"adjudicate": {"decide game results from a start FEN and moves (batch)", runAdjudicate},
+	"net":        {"create (init), describe (info) and measure (bench) networks", runNet},
 	"version":    {"print palace's version and build information", runVersion},
 }
 

@@ -196,3 +196,41 @@ func TestAdjudicateErrorsGoOn(t *testing.T) {
 		}
 	}
 }
+
+func TestNetInitInfoBench(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "tiny.yaml")
+	os.WriteFile(cfg, []byte("blocks: 1\nfilters: 8\npolicy_channels: 2\nvalue_channels: 1\nvalue_hidden: 8\n"), 0o644)
+	ckpt := filepath.Join(dir, "tiny.ckpt")
+	code, out, errOut := runPalace(t, "", "net", "init", "--config", cfg, "--out", ckpt, "--seed", "7", "--rules", "janggi,janggimodern")
+	if code != 0 || !strings.Contains(out, "1 blocks × 8 filters") {
+		t.Fatalf("init: exit %d, %q %q", code, out, errOut)
+	}
+	code, out, errOut = runPalace(t, "", "net", "info", ckpt)
+	if code != 0 {
+		t.Fatalf("info: exit %d, %q", code, errOut)
+	}
+	for _, want := range []string{"1 blocks × 8 filters", "80 input planes", "encoding        version 1",
+		"janggi@e1f9c542c39ccf30, janggimodern@", "seed 7", "inference only"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("info lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, errOut = runPalace(t, "", "net", "bench", "--batch", "1,2", "--positions", "2", ckpt)
+	if code != 0 || !strings.Contains(out, "batch   2:") {
+		t.Errorf("bench: exit %d, %q %q", code, out, errOut)
+	}
+	// A damaged checkpoint is a clear error, not a panic.
+	data, _ := os.ReadFile(ckpt)
+	data[len(data)/2] ^= 1
+	os.WriteFile(ckpt, data, 0o644)
+	code, _, errOut = runPalace(t, "", "net", "info", ckpt)
+	if code != 1 || !strings.Contains(errOut, "corrupt checkpoint") || !strings.Contains(errOut, ckpt) {
+		t.Errorf("damaged checkpoint: exit %d, %q", code, errOut)
+	}
+	os.WriteFile(cfg, []byte("blocks: 1\nfiltres: 8\n"), 0o644)
+	code, _, errOut = runPalace(t, "", "net", "init", "--config", cfg, "--out", ckpt)
+	if code != 1 || !strings.Contains(errOut, "filtres") {
+		t.Errorf("bad config: exit %d, %q", code, errOut)
+	}
+}

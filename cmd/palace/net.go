@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/nn/model"
+	"github.com/palace-chess/palace/rules"
+)
+
+func runNet(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return usageError{"want a subcommand: palace net init|info|bench"}
+	}
+	switch args[0] {
+	case "init":
+		return runNetInit(args[1:], stdout, stderr)
+	case "info":
+		return runNetInfo(args[1:], stdout, stderr)
+	case "bench":
+		return runNetBench(args[1:], stdout, stderr)
+	}
+	return usageError{fmt.Sprintf("unknown subcommand %q: want init, info or bench", args[0])}
+}
+
+// netFile is the YAML form of a network shape (configs/net-*.yaml).
+type netFile struct {
+	Blocks         int `yaml:"blocks"`
+	Filters        int `yaml:"filters"`
+	PolicyChannels int `yaml:"policy_channels"`
+	ValueChannels  int `yaml:"value_channels"`
+	ValueHidden    int `yaml:"value_hidden"`
+}
+
+func defaultNetConfig() model.Config {
+	return model.Config{Planes: encode.Planes, PolicySize: encode.PolicySize(), Blocks: 6, Filters: 64,
+		PolicyChannels: 4, ValueChannels: 2, ValueHidden: 64}
+}
+
+func loadNetConfig(path string) (model.Config, error) {
+	cfg := defaultNetConfig()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return cfg, err
+	}
+	f := netFile{cfg.Blocks, cfg.Filters, cfg.PolicyChannels, cfg.ValueChannels, cfg.ValueHidden}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil {
+		return cfg, fmt.Errorf("%s: %w", path, err)
+	}
+	cfg.Blocks, cfg.Filters, cfg.PolicyChannels, cfg.ValueChannels, cfg.ValueHidden = f.Blocks, f.Filters, f.PolicyChannels, f.ValueChannels, f.ValueHidden
+	if err := cfg.Validate(); err != nil {
+		return cfg, fmt.Errorf("%s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+func runNetInit(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("net init", stderr)
+	config := fs.String("config", "", "network shape YAML (configs/net-6x64.yaml); default 6 blocks × 64 filters")
+	out := fs.String("out", "", "checkpoint file to write")
+	seed := fs.Uint64("seed", 1, "random seed for the initial weights")
+	rulesList := fs.String("rules", "xiangqi", "comma-separated rule sets (presets or YAML files) the network is for")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *out == "" {
+		return usageError{"--out FILE is required"}
+	}
+	cfg := defaultNetConfig()
+	if *config != "" {
+		var err error
+		if cfg, err = loadNetConfig(*config); err != nil {
+			return err
+		}
+	}
+	var ruleSets []string
+	for _, name := range strings.Split(*rulesList, ",") {
+		rs, err := rules.LoadRuleSet(strings.TrimSpace(name))
+		if err != nil {
+			return err
+		}
+		ruleSets = append(ruleSets, rs.String())
+	}
+	w, err := model.NewRandom(cfg, *seed)
+	if err != nil {
+		return err
+	}
+	ck := &model.Checkpoint{
+		Weights: w, EncodingVersion: encode.Version, RuleSets: ruleSets,
+		Provenance: model.Provenance{CodeVersion: codeVersion(), Seed: *seed, Created: time.Now().UTC().Format(time.RFC3339)},
+	}
+	if err := ck.Save(*out); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s: network %s, %d blocks × %d filters\n", *out, w.ID(), cfg.Blocks, cfg.Filters)
+	return nil
+}
+
+func runNetInfo(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("net info", stderr)
+	if err := fs.Parse(args); err != nil {
+		return usageError{err.Error()}
+	}
+	if fs.NArg() != 1 {
+		return usageError{"want one checkpoint file: palace net info FILE"}
+	}
+	ck, err := model.Load(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	c := ck.Weights.Config
+	params := 0
+	for _, t := range c.Tensors() {
+		params += t.Size()
+	}
+	fmt.Fprintf(stdout, "file            %s\n", fs.Arg(0))
+	fmt.Fprintf(stdout, "network         %s\n", ck.Weights.ID())
+	fmt.Fprintf(stdout, "shape           %d blocks × %d filters; %d input planes; %d policy slots; heads %d/%d channels, value %d hidden\n",
+		c.Blocks, c.Filters, c.Planes, c.PolicySize, c.PolicyChannels, c.ValueChannels, c.ValueHidden)
+	fmt.Fprintf(stdout, "parameters      %d\n", params)
+	fmt.Fprintf(stdout, "cost            %.1f MFLOP per position\n", float64(c.FLOPs())/1e6)
+	fmt.Fprintf(stdout, "encoding        version %d\n", ck.EncodingVersion)
+	fmt.Fprintf(stdout, "rule sets       %s\n", strings.Join(ck.RuleSets, ", "))
+	fmt.Fprintf(stdout, "training        %d steps, %d samples\n", ck.Steps, ck.Samples)
+	if o := ck.Optimizer; o != nil {
+		fmt.Fprintf(stdout, "optimizer       %s, step %d, %v, %d state tensors\n", o.Name, o.Step, o.Params, len(o.Tensors))
+	} else {
+		fmt.Fprintf(stdout, "optimizer       none (inference only)\n")
+	}
+	p := ck.Provenance
+	fmt.Fprintf(stdout, "provenance      code %s, seed %d, created %s", p.CodeVersion, p.Seed, p.Created)
+	if p.Parent != "" {
+		fmt.Fprintf(stdout, ", parent %s", p.Parent)
+	}
+	fmt.Fprintln(stdout)
+	return nil
+}
+
+func runNetBench(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("net bench", stderr)
+	batches := fs.String("batch", "1,8,32", "comma-separated batch sizes")
+	positions := fs.Int("positions", 256, "positions to evaluate per batch size")
+	if err := fs.Parse(args); err != nil {
+		return usageError{err.Error()}
+	}
+	if fs.NArg() != 1 {
+		return usageError{"want one checkpoint file: palace net bench [flags] FILE"}
+	}
+	ck, err := model.Load(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	net, err := model.NewNet(ck.Weights)
+	if err != nil {
+		return err
+	}
+	c := ck.Weights.Config
+	fmt.Fprintf(stdout, "network %s: %.1f MFLOP per position, pure-Go forward pass, one goroutine\n", ck.Weights.ID(), float64(c.FLOPs())/1e6)
+	for _, s := range strings.Split(*batches, ",") {
+		batch, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || batch < 1 {
+			return usageError{fmt.Sprintf("bad batch size %q", s)}
+		}
+		input := make([]float32, batch*c.InputSize())
+		for i := range input {
+			input[i] = float32(i % 2)
+		}
+		policy, wdl := make([]float32, batch*c.PolicySize), make([]float32, batch*3)
+		if err := net.Forward(batch, input, policy, wdl); err != nil { // warm-up: scratch space
+			return err
+		}
+		rounds := max(1, *positions/batch)
+		start := time.Now()
+		for r := 0; r < rounds; r++ {
+			if err := net.Forward(batch, input, policy, wdl); err != nil {
+				return err
+			}
+		}
+		secs := time.Since(start).Seconds()
+		n := float64(rounds * batch)
+		fmt.Fprintf(stdout, "batch %3d: %8.1f positions/s  %6.2f GFLOP/s\n", batch, n/secs, n*float64(c.FLOPs())/secs/1e9)
+	}
+	return nil
+}

@@ -1,0 +1,278 @@
+package model
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"sort"
+
+	"github.com/palace-chess/palace/internal/atomicfile"
+)
+
+// A checkpoint file, little-endian:
+//
+//	"PALACENN"            magic, 8 bytes
+//	uint32                format version (FormatVersion)
+//	uint32                header length H
+//	H bytes               header: JSON (metadata and the tensor directory)
+//	tensor data           float32s of every tensor, in directory order
+//	uint32                CRC-32C of everything before it
+//
+// The header names every tensor with its shape, so a reader checks sizes
+// before it reads data; the CRC catches bit rot and torn copies.
+
+// FormatVersion is the checkpoint format this code writes and reads.
+const FormatVersion = 1
+
+var magic = []byte("PALACENN")
+
+// ErrNotCheckpoint is returned for a file that is not a palace checkpoint.
+var ErrNotCheckpoint = errors.New("model: not a palace checkpoint")
+
+// ErrCorrupt is returned for a checkpoint whose bytes do not check out.
+var ErrCorrupt = errors.New("model: corrupt checkpoint")
+
+const maxHeader = 16 << 20
+
+// Optimizer is the training state a checkpoint carries so that training
+// resumes exactly: the solver's name and hyperparameters, its step count and
+// its per-parameter tensors (momentum velocities, Adam moments), named
+// "<kind>/<parameter>".
+type Optimizer struct {
+	Name    string               `json:"name"`
+	Params  map[string]float64   `json:"params,omitempty"`
+	Step    int64                `json:"step"`
+	Tensors map[string][]float32 `json:"-"`
+}
+
+// Provenance says where a checkpoint came from.
+type Provenance struct {
+	CodeVersion string `json:"code_version"`
+	Seed        uint64 `json:"seed"`
+	Created     string `json:"created"` // RFC 3339
+	Parent      string `json:"parent,omitempty"`
+	Note        string `json:"note,omitempty"`
+}
+
+// Checkpoint is a network with what it was trained on and how far.
+type Checkpoint struct {
+	Weights         *Weights
+	EncodingVersion int        // encode.Version the network reads
+	RuleSets        []string   // name@hash of the rule sets trained on
+	Steps           int64      // training steps taken
+	Samples         int64      // training samples seen
+	Optimizer       *Optimizer // nil for an inference-only checkpoint
+	Provenance      Provenance
+}
+
+type tensorEntry struct {
+	Name  string `json:"name"`
+	Shape []int  `json:"shape"`
+}
+
+type header struct {
+	Config          Config        `json:"config"`
+	EncodingVersion int           `json:"encoding_version"`
+	RuleSets        []string      `json:"rule_sets"`
+	Steps           int64         `json:"steps"`
+	Samples         int64         `json:"samples"`
+	Optimizer       *Optimizer    `json:"optimizer,omitempty"`
+	Provenance      Provenance    `json:"provenance"`
+	Tensors         []tensorEntry `json:"tensors"`
+	OptTensors      []tensorEntry `json:"optimizer_tensors,omitempty"`
+}
+
+var crcTable = crc32.MakeTable(crc32.Castagnoli)
+
+// ID is a short digest of the network's shape and weights: the network id
+// that shards and reports record.
+func (w *Weights) ID() string {
+	h := sha256.New()
+	cfg, _ := json.Marshal(w.Config)
+	h.Write(cfg)
+	var b [4]byte
+	for _, t := range w.Config.Tensors() {
+		h.Write([]byte(t.Name))
+		for _, v := range w.Tensors[t.Name] {
+			binary.LittleEndian.PutUint32(b[:], math.Float32bits(v))
+			h.Write(b[:])
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// Encode writes the checkpoint in the file format.
+func (ck *Checkpoint) Encode() ([]byte, error) {
+	if ck.Weights == nil {
+		return nil, fmt.Errorf("model: checkpoint without weights")
+	}
+	if err := ck.Weights.Check(); err != nil {
+		return nil, err
+	}
+	hd := header{
+		Config: ck.Weights.Config, EncodingVersion: ck.EncodingVersion, RuleSets: ck.RuleSets,
+		Steps: ck.Steps, Samples: ck.Samples, Optimizer: ck.Optimizer, Provenance: ck.Provenance,
+	}
+	specs := ck.Weights.Config.Tensors()
+	for _, t := range specs {
+		hd.Tensors = append(hd.Tensors, tensorEntry{t.Name, t.Shape})
+	}
+	var optNames []string
+	if ck.Optimizer != nil {
+		for name := range ck.Optimizer.Tensors {
+			optNames = append(optNames, name)
+		}
+		sort.Strings(optNames)
+		for _, name := range optNames {
+			hd.OptTensors = append(hd.OptTensors, tensorEntry{name, []int{len(ck.Optimizer.Tensors[name])}})
+		}
+	}
+	hj, err := json.Marshal(hd)
+	if err != nil {
+		return nil, fmt.Errorf("model: encoding checkpoint header: %w", err)
+	}
+	var buf bytes.Buffer
+	buf.Write(magic)
+	binary.Write(&buf, binary.LittleEndian, uint32(FormatVersion))
+	binary.Write(&buf, binary.LittleEndian, uint32(len(hj)))
+	buf.Write(hj)
+	writeFloats := func(data []float32) {
+		var b [4]byte
+		for _, v := range data {
+			binary.LittleEndian.PutUint32(b[:], math.Float32bits(v))
+			buf.Write(b[:])
+		}
+	}
+	for _, t := range specs {
+		writeFloats(ck.Weights.Tensors[t.Name])
+	}
+	for _, name := range optNames {
+		writeFloats(ck.Optimizer.Tensors[name])
+	}
+	binary.Write(&buf, binary.LittleEndian, crc32Sum(buf.Bytes()))
+	return buf.Bytes(), nil
+}
+
+// DecodeCheckpoint reads a checkpoint from its file bytes. It never
+// panics: a foreign file is ErrNotCheckpoint, a damaged one ErrCorrupt,
+// each wrapped with what is wrong.
+func DecodeCheckpoint(data []byte) (*Checkpoint, error) {
+	if len(data) < len(magic) || !bytes.Equal(data[:len(magic)], magic) {
+		return nil, ErrNotCheckpoint
+	}
+	if len(data) < len(magic)+12 {
+		return nil, fmt.Errorf("%w: %d bytes, too short for a header", ErrCorrupt, len(data))
+	}
+	version := binary.LittleEndian.Uint32(data[8:])
+	if version != FormatVersion {
+		return nil, fmt.Errorf("model: checkpoint format version %d, this palace reads %d", version, FormatVersion)
+	}
+	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
+	if crc32Sum(body) != sum {
+		return nil, fmt.Errorf("%w: checksum mismatch (truncated or damaged file)", ErrCorrupt)
+	}
+	hlen := int(binary.LittleEndian.Uint32(data[12:]))
+	if hlen > maxHeader || 16+hlen > len(body) {
+		return nil, fmt.Errorf("%w: header length %d does not fit the file", ErrCorrupt, hlen)
+	}
+	var hd header
+	dec := json.NewDecoder(bytes.NewReader(data[16 : 16+hlen]))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&hd); err != nil {
+		return nil, fmt.Errorf("%w: header: %v", ErrCorrupt, err)
+	}
+	if err := hd.Config.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	specs := hd.Config.Tensors()
+	if len(hd.Tensors) != len(specs) {
+		return nil, fmt.Errorf("%w: %d tensors listed, the config has %d", ErrCorrupt, len(hd.Tensors), len(specs))
+	}
+	rest := body[16+hlen:]
+	take := func(name string, n int) ([]float32, error) {
+		if n < 0 || n > len(rest)/4 {
+			return nil, fmt.Errorf("%w: tensor %s needs %d values, %d bytes are left", ErrCorrupt, name, n, len(rest))
+		}
+		out := make([]float32, n)
+		for i := range out {
+			out[i] = math.Float32frombits(binary.LittleEndian.Uint32(rest[4*i:]))
+		}
+		rest = rest[4*n:]
+		return out, nil
+	}
+	w := &Weights{Config: hd.Config, Tensors: map[string][]float32{}}
+	for i, t := range specs {
+		e := hd.Tensors[i]
+		if e.Name != t.Name || !slices.Equal(e.Shape, t.Shape) {
+			return nil, fmt.Errorf("%w: tensor %d is %s %v, the config says %s %v", ErrCorrupt, i, e.Name, e.Shape, t.Name, t.Shape)
+		}
+		v, err := take(t.Name, t.Size())
+		if err != nil {
+			return nil, err
+		}
+		w.Tensors[t.Name] = v
+	}
+	if hd.Optimizer != nil {
+		hd.Optimizer.Tensors = map[string][]float32{}
+		for _, e := range hd.OptTensors {
+			if len(e.Shape) != 1 {
+				return nil, fmt.Errorf("%w: optimizer tensor %s has shape %v", ErrCorrupt, e.Name, e.Shape)
+			}
+			v, err := take(e.Name, e.Shape[0])
+			if err != nil {
+				return nil, err
+			}
+			hd.Optimizer.Tensors[e.Name] = v
+		}
+	} else if len(hd.OptTensors) > 0 {
+		return nil, fmt.Errorf("%w: optimizer tensors without an optimizer", ErrCorrupt)
+	}
+	if len(rest) != 0 {
+		return nil, fmt.Errorf("%w: %d bytes after the last tensor", ErrCorrupt, len(rest))
+	}
+	if err := w.Check(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	return &Checkpoint{
+		Weights: w, EncodingVersion: hd.EncodingVersion, RuleSets: hd.RuleSets, Steps: hd.Steps,
+		Samples: hd.Samples, Optimizer: hd.Optimizer, Provenance: hd.Provenance,
+	}, nil
+}
+
+// Save writes the checkpoint to path crash-safely.
+func (ck *Checkpoint) Save(path string) error {
+	data, err := ck.Encode()
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteBytes(path, 0o644, data)
+}
+
+// Load reads a checkpoint file; errors name the file.
+func Load(path string) (*Checkpoint, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("model: reading %s: %w", path, err)
+	}
+	ck, err := DecodeCheckpoint(data)
+	if err != nil {
+		return nil, fmt.Errorf("model: checkpoint %s: %w", path, err)
+	}
+	return ck, nil
+}
+
+func crc32Sum(b []byte) uint32 { return crc32.Checksum(b, crcTable) }

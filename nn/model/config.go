@@ -1,0 +1,114 @@
+// Package model is palace's policy/value network outside of training: its
+// shape (Config), its weights, the checkpoint file format and a pure-Go
+// forward pass. It imports nothing of Gorgonia; nn/gnet trains the same
+// network and hands weights over through this package.
+package model
+
+import (
+	"fmt"
+)
+
+// Config is the network's shape. The input is Planes planes of 10×9; a
+// residual tower of Blocks blocks of Filters 3×3 filters; a policy head of
+// PolicyChannels 1×1 filters and a dense layer to PolicySize logits; a WDL
+// value head of ValueChannels 1×1 filters, a dense layer of ValueHidden
+// units and a dense layer to 3 logits (win, draw, loss for the side to move).
+type Config struct {
+	Planes         int `json:"planes"`
+	PolicySize     int `json:"policy_size"`
+	Blocks         int `json:"blocks"`
+	Filters        int `json:"filters"`
+	PolicyChannels int `json:"policy_channels"`
+	ValueChannels  int `json:"value_channels"`
+	ValueHidden    int `json:"value_hidden"`
+}
+
+// Board geometry shared by both games.
+const (
+	Ranks   = 10
+	Files   = 9
+	Squares = Ranks * Files
+)
+
+// BNEpsilon is batch norm's variance epsilon, the same in training.
+const BNEpsilon = 1e-5
+
+// Validate reports a shape that cannot be built.
+func (c Config) Validate() error {
+	for _, f := range []struct {
+		name      string
+		v, lo, hi int
+	}{
+		{"planes", c.Planes, 1, 1024},
+		{"policy_size", c.PolicySize, 1, 1 << 16},
+		{"blocks", c.Blocks, 0, 128},
+		{"filters", c.Filters, 1, 1024},
+		{"policy_channels", c.PolicyChannels, 1, 256},
+		{"value_channels", c.ValueChannels, 1, 256},
+		{"value_hidden", c.ValueHidden, 1, 4096},
+	} {
+		if f.v < f.lo || f.v > f.hi {
+			return fmt.Errorf("model: config %s = %d, want %d–%d", f.name, f.v, f.lo, f.hi)
+		}
+	}
+	return nil
+}
+
+// InputSize is the floats of one position's input.
+func (c Config) InputSize() int { return c.Planes * Squares }
+
+// FLOPs is the multiply-adds ×2 of one position's forward pass.
+func (c Config) FLOPs() int64 {
+	conv := func(in, out, k int) int64 { return 2 * int64(in*out*k*k) * Squares }
+	n := conv(c.Planes, c.Filters, 3) + int64(2*c.Blocks)*conv(c.Filters, c.Filters, 3)
+	n += conv(c.Filters, c.PolicyChannels, 1) + 2*int64(c.PolicyChannels*Squares*c.PolicySize)
+	n += conv(c.Filters, c.ValueChannels, 1) + 2*int64(c.ValueChannels*Squares*c.ValueHidden) + 2*int64(c.ValueHidden*3)
+	return n
+}
+
+// TensorSpec names one weight tensor and its shape.
+type TensorSpec struct {
+	Name  string
+	Shape []int
+}
+
+// Size is the number of floats in the tensor.
+func (t TensorSpec) Size() int {
+	n := 1
+	for _, d := range t.Shape {
+		n *= d
+	}
+	return n
+}
+
+// bnSpecs are a batch norm's parameters (gamma, beta) and running
+// statistics (mean, var), which training saves explicitly.
+func bnSpecs(prefix string, ch int) []TensorSpec {
+	return []TensorSpec{
+		{prefix + ".gamma", []int{ch}}, {prefix + ".beta", []int{ch}},
+		{prefix + ".mean", []int{ch}}, {prefix + ".var", []int{ch}},
+	}
+}
+
+// Tensors lists every tensor of the network in a fixed order. Convolution
+// weights are [out, in, kh, kw]; dense weights [out, in]; convolutions have
+// no bias (batch norm's beta is it).
+func (c Config) Tensors() []TensorSpec {
+	var ts []TensorSpec
+	conv := func(name string, out, in, k int) {
+		ts = append(ts, TensorSpec{name + ".w", []int{out, in, k, k}})
+		ts = append(ts, bnSpecs(name+".bn", out)...)
+	}
+	conv("stem", c.Filters, c.Planes, 3)
+	for b := 0; b < c.Blocks; b++ {
+		conv(fmt.Sprintf("block%d.conv1", b), c.Filters, c.Filters, 3)
+		conv(fmt.Sprintf("block%d.conv2", b), c.Filters, c.Filters, 3)
+	}
+	conv("policy.conv", c.PolicyChannels, c.Filters, 1)
+	ts = append(ts, TensorSpec{"policy.fc.w", []int{c.PolicySize, c.PolicyChannels * Squares}}, TensorSpec{"policy.fc.b", []int{c.PolicySize}})
+	conv("value.conv", c.ValueChannels, c.Filters, 1)
+	ts = append(ts,
+		TensorSpec{"value.fc1.w", []int{c.ValueHidden, c.ValueChannels * Squares}}, TensorSpec{"value.fc1.b", []int{c.ValueHidden}},
+		TensorSpec{"value.fc2.w", []int{3, c.ValueHidden}}, TensorSpec{"value.fc2.b", []int{3}})
+	return ts
+}

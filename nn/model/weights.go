@@ -1,0 +1,71 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+)
+
+// Weights holds a network's tensors by name, each with the shape its
+// Config gives.
+type Weights struct {
+	Config  Config
+	Tensors map[string][]float32
+}
+
+// NewRandom makes a network with He-initialised weights from seed; batch
+// norms start as the identity (gamma 1, beta 0, mean 0, var 1).
+func NewRandom(c Config, seed uint64) (*Weights, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x70616c616365))
+	w := &Weights{Config: c, Tensors: map[string][]float32{}}
+	for _, t := range c.Tensors() {
+		data := make([]float32, t.Size())
+		switch {
+		case strings.HasSuffix(t.Name, ".gamma"), strings.HasSuffix(t.Name, ".var"):
+			for i := range data {
+				data[i] = 1
+			}
+		case strings.HasSuffix(t.Name, ".w"):
+			fanIn := t.Size() / t.Shape[0]
+			std := math.Sqrt(2 / float64(fanIn))
+			for i := range data {
+				data[i] = float32(rng.NormFloat64() * std)
+			}
+		}
+		w.Tensors[t.Name] = data
+	}
+	return w, nil
+}
+
+// Check reports a missing, extra or misshapen tensor.
+func (w *Weights) Check() error {
+	if err := w.Config.Validate(); err != nil {
+		return err
+	}
+	want := map[string]bool{}
+	for _, t := range w.Config.Tensors() {
+		want[t.Name] = true
+		data, ok := w.Tensors[t.Name]
+		if !ok {
+			return fmt.Errorf("model: tensor %s is missing", t.Name)
+		}
+		if len(data) != t.Size() {
+			return fmt.Errorf("model: tensor %s has %d values, want %d (shape %v)", t.Name, len(data), t.Size(), t.Shape)
+		}
+		for i, v := range data {
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				return fmt.Errorf("model: tensor %s[%d] is %v", t.Name, i, v)
+			}
+		}
+	}
+	for name := range w.Tensors {
+		if !want[name] {
+			return fmt.Errorf("model: tensor %s is not part of the network", name)
+		}
+	}
+	return nil
+}
