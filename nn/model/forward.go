@@ -126,7 +126,7 @@ func (n *Net) Forward(batch int, input, policy, wdl []float32) error {
 				row[j] = bias
 			}
 		}
-		sgemm(fc.out, cols, fc.in*fc.k*fc.k, fc.w, col, out)
+		gemm(fc.out, cols, fc.in*fc.k*fc.k, fc.w, col, out)
 		switch {
 		case skip != nil:
 			for j := range out {
@@ -180,7 +180,7 @@ func (n *Net) Forward(batch int, input, policy, wdl []float32) error {
 	for b := 0; b < batch; b++ {
 		copy(policy[b*c.PolicySize:][:c.PolicySize], n.pfcB)
 	}
-	sgemm(batch, c.PolicySize, c.PolicyChannels*Squares, s.pflat, n.pfcT, policy)
+	gemm(batch, c.PolicySize, c.PolicyChannels*Squares, s.pflat, n.pfcT, policy)
 	conv(vc, cur, tmp, true, nil)
 	s.vflat = flatten(c.ValueChannels, tmp, s.vflat)
 	s.vhid = grow(s.vhid, batch*c.ValueHidden)

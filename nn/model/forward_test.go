@@ -198,3 +198,33 @@ func BenchmarkForward(b *testing.B) {
 		})
 	}
 }
+
+// The BLAS path, where the machine has one, agrees with the Go kernel.
+func TestGemmMatchesGoKernel(t *testing.T) {
+	if BLAS() == "go" {
+		t.Skip("no OpenBLAS here (apt-get install libopenblas0-pthread): only the Go kernel runs")
+	}
+	rng := rand.New(rand.NewPCG(2, 2))
+	for _, d := range [][3]int{{64, 90, 576}, {4, 2581, 360}, {3, 720, 64}} {
+		m, n, k := d[0], d[1], d[2]
+		a, b := make([]float32, m*k), make([]float32, k*n)
+		for i := range a {
+			a[i] = rng.Float32() - 0.5
+		}
+		for i := range b {
+			b[i] = rng.Float32() - 0.5
+		}
+		c1, c2 := make([]float32, m*n), make([]float32, m*n)
+		for i := range c1 {
+			c1[i] = float32(i % 7)
+			c2[i] = c1[i]
+		}
+		gemm(m, n, k, a, b, c1)
+		sgemm(m, n, k, a, b, c2)
+		for i := range c1 {
+			if math.Abs(float64(c1[i]-c2[i])) > 1e-3 {
+				t.Fatalf("%v: [%d] BLAS %v, Go %v", d, i, c1[i], c2[i])
+			}
+		}
+	}
+}
