@@ -1,0 +1,76 @@
+package model
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/palace-chess/palace/nn"
+)
+
+// Evaluator serves a Net through the nn.Evaluator boundary: policy
+// probabilities over each position's legal moves, WDL probabilities. Like
+// the Net it owns, it is for one goroutine at a time (put it behind an
+// nn.Batcher to share it).
+type Evaluator struct {
+	net                *Net
+	input, policy, wdl []float32
+}
+
+// NewEvaluator makes an evaluator for the network w.
+func NewEvaluator(w *Weights) (*Evaluator, error) {
+	net, err := NewNet(w)
+	if err != nil {
+		return nil, err
+	}
+	return &Evaluator{net: net}, nil
+}
+
+// InputSize is the floats of one position's input.
+func (e *Evaluator) InputSize() int { return e.net.cfg.InputSize() }
+
+// PolicySize is the number of policy slots.
+func (e *Evaluator) PolicySize() int { return e.net.cfg.PolicySize }
+
+// Evaluate runs the network on a batch.
+func (e *Evaluator) Evaluate(in []nn.Input, out []nn.Output) error {
+	if err := nn.Validate(e.InputSize(), e.PolicySize(), in, out); err != nil {
+		return err
+	}
+	if len(in) == 0 {
+		return nil
+	}
+	c := e.net.cfg
+	batch := len(in)
+	e.input = grow(e.input, batch*c.InputSize())
+	e.policy = grow(e.policy, batch*c.PolicySize)
+	e.wdl = grow(e.wdl, batch*3)
+	for i := range in {
+		copy(e.input[i*c.InputSize():], in[i].Planes)
+	}
+	if err := e.net.Forward(batch, e.input, e.policy, e.wdl); err != nil {
+		return fmt.Errorf("model: %w", err)
+	}
+	for i := range in {
+		logits := e.policy[i*c.PolicySize:][:c.PolicySize]
+		softmaxAt(logits, in[i].Legal, out[i].Policy)
+		softmaxAt(e.wdl[i*3:][:3], []int32{0, 1, 2}, out[i].WDL[:])
+	}
+	return nil
+}
+
+// softmaxAt writes the softmax of logits restricted to the slots idx.
+func softmaxAt(logits []float32, idx []int32, dst []float32) {
+	top := float32(math.Inf(-1))
+	for _, j := range idx {
+		top = max(top, logits[j])
+	}
+	var sum float64
+	for k, j := range idx {
+		e := math.Exp(float64(logits[j] - top))
+		dst[k] = float32(e)
+		sum += e
+	}
+	for k := range dst {
+		dst[k] = float32(float64(dst[k]) / sum)
+	}
+}
