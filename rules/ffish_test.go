@@ -205,6 +205,28 @@ func chaseCycle(rng *rand.Rand, g *Game) bool {
 	return false
 }
 
+// checkingGame gives check whenever it can (avoiding a third occurrence of
+// a position), so that xiangqi's check-lengthened move limit comes into play.
+func checkingGame(rng *rand.Rand, g *Game, maxPlies int) {
+	for ply := 0; ply < maxPlies && !g.Result().Over(); ply++ {
+		moves := g.LegalMoves(nil)
+		if len(moves) == 0 {
+			return
+		}
+		m := moves[rng.IntN(len(moves))]
+		for _, i := range rng.Perm(len(moves)) {
+			g.Play(moves[i])
+			ok := g.Position().InCheck() && g.Repetitions() < 1
+			g.Undo()
+			if ok {
+				m = moves[i]
+				break
+			}
+		}
+		g.Play(m)
+	}
+}
+
 // TestDifferentialFfishResults compares palace's results after every ply of
 // random games, from the start and from the reference corpus's positions,
 // with Fairy-Stockfish's (through ffish), with and without claims.
@@ -247,6 +269,9 @@ func TestDifferentialFfishResults(t *testing.T) {
 					randomEndgame(rng, g, 1)
 				}
 			}
+			if variant == "xiangqi" && i%4 == 2 {
+				checkingGame(rng, g, 300) // the move limit lengthened by checks
+			}
 			randomEndgame(rng, g, 300)
 			all = append(all, game{variant, root, g.Moves(nil)})
 		}
@@ -283,6 +308,9 @@ func TestDifferentialFfishResults(t *testing.T) {
 			}
 			if j == len(gm.moves) {
 				ends[gm.variant+" "+r.Reason.String()]++
+				if r.Reason == MoveLimit && g.Position().HalfmoveClock() > g.Rules().MoveLimit {
+					ends[gm.variant+" n-move lengthened by checks"]++
+				}
 			}
 		}
 		if got := g.Position().FEN(); got != wantFEN {
