@@ -233,3 +233,30 @@ func BenchmarkEncode(b *testing.B) {
 		}
 	}
 }
+
+// Key separates what the planes separate: the same position reached along
+// different recent histories has different keys, the same history the same.
+func TestKey(t *testing.T) {
+	rs := rules.MustPreset("xiangqi")
+	a, _ := rules.NewGame(rs, rs.StartFEN())
+	b, _ := rules.NewGame(rs, rs.StartFEN())
+	for _, m := range []string{"h1g3", "h10g8", "b1c3"} {
+		a.PlayText(m, rules.Ranks1)
+	}
+	for _, m := range []string{"b1c3", "h10g8", "h1g3"} {
+		b.PlayText(m, rules.Ranks1)
+	}
+	if a.Position().Key() != b.Position().Key() {
+		t.Fatal("the two move orders should reach the same position")
+	}
+	if Key(a) == Key(b) {
+		t.Error("different histories share an encoder key")
+	}
+	c, _ := rules.NewGame(rs, rs.StartFEN())
+	for _, m := range []string{"h1g3", "h10g8", "b1c3"} {
+		c.PlayText(m, rules.Ranks1)
+	}
+	if Key(a) != Key(c) {
+		t.Error("the same history gave different keys")
+	}
+}

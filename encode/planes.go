@@ -163,3 +163,39 @@ func MirrorPlanes(src, dst []float32) error {
 	}
 	return nil
 }
+
+// Key is a 64-bit digest of everything Encode reads from g: the positions
+// it shows, the repetition count, the clocks and the rule set. Two game
+// states with the same Key encode to the same planes (barring a hash
+// collision), so an evaluation cache can be keyed by it.
+func Key(g *rules.Game) uint64 {
+	h := uint64(0x9e3779b97f4a7c15)
+	mix := func(v uint64) {
+		h ^= v
+		h *= 0xbf58476d1ce4e5b9
+		h ^= h >> 31
+	}
+	for step := 0; step < HistorySteps; step++ {
+		k, ok := g.KeyBack(step)
+		if !ok {
+			break
+		}
+		mix(k + uint64(step))
+	}
+	pos := g.Position()
+	rs := g.Rules()
+	mix(uint64(g.Repetitions()))
+	if g.LastMoveWasPass() {
+		mix(1)
+	}
+	if rs.MoveLimit > 0 {
+		mix(uint64(pos.HalfmoveClock()) << 8)
+	}
+	if rs.MaxPlies > 0 {
+		mix(uint64(g.Ply()) << 16)
+	}
+	for _, c := range rs.Hash() {
+		mix(uint64(c))
+	}
+	return h
+}

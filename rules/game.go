@@ -86,6 +86,16 @@ func (g *Game) Ancestor(k int) (Position, bool) {
 	return pos, true
 }
 
+// KeyBack is the Zobrist key of the position k plies back (0 is the
+// current one); false when that is before the root.
+func (g *Game) KeyBack(k int) (uint64, bool) {
+	n := len(g.keys) - 1
+	if k < 0 || k > n {
+		return 0, false
+	}
+	return g.keys[n-k], true
+}
+
 // Repetitions counts the earlier occurrences of the current position
 // (board and side to move) since the last capture and since the root, the
 // window the repetition rule looks at.
