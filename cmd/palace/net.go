@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -149,7 +151,8 @@ func runNetInfo(args []string, stdout, stderr io.Writer) error {
 func runNetBench(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("net bench", stderr)
 	batches := fs.String("batch", "1,8,32", "comma-separated batch sizes")
-	positions := fs.Int("positions", 256, "positions to evaluate per batch size")
+	positions := fs.Int("positions", 256, "positions each worker evaluates per batch size")
+	workers := fs.Int("workers", runtime.NumCPU(), "inference workers, one network copy each (one per core is the intended use)")
 	if err := fs.Parse(args); err != nil {
 		return usageError{err.Error()}
 	}
@@ -160,34 +163,53 @@ func runNetBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	net, err := model.NewNet(ck.Weights)
-	if err != nil {
-		return err
+	if *workers < 1 {
+		return usageError{"--workers must be at least 1"}
+	}
+	nets := make([]*model.Net, *workers)
+	for i := range nets {
+		if nets[i], err = model.NewNet(ck.Weights); err != nil {
+			return err
+		}
 	}
 	c := ck.Weights.Config
-	fmt.Fprintf(stdout, "network %s: %.1f MFLOP per position, pure-Go forward pass, one goroutine\n", ck.Weights.ID(), float64(c.FLOPs())/1e6)
+	fmt.Fprintf(stdout, "network %s: %.1f MFLOP per position; GEMMs by %s; %d workers\n", ck.Weights.ID(), float64(c.FLOPs())/1e6, model.BLAS(), *workers)
 	for _, s := range strings.Split(*batches, ",") {
 		batch, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || batch < 1 {
 			return usageError{fmt.Sprintf("bad batch size %q", s)}
 		}
-		input := make([]float32, batch*c.InputSize())
-		for i := range input {
-			input[i] = float32(i % 2)
-		}
-		policy, wdl := make([]float32, batch*c.PolicySize), make([]float32, batch*3)
-		if err := net.Forward(batch, input, policy, wdl); err != nil { // warm-up: scratch space
-			return err
-		}
 		rounds := max(1, *positions/batch)
-		start := time.Now()
-		for r := 0; r < rounds; r++ {
-			if err := net.Forward(batch, input, policy, wdl); err != nil {
+		for _, net := range nets { // warm-up: each worker's scratch space
+			if err := net.Forward(batch, make([]float32, batch*c.InputSize()), make([]float32, batch*c.PolicySize), make([]float32, batch*3)); err != nil {
 				return err
 			}
 		}
+		var wg sync.WaitGroup
+		errs := make([]error, len(nets))
+		start := time.Now()
+		for i, net := range nets {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				input := make([]float32, batch*c.InputSize())
+				for j := range input {
+					input[j] = float32(j % 2)
+				}
+				policy, wdl := make([]float32, batch*c.PolicySize), make([]float32, batch*3)
+				for r := 0; r < rounds && errs[i] == nil; r++ {
+					errs[i] = net.Forward(batch, input, policy, wdl)
+				}
+			}()
+		}
+		wg.Wait()
 		secs := time.Since(start).Seconds()
-		n := float64(rounds * batch)
+		for _, err := range errs {
+			if err != nil {
+				return err
+			}
+		}
+		n := float64(rounds * batch * len(nets))
 		fmt.Fprintf(stdout, "batch %3d: %8.1f positions/s  %6.2f GFLOP/s\n", batch, n/secs, n*float64(c.FLOPs())/secs/1e9)
 	}
 	return nil
