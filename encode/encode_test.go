@@ -260,3 +260,12 @@ func TestKey(t *testing.T) {
 		t.Error("the same history gave different keys")
 	}
 }
+
+func TestKeyAllocatesNothing(t *testing.T) {
+	rs := rules.MustPreset("janggi")
+	g, _ := rules.NewGame(rs, rs.StartFEN())
+	Key(g)
+	if n := testing.AllocsPerRun(100, func() { Key(g) }); n != 0 {
+		t.Errorf("Key allocates %v times per call", n)
+	}
+}

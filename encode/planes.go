@@ -5,6 +5,8 @@ package encode
 
 import (
 	"fmt"
+	"strconv"
+	"sync"
 
 	"github.com/palace-chess/palace/rules"
 )
@@ -194,8 +196,20 @@ func Key(g *rules.Game) uint64 {
 	if rs.MaxPlies > 0 {
 		mix(uint64(g.Ply()) << 16)
 	}
-	for _, c := range rs.Hash() {
-		mix(uint64(c))
-	}
+	mix(ruleSetKey(rs))
 	return h
+}
+
+// ruleKeys remembers each rule set's hash as a number: RuleSet.Hash costs
+// a SHA-256 and a string, too much for every evaluated position. A rule set
+// does not change once games are played under it.
+var ruleKeys sync.Map // *rules.RuleSet → uint64
+
+func ruleSetKey(rs *rules.RuleSet) uint64 {
+	if k, ok := ruleKeys.Load(rs); ok {
+		return k.(uint64)
+	}
+	k, _ := strconv.ParseUint(rs.Hash(), 16, 64)
+	ruleKeys.Store(rs, k)
+	return k
 }

@@ -1,0 +1,205 @@
+package mcts
+
+import (
+	"fmt"
+	"math"
+)
+
+// Mode selects the search algorithm.
+type Mode uint8
+
+const (
+	// Gumbel is Gumbel AlphaZero's search (Danihelka et al., ICLR 2022):
+	// Gumbel-top-k root sampling, sequential halving, completed Q-values and
+	// the improved policy as the training target. It improves the policy
+	// with as few as 8–32 simulations.
+	Gumbel Mode = iota
+	// PUCT is AlphaZero's search: PUCT selection with root Dirichlet noise,
+	// the visit distribution as the training target and a temperature over
+	// visits to choose the move.
+	PUCT
+)
+
+func (m Mode) String() string {
+	switch m {
+	case Gumbel:
+		return "gumbel"
+	case PUCT:
+		return "puct"
+	}
+	return fmt.Sprintf("Mode(%d)", uint8(m))
+}
+
+// Params are a search's knobs. DefaultParams gives working values; Validate
+// reports what cannot work.
+type Params struct {
+	Mode Mode
+
+	// Simulations is the full budget: leaves visited below the root per
+	// move. The root's own evaluation is not counted.
+	Simulations int
+	// CheapSimulations and FullFraction are KataGo's playout-cap
+	// randomization: each move is searched with the full budget with
+	// probability FullFraction (the Result says Full, and only those moves
+	// make policy targets), else with CheapSimulations and no root noise.
+	// CheapSimulations 0 or FullFraction 1 turns it off (always full).
+	CheapSimulations int
+	FullFraction     float64
+
+	// PUCT's exploration constant, AlphaZero's schedule:
+	// c(N) = CPuctInit + log((N + CPuctBase + 1) / CPuctBase).
+	CPuctInit float64
+	CPuctBase float64
+	// First-play urgency: an unvisited child is valued at the parent's mean
+	// value minus FPUReduction × sqrt(sum of the visited children's priors)
+	// (lc0 and KataGo); RootFPUReduction applies at the root.
+	FPUReduction     float64
+	RootFPUReduction float64
+
+	// Root Dirichlet noise (PUCT, full searches only): priors become
+	// (1-NoiseFraction)·P + NoiseFraction·Dir(α) with α = DirichletTotal /
+	// (legal moves), so the noise's total concentration is the same in a
+	// position of 5 moves and of 90 (KataGo's scaling; AlphaZero's α = 0.3
+	// for chess's ~35 moves is a total of about 10). NoiseFraction 0 turns
+	// it off.
+	NoiseFraction  float64
+	DirichletTotal float64
+
+	// Gumbel root search: GumbelK actions are sampled (Gumbel-top-k) and
+	// halved over the budget; completed Q-values q̂ ∈ [0, 1] are scaled by
+	// σ(q̂) = (CVisit + max visits) · CScale · q̂. GumbelScale multiplies the
+	// Gumbel noise: 1 for self-play, 0 for a deterministic, strongest move.
+	GumbelK     int
+	CVisit      float64
+	CScale      float64
+	GumbelScale float64
+
+	// Move-selection temperature (PUCT; Gumbel's move is the sequential
+	// halving's winner and its randomness comes from GumbelScale). The
+	// temperature at game ply p is Temperature decaying towards
+	// TemperatureFinal with a half-life of TemperatureHalfLife plies (0: no
+	// decay), and TemperatureFinal from ply TemperaturePlies on (0: never).
+	// AlphaZero's schedule is 1 for 30 plies then 0.
+	Temperature         float64
+	TemperatureFinal    float64
+	TemperatureHalfLife float64
+	TemperaturePlies    int
+
+	// LeavesPerEval is how many leaves one tree gathers, under virtual
+	// loss, for each Evaluate call. 1 is exact sequential search; more
+	// fills batches when there are fewer concurrent games than the
+	// network's batch size. VirtualLoss is the value, in [-1, 1] units, an
+	// in-flight visit counts as losing.
+	LeavesPerEval int
+	VirtualLoss   float64
+
+	// MaxNodes caps the tree (48 bytes a node, and as many again for the
+	// arena compaction copies into); a search that fills it stops early.
+	MaxNodes int
+
+	// Seed seeds the search's random numbers (noise, playout cap,
+	// temperature, Gumbel): the same seed, evaluator and positions give the
+	// same results.
+	Seed uint64
+}
+
+// DefaultParams are Gumbel search with 32 simulations a full move and 8 a
+// cheap one, a quarter of moves full: settings for self-play on a small
+// machine. PUCT's knobs are AlphaZero's and KataGo's.
+func DefaultParams() Params {
+	return Params{
+		Mode:             Gumbel,
+		Simulations:      32,
+		CheapSimulations: 8,
+		FullFraction:     0.25,
+		CPuctInit:        1.25,
+		CPuctBase:        19652,
+		FPUReduction:     0.2,
+		RootFPUReduction: 0.1,
+		NoiseFraction:    0.25,
+		DirichletTotal:   10.83,
+		GumbelK:          16,
+		CVisit:           50,
+		CScale:           1,
+		GumbelScale:      1,
+		Temperature:      1,
+		TemperatureFinal: 0,
+		TemperaturePlies: 30,
+		LeavesPerEval:    1,
+		VirtualLoss:      1,
+		MaxNodes:         1 << 21,
+	}
+}
+
+// Limits on Params that keep indices in int32 and buffers sane.
+const (
+	maxSimulations   = 1 << 24
+	maxLeavesPerEval = 1024
+	minNodes         = 1 << 10
+	maxNodes         = 1 << 30
+)
+
+// Validate reports the first knob that cannot work, naming it.
+func (p Params) Validate() error {
+	bad := func(name string, v any, want string) error {
+		return fmt.Errorf("mcts: %s = %v, want %s", name, v, want)
+	}
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	nonneg := func(x float64) bool { return finite(x) && x >= 0 }
+	switch {
+	case p.Mode != Gumbel && p.Mode != PUCT:
+		return bad("Mode", p.Mode, "Gumbel or PUCT")
+	case p.Simulations < 1 || p.Simulations > maxSimulations:
+		return bad("Simulations", p.Simulations, fmt.Sprintf("1–%d", maxSimulations))
+	case p.CheapSimulations < 0 || p.CheapSimulations > p.Simulations:
+		return bad("CheapSimulations", p.CheapSimulations, fmt.Sprintf("0–Simulations (%d)", p.Simulations))
+	case !nonneg(p.FullFraction) || p.FullFraction > 1:
+		return bad("FullFraction", p.FullFraction, "in [0, 1]")
+	case !finite(p.CPuctInit) || p.CPuctInit <= 0:
+		return bad("CPuctInit", p.CPuctInit, "> 0")
+	case !finite(p.CPuctBase) || p.CPuctBase <= 0:
+		return bad("CPuctBase", p.CPuctBase, "> 0")
+	case !nonneg(p.FPUReduction):
+		return bad("FPUReduction", p.FPUReduction, ">= 0")
+	case !nonneg(p.RootFPUReduction):
+		return bad("RootFPUReduction", p.RootFPUReduction, ">= 0")
+	case !nonneg(p.NoiseFraction) || p.NoiseFraction > 1:
+		return bad("NoiseFraction", p.NoiseFraction, "in [0, 1]")
+	case p.NoiseFraction > 0 && (!finite(p.DirichletTotal) || p.DirichletTotal <= 0):
+		return bad("DirichletTotal", p.DirichletTotal, "> 0 when NoiseFraction > 0")
+	case p.GumbelK < 1:
+		return bad("GumbelK", p.GumbelK, ">= 1")
+	case !nonneg(p.CVisit):
+		return bad("CVisit", p.CVisit, ">= 0")
+	case !finite(p.CScale) || p.CScale <= 0:
+		return bad("CScale", p.CScale, "> 0")
+	case !nonneg(p.GumbelScale):
+		return bad("GumbelScale", p.GumbelScale, ">= 0")
+	case !nonneg(p.Temperature):
+		return bad("Temperature", p.Temperature, ">= 0")
+	case !nonneg(p.TemperatureFinal):
+		return bad("TemperatureFinal", p.TemperatureFinal, ">= 0")
+	case !nonneg(p.TemperatureHalfLife):
+		return bad("TemperatureHalfLife", p.TemperatureHalfLife, ">= 0")
+	case p.TemperaturePlies < 0:
+		return bad("TemperaturePlies", p.TemperaturePlies, ">= 0")
+	case p.LeavesPerEval < 1 || p.LeavesPerEval > maxLeavesPerEval:
+		return bad("LeavesPerEval", p.LeavesPerEval, fmt.Sprintf("1–%d", maxLeavesPerEval))
+	case !nonneg(p.VirtualLoss) || p.VirtualLoss > 1:
+		return bad("VirtualLoss", p.VirtualLoss, "in [0, 1]")
+	case p.MaxNodes < minNodes || p.MaxNodes > maxNodes:
+		return bad("MaxNodes", p.MaxNodes, fmt.Sprintf("%d–%d", minNodes, maxNodes))
+	}
+	return nil
+}
+
+// TemperatureAt is the move-selection temperature at game ply ply.
+func (p Params) TemperatureAt(ply int) float64 {
+	if p.TemperaturePlies > 0 && ply >= p.TemperaturePlies {
+		return p.TemperatureFinal
+	}
+	if p.TemperatureHalfLife > 0 {
+		return p.TemperatureFinal + (p.Temperature-p.TemperatureFinal)*math.Exp2(-float64(ply)/p.TemperatureHalfLife)
+	}
+	return p.Temperature
+}
