@@ -21,6 +21,7 @@ var commands = map[string]command{
 	"moves":      {"list the legal moves of positions", runMoves},
 	"adjudicate": {"decide game results from a start FEN and moves (batch)", runAdjudicate},
 	"net":        {"create (init), describe (info) and measure (bench) networks", runNet},
+	"search":     {"search a position with MCTS (a network, or a uniform evaluator)", runSearch},
 	"version":    {"print palace's version and build information", runVersion},
 }
 

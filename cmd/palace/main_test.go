@@ -234,3 +234,38 @@ func TestNetInitInfoBench(t *testing.T) {
 		t.Errorf("bad config: exit %d, %q", code, errOut)
 	}
 }
+
+func TestSearchCommand(t *testing.T) {
+	// A janggi mate in 1 along the palace diagonal, found with no network.
+	code, out, errOut := runPalace(t, "", "search", "--rules", "janggi", "--fen", "4k4/9/3P2N2/9/9/9/9/9/9/3K5 w - - 0 1", "--sims", "400")
+	if code != 0 || !strings.Contains(out, "bestmove d8e9\n") || !strings.Contains(out, "proof win in 1 plies") {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+	// With a network, after moves, in Gumbel mode: deterministic.
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "tiny.yaml")
+	os.WriteFile(cfg, []byte("blocks: 1\nfilters: 8\npolicy_channels: 2\nvalue_channels: 1\nvalue_hidden: 8\n"), 0o644)
+	ckpt := filepath.Join(dir, "tiny.ckpt")
+	if code, _, errOut := runPalace(t, "", "net", "init", "--config", cfg, "--out", ckpt); code != 0 {
+		t.Fatal(errOut)
+	}
+	args := []string{"search", "--start", "--moves", "h3e3 h8e8", "--net", ckpt, "--mode", "gumbel", "--sims", "32"}
+	code, out1, errOut := runPalace(t, "", args...)
+	if code != 0 || !strings.Contains(out1, "search gumbel, 32 simulations") || !strings.Contains(out1, "network ") {
+		t.Fatalf("exit %d: %s %s", code, out1, errOut)
+	}
+	if _, out2, _ := runPalace(t, "", args...); out2 != out1 {
+		t.Error("the same search twice gave different output")
+	}
+	code, _, errOut = runPalace(t, "", "search", "--start", "--moves", "h3e3 zz")
+	if code != 1 || !strings.Contains(errOut, "move 2") {
+		t.Errorf("bad move: exit %d %q", code, errOut)
+	}
+	code, _, errOut = runPalace(t, "", "search", "--fen", "3k5/R8/9/9/9/9/9/9/4K4/1R7 w - - 0 1", "--moves", "b1b10")
+	if code != 1 || !strings.Contains(errOut, "the game is over: 1-0 checkmate") {
+		t.Errorf("finished game: exit %d %q", code, errOut)
+	}
+	if code, _, _ := runPalace(t, "", "search", "--start", "--mode", "alphabeta"); code != 2 {
+		t.Errorf("bad mode: exit %d, want 2", code)
+	}
+}

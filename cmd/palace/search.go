@@ -1,0 +1,111 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/mcts"
+	"github.com/palace-chess/palace/nn"
+	"github.com/palace-chess/palace/nn/model"
+	"github.com/palace-chess/palace/rules"
+)
+
+func runSearch(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("search", stderr)
+	var pf positionFlags
+	pf.register(fs)
+	moves := fs.String("moves", "", "moves to play from the position first (ranks 1–10, space-separated)")
+	netFile := fs.String("net", "", "network checkpoint; without it a uniform evaluator (equal priors, value 0) stands in")
+	sims := fs.Int("sims", 800, "simulations (a visit count, not a time)")
+	mode := fs.String("mode", "puct", "search: puct or gumbel")
+	seed := fs.Uint64("seed", 1, "random seed (Gumbel sampling)")
+	leaves := fs.Int("leaves", 8, "leaves gathered per network call (virtual loss)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	rs, err := pf.ruleSet()
+	if err != nil {
+		return err
+	}
+	fen, err := pf.startFEN(rs)
+	if err != nil {
+		return err
+	}
+	g, err := rules.NewGame(rs, fen)
+	if err != nil {
+		return err
+	}
+	for i, text := range strings.Fields(*moves) {
+		if _, err := g.PlayText(text, rules.Ranks1); err != nil {
+			return fmt.Errorf("--moves: move %d: %w", i+1, err)
+		}
+	}
+	var ev nn.Evaluator = nn.NewUniform(encode.InputSize, encode.PolicySize())
+	evName := "uniform evaluator"
+	if *netFile != "" {
+		ck, err := model.Load(*netFile)
+		if err != nil {
+			return err
+		}
+		if ck.EncodingVersion != encode.Version {
+			return fmt.Errorf("%s reads encoding version %d, this palace writes %d", *netFile, ck.EncodingVersion, encode.Version)
+		}
+		me, err := model.NewEvaluator(ck.Weights)
+		if err != nil {
+			return err
+		}
+		ev, evName = me, "network "+ck.Weights.ID()
+	}
+	p := mcts.DefaultParams()
+	switch *mode {
+	case "puct":
+		p.Mode = mcts.PUCT
+	case "gumbel":
+		p.Mode = mcts.Gumbel
+	default:
+		return usageError{fmt.Sprintf("--mode %q: want puct or gumbel", *mode)}
+	}
+	// Analysis: the full budget every time, no noise, the most visited move.
+	p.Simulations, p.CheapSimulations, p.FullFraction = *sims, 0, 1
+	p.NoiseFraction, p.Temperature, p.TemperatureFinal = 0, 0, 0
+	p.Seed, p.LeavesPerEval = *seed, *leaves
+	s, err := mcts.New(p, ev)
+	if err != nil {
+		return err
+	}
+	if r := g.Result(); r.Over() {
+		return fmt.Errorf("the game is over: %s", r)
+	}
+	r, err := s.Run(g)
+	if err != nil {
+		return err
+	}
+	out := bufio.NewWriter(stdout)
+	defer out.Flush()
+	fmt.Fprintf(out, "position %s\n", g.Position().FEN())
+	fmt.Fprintf(out, "search %s, %d simulations, %d evaluations, %s\n", p.Mode, r.Simulations, r.Evaluations, evName)
+	fmt.Fprintf(out, "bestmove %s\n", r.Best)
+	fmt.Fprintf(out, "value %.3f  wdl %.3f %.3f %.3f\n", r.Value, r.WDL[0], r.WDL[1], r.WDL[2])
+	if r.Proof != mcts.Unproven {
+		fmt.Fprintf(out, "proof %s in %d plies\n", r.Proof, r.ProofPlies)
+	}
+	pv := make([]string, len(r.PV))
+	for i, m := range r.PV {
+		pv[i] = m.String()
+	}
+	fmt.Fprintf(out, "pv %s\n", strings.Join(pv, " "))
+	order := make([]int, len(r.Moves))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return r.Visits[order[a]] > r.Visits[order[b]] })
+	fmt.Fprintf(out, "%-7s %7s %7s %7s %7s\n", "move", "visits", "prior", "target", "q")
+	for _, i := range order {
+		fmt.Fprintf(out, "%-7s %7d %7.4f %7.4f %7.3f\n", r.Moves[i], r.Visits[i], r.Prior[i], r.Policy[i], r.Q[i])
+	}
+	return nil
+}
