@@ -160,7 +160,7 @@ func TestSgemm(t *testing.T) {
 		for i := range c {
 			c[i] = 1
 		}
-		sgemm(m, n, k, a, b, c)
+		goSgemm(m, n, k, a, b, c)
 		for i := 0; i < m; i++ {
 			for j := 0; j < n; j++ {
 				want := 1.0
@@ -220,7 +220,7 @@ func TestGemmMatchesGoKernel(t *testing.T) {
 			c2[i] = c1[i]
 		}
 		gemm(m, n, k, a, b, c1)
-		sgemm(m, n, k, a, b, c2)
+		goSgemm(m, n, k, a, b, c2)
 		for i := range c1 {
 			if math.Abs(float64(c1[i]-c2[i])) > 1e-3 {
 				t.Fatalf("%v: [%d] BLAS %v, Go %v", d, i, c1[i], c2[i])

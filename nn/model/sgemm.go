@@ -1,9 +1,9 @@
 package model
 
-// sgemm computes c[m×n] += a[m×k] · b[k×n], all row-major. It is the one
+// goSgemm computes c[m×n] += a[m×k] · b[k×n], all row-major. It is the one
 // kernel the forward pass spends its time in; this is the portable Go
 // version (four rows of a share each pass over a row of b).
-func sgemm(m, n, k int, a, b, c []float32) {
+func goSgemm(m, n, k int, a, b, c []float32) {
 	_ = a[m*k-1]
 	_ = b[k*n-1]
 	_ = c[m*n-1]

@@ -1,0 +1,111 @@
+// Package openblas loads OpenBLAS at run time (through purego, no cgo), so a
+// plain `go build` works on any machine and the network's matrix products
+// use OpenBLAS where it is installed. Both the inference forward pass
+// (nn/model) and training (nn/gnet) go through this one loader: OpenBLAS's
+// kernel choice and thread count are per process and fixed at load.
+//
+// PALACE_BLAS=off disables it; PALACE_BLAS=/path/to/libopenblas.so picks a
+// library.
+package openblas
+
+import (
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/ebitengine/purego"
+)
+
+// CBLAS constants.
+const (
+	RowMajor = 101
+	NoTrans  = 111
+	Trans    = 112
+)
+
+// Sgemm is cblas_sgemm: c = alpha·op(a)·op(b) + beta·c.
+type Sgemm func(order, transA, transB, m, n, k int32, alpha float32, a *float32, lda int32, b *float32, ldb int32, beta float32, c *float32, ldc int32)
+
+var lib struct {
+	once  sync.Once
+	sgemm Sgemm
+	name  string
+}
+
+// Load returns OpenBLAS's sgemm and a description (library and kernels),
+// or ok false where it is absent or disabled. OpenBLAS runs single-threaded:
+// palace runs one worker per core and splits work itself.
+func Load() (sgemm Sgemm, name string, ok bool) {
+	lib.once.Do(load)
+	return lib.sgemm, lib.name, lib.sgemm != nil
+}
+
+func load() {
+	choice := os.Getenv("PALACE_BLAS")
+	if choice == "off" {
+		return
+	}
+	pickCoreType()
+	candidates := []string{"libopenblas.so.0", "libopenblas.so", "/usr/lib/x86_64-linux-gnu/libopenblas.so.0", "/usr/lib/aarch64-linux-gnu/libopenblas.so.0"}
+	if choice != "" {
+		candidates = []string{choice}
+	}
+	for _, name := range candidates {
+		h, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_GLOBAL)
+		if err != nil {
+			continue
+		}
+		sym, err := purego.Dlsym(h, "cblas_sgemm")
+		if err != nil {
+			continue
+		}
+		var f Sgemm
+		purego.RegisterFunc(&f, sym)
+		desc := name
+		if core, err := purego.Dlsym(h, "openblas_get_corename"); err == nil {
+			var corename func() string
+			purego.RegisterFunc(&corename, core)
+			desc += " (" + corename() + ")"
+		}
+		if threads, err := purego.Dlsym(h, "openblas_set_num_threads"); err == nil {
+			var set func(int32)
+			purego.RegisterFunc(&set, threads)
+			set(1)
+		}
+		lib.sgemm, lib.name = f, desc
+		return
+	}
+}
+
+// pickCoreType names OpenBLAS's kernels by the CPU's features (SkylakeX
+// for AVX-512, Haswell for AVX2 and FMA) through OPENBLAS_CORETYPE, since
+// OpenBLAS 0.3.21 (Debian 12) takes CPUs newer than it knows, such as
+// Sapphire Rapids, for a Prescott and runs SSE3 kernels, 2–3× slower than
+// its AVX-512 ones. On CPUs it knows these are the kernels it picks, or
+// their equals for single precision. An OPENBLAS_CORETYPE already set wins.
+func pickCoreType() {
+	if os.Getenv("OPENBLAS_CORETYPE") != "" || runtime.GOARCH != "amd64" {
+		return
+	}
+	info, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return
+	}
+	var flags map[string]bool
+	for _, line := range strings.Split(string(info), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "flags" {
+			flags = map[string]bool{}
+			for _, f := range strings.Fields(v) {
+				flags[f] = true
+			}
+			break
+		}
+	}
+	switch {
+	case flags["avx512f"] && flags["avx512bw"] && flags["avx512dq"] && flags["avx512vl"]:
+		os.Setenv("OPENBLAS_CORETYPE", "SkylakeX")
+	case flags["avx2"] && flags["fma"]:
+		os.Setenv("OPENBLAS_CORETYPE", "Haswell")
+	}
+}

@@ -1,0 +1,35 @@
+package gnet
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/palace-chess/palace/nn/model"
+)
+
+// BenchmarkTrainStep: the yardstick network, 6 blocks × 64
+// filters, palace's 80 input planes and 2,581 policy slots, at batch 64.
+func BenchmarkTrainStep(b *testing.B) {
+	cfg := model.Config{Planes: 80, PolicySize: 2581, Blocks: 6, Filters: 64, PolicyChannels: 4, ValueChannels: 2, ValueHidden: 64}
+	const batch = 64
+	w, err := model.NewRandom(cfg, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tr, err := New(w, WithBatch(batch), WithSGD(0.9), WithSchedule(Schedule{Kind: Constant, Rate: 1e-3}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	in, p, v := randomBatch(rand.New(rand.NewPCG(1, 2)), cfg, batch)
+	if _, err := tr.Step(in, p, v); err != nil { // first run allocates
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := tr.Step(in, p, v); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "samples/s")
+}

@@ -1,0 +1,112 @@
+package gnet
+
+import (
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+	G "gorgonia.org/gorgonia"
+
+	"github.com/palace-chess/palace/internal/openblas"
+)
+
+// Gorgonia does its matrix products through a swappable BLAS, Gonum's
+// pure-Go one by default; a training step spends about half its time in
+// them. Where the machine has OpenBLAS (internal/openblas loads it, single
+// threaded), Sgemm goes there instead, the work split across GOMAXPROCS
+// goroutines here. PALACE_BLAS=off keeps Gonum's. It is installed in
+// Gorgonia (a process-wide setting) when the first Trainer is made.
+
+var (
+	blasOnce sync.Once
+	blasName = "gonum"
+)
+
+// BLAS names the library doing the training graph's float32 matrix
+// products: "gonum", or the OpenBLAS library and the kernels it runs.
+func BLAS() string {
+	useBLAS()
+	return blasName
+}
+
+// useBLAS installs OpenBLAS's Sgemm in Gorgonia, once, if it loads
+// (internal/openblas, shared with nn/model).
+func useBLAS() {
+	blasOnce.Do(func() {
+		sgemm, name, ok := openblas.Load()
+		if !ok {
+			return
+		}
+		blasName = name
+		G.Use(&openBLAS{sgemm: sgemm})
+	})
+}
+
+// openBLAS is Gonum's BLAS with Sgemm from OpenBLAS.
+type openBLAS struct {
+	gonum.Implementation
+	sgemm openblas.Sgemm
+}
+
+// Sgemm computes C = α·op(A)·op(B) + β·C (row-major), as Gonum's does,
+// split across the cores.
+func (o *openBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	o.bands(runtime.GOMAXPROCS(0), tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// bands is Sgemm in at most parts bands.
+func (o *openBLAS) bands(parts int, tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	ta, tb := tA != blas.NoTrans, tB != blas.NoTrans
+	// Anything odd (empty, or slices too short for their shapes) goes to
+	// Gonum, which checks and panics with a message rather than letting C
+	// read past a slice.
+	if m <= 0 || n <= 0 || k <= 0 || ldc < n || len(c) < (m-1)*ldc+n ||
+		!fits(len(a), lda, ta, m, k) || !fits(len(b), ldb, tb, k, n) {
+		o.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	// Split the larger of C's sides into one band per worker; below about
+	// a million multiply-adds a goroutine costs more than it saves.
+	parts = min(parts, max(1, m*n*k>>20))
+	if parts <= 1 {
+		o.call(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	fanOut(parts, func(i int) {
+		if m >= n {
+			i0, i1 := m*i/parts, m*(i+1)/parts
+			aOff := i0 * lda // rows of A
+			if ta {
+				aOff = i0 // columns of the stored k×m A
+			}
+			o.call(ta, tb, i1-i0, n, k, alpha, a[aOff:], lda, b, ldb, beta, c[i0*ldc:], ldc)
+		} else {
+			j0, j1 := n*i/parts, n*(i+1)/parts
+			bOff := j0 // columns of B
+			if tb {
+				bOff = j0 * ldb // rows of the stored n×k B
+			}
+			o.call(ta, tb, m, j1-j0, k, alpha, a, lda, b[bOff:], ldb, beta, c[j0:], ldc)
+		}
+	})
+}
+
+func (o *openBLAS) call(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	t := func(yes bool) int32 {
+		if yes {
+			return openblas.Trans
+		}
+		return openblas.NoTrans
+	}
+	o.sgemm(openblas.RowMajor, t(ta), t(tb), int32(m), int32(n), int32(k), alpha, &a[0], int32(lda), &b[0], int32(ldb), beta, &c[0], int32(ldc))
+}
+
+// fits reports whether a slice of length size holds a row-major rows×cols
+// matrix (cols×rows if transposed) with leading dimension ld.
+func fits(size, ld int, trans bool, rows, cols int) bool {
+	if trans {
+		rows, cols = cols, rows
+	}
+	return ld >= cols && size >= (rows-1)*ld+cols
+}

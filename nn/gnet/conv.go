@@ -1,0 +1,210 @@
+package gnet
+
+import (
+	"fmt"
+	"hash"
+	"io"
+	"runtime"
+
+	"github.com/chewxy/hm"
+	"github.com/palace-chess/palace/nn/model"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// A 3×3 convolution runs in chunks of chunkPositions positions, spread
+// over the cores: each chunk's im2col (in·9 rows of chunk·90 values, 2 MB
+// at most for the stem) stays in the core's cache for its GEMM, where one
+// im2col of the whole batch (16 MB) would go through memory twice.
+const chunkPositions = 8
+
+// convScratch is the per-core im2col buffers and filter-gradient partial
+// sums a graph's convolutions share: the graph runs one op at a time.
+type convScratch struct {
+	col, part []any // per worker
+	wf        any   // flipped filters for the input gradient
+}
+
+// convOp is a k×k convolution (k = 1 or 3, zero-padded to keep 10×9) of x
+// [1, in, batch·10, 9] by w [out, in, k, k].
+type convOp struct {
+	pure
+	k, in, out, batch int
+	inputGrad         bool // false for the stem: the network's input needs no gradient
+	buf               any
+	s                 *convScratch
+}
+
+func (op *convOp) String() string {
+	return fmt.Sprintf("gnet.conv%d(%d→%d, batch %d)", op.k, op.in, op.out, op.batch)
+}
+func (op *convOp) WriteHash(h hash.Hash) { io.WriteString(h, op.String()) }
+func (op *convOp) Hashcode() uint32      { return hashOf(op.String()) }
+func (op *convOp) Arity() int            { return 2 }
+func (op *convOp) Type() hm.Type         { return fnType(4, 4, 4) }
+func (op *convOp) DiffWRT(int) []bool    { return []bool{op.inputGrad, true} }
+func (op *convOp) cols() int             { return op.batch * model.Squares }
+func (op *convOp) taps() int             { return op.in * op.k * op.k }
+func (op *convOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	return actShape(op.out, op.batch), nil
+}
+
+// chunks calls fn for every chunk of positions [p0, p1), the chunks
+// split into one run per core (worker w gets the same chunks every
+// time, so sums come out the same); first marks a worker's first chunk.
+func (op *convOp) chunks(fn func(worker, p0, p1 int, first bool)) int {
+	n := (op.batch + chunkPositions - 1) / chunkPositions
+	workers := min(runtime.GOMAXPROCS(0), n)
+	for len(op.s.col) < workers {
+		op.s.col = append(op.s.col, nil)
+		op.s.part = append(op.s.part, nil)
+	}
+	work := func(w int) {
+		for c := w * n / workers; c < (w+1)*n/workers; c++ {
+			fn(w, c*chunkPositions, min(op.batch, (c+1)*chunkPositions), c == w*n/workers)
+		}
+	}
+	fanOut(workers, work)
+	return workers
+}
+
+func (op *convOp) Do(vals ...G.Value) (G.Value, error) {
+	if err := checkSizes(op, vals, op.in*op.cols(), op.out*op.taps()); err != nil {
+		return nil, err
+	}
+	return run(vals, &op.buf, actShape(op.out, op.batch),
+		func(y G.Value) { convForward[float32](op, vals[0], vals[1], y) },
+		func(y G.Value) { convForward[float64](op, vals[0], vals[1], y) })
+}
+
+func convForward[T float](op *convOp, x, w, y G.Value) {
+	cols, xs, ws, ys := op.cols(), floats[T](x), floats[T](w), floats[T](y)
+	if op.k == 1 {
+		gemm(false, false, op.out, cols, op.in, ws, op.in, xs, cols, 0, ys, cols)
+		return
+	}
+	taps := op.taps()
+	op.chunks(func(worker, p0, p1 int, _ bool) {
+		n := (p1 - p0) * model.Squares
+		col := scratch[T](&op.s.col[worker], taps*chunkPositions*model.Squares)[:taps*n]
+		im2col3(op.in, cols, p0, p1, xs, col)
+		gemmSerial(false, false, op.out, n, taps, ws, taps, col, n, 0, ys[p0*model.Squares:], cols)
+	})
+}
+
+func (op *convOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	var dx *G.Node
+	var err error
+	if op.inputGrad {
+		if dx, err = G.ApplyOp(&convInputGradOp{conv: op}, inputs[1], grad); err != nil {
+			return nil, err
+		}
+	}
+	dw, err := G.ApplyOp(&convFilterGradOp{conv: op}, inputs[0], grad)
+	if err != nil {
+		return nil, err
+	}
+	return G.Nodes{dx, dw}, nil
+}
+
+// convInputGradOp is a convolution's gradient with respect to its input,
+// from (w, dy): for 1×1, wᵀ·dy; for 3×3, the convolution of dy by the
+// flipped, transposed filters (im2col and GEMM again, cheaper than the
+// GEMM and col2im fold it equals).
+type convInputGradOp struct {
+	pure
+	conv *convOp
+	out  any
+}
+
+func (op *convInputGradOp) String() string        { return "∂x " + op.conv.String() }
+func (op *convInputGradOp) WriteHash(h hash.Hash) { io.WriteString(h, op.String()) }
+func (op *convInputGradOp) Hashcode() uint32      { return hashOf(op.String()) }
+func (op *convInputGradOp) Arity() int            { return 2 }
+func (op *convInputGradOp) Type() hm.Type         { return fnType(4, 4, 4) }
+func (op *convInputGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	return actShape(op.conv.in, op.conv.batch), nil
+}
+
+func (op *convInputGradOp) Do(vals ...G.Value) (G.Value, error) {
+	c := op.conv
+	if err := checkSizes(op, vals, c.out*c.taps(), c.out*c.cols()); err != nil {
+		return nil, err
+	}
+	return run(vals, &op.out, actShape(c.in, c.batch),
+		func(dx G.Value) { convInputGrad[float32](op, vals[0], vals[1], dx) },
+		func(dx G.Value) { convInputGrad[float64](op, vals[0], vals[1], dx) })
+}
+
+func convInputGrad[T float](op *convInputGradOp, w, dy, dx G.Value) {
+	c := op.conv
+	cols, ws, dys, dxs := c.cols(), floats[T](w), floats[T](dy), floats[T](dx)
+	if c.k == 1 {
+		gemm(true, false, c.in, cols, c.out, ws, c.in, dys, cols, 0, dxs, cols)
+		return
+	}
+	wf := scratch[T](&c.s.wf, c.in*c.out*9)
+	flip3(c.out, c.in, ws, wf)
+	taps := c.out * 9
+	c.chunks(func(worker, p0, p1 int, _ bool) {
+		n := (p1 - p0) * model.Squares
+		col := scratch[T](&c.s.col[worker], taps*chunkPositions*model.Squares)[:taps*n]
+		im2col3(c.out, cols, p0, p1, dys, col)
+		gemmSerial(false, false, c.in, n, taps, wf, taps, col, n, 0, dxs[p0*model.Squares:], cols)
+	})
+}
+
+// convFilterGradOp is a convolution's gradient with respect to its
+// filters, from (x, dy): dy·colᵀ, summed over the chunks.
+type convFilterGradOp struct {
+	pure
+	conv *convOp
+	out  any
+}
+
+func (op *convFilterGradOp) String() string        { return "∂w " + op.conv.String() }
+func (op *convFilterGradOp) WriteHash(h hash.Hash) { io.WriteString(h, op.String()) }
+func (op *convFilterGradOp) Hashcode() uint32      { return hashOf(op.String()) }
+func (op *convFilterGradOp) Arity() int            { return 2 }
+func (op *convFilterGradOp) Type() hm.Type         { return fnType(4, 4, 4) }
+func (op *convFilterGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	c := op.conv
+	return tensor.Shape{c.out, c.in, c.k, c.k}, nil
+}
+
+func (op *convFilterGradOp) Do(vals ...G.Value) (G.Value, error) {
+	c := op.conv
+	if err := checkSizes(op, vals, c.in*c.cols(), c.out*c.cols()); err != nil {
+		return nil, err
+	}
+	shape, _ := op.InferShape()
+	return run(vals, &op.out, shape,
+		func(dw G.Value) { convFilterGrad[float32](op, vals[0], vals[1], dw) },
+		func(dw G.Value) { convFilterGrad[float64](op, vals[0], vals[1], dw) })
+}
+
+func convFilterGrad[T float](op *convFilterGradOp, x, dy, dw G.Value) {
+	c := op.conv
+	cols, taps, xs, dys, dws := c.cols(), c.taps(), floats[T](x), floats[T](dy), floats[T](dw)
+	if c.k == 1 {
+		gemm(false, true, c.out, taps, cols, dys, cols, xs, cols, 0, dws, taps)
+		return
+	}
+	workers := c.chunks(func(worker, p0, p1 int, first bool) {
+		n := (p1 - p0) * model.Squares
+		col := scratch[T](&c.s.col[worker], taps*chunkPositions*model.Squares)[:taps*n]
+		im2col3(c.in, cols, p0, p1, xs, col)
+		part := scratch[T](&c.s.part[worker], c.out*taps)
+		var beta T
+		if !first {
+			beta = 1
+		}
+		gemmSerial(false, true, c.out, taps, n, dys[p0*model.Squares:], cols, col, n, beta, part, taps)
+	})
+	copy(dws, scratch[T](&c.s.part[0], c.out*taps))
+	for w := 1; w < workers; w++ {
+		for i, v := range scratch[T](&c.s.part[w], c.out*taps) {
+			dws[i] += v
+		}
+	}
+}

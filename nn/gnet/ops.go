@@ -1,0 +1,460 @@
+package gnet
+
+import (
+	"fmt"
+	"hash"
+	"hash/fnv"
+	"io"
+
+	"github.com/chewxy/hm"
+	"github.com/palace-chess/palace/nn/model"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Custom Gorgonia ops for the layers where Gorgonia's own are slow: its
+// Conv2d is im2col per position, a GEMM and two transposes; its batch
+// norm's scale and shift, and its dense bias, materialise broadcast
+// copies; its ReLU is a comparison and a product, each with a backward.
+// These ops work on activations laid out [1, channels, batch·10, 9] —
+// every channel's batch contiguous — and give Gorgonia their derivatives
+// symbolically (SymDiff), so the graph's gradients are still Gorgonia's
+// reverse-mode differentiation, checked against finite differences in
+// the tests. Gorgonia's BatchNormOp still does the normalising and keeps
+// the running statistics.
+
+// actShape is the shape of an activation of ch channels.
+func actShape(ch, batch int) tensor.Shape {
+	return tensor.Shape{1, ch, batch * model.Ranks, model.Files}
+}
+
+func fnType(dims ...int) hm.Type {
+	a := hm.TypeVariable('a')
+	ts := make([]hm.Type, len(dims))
+	for i, d := range dims {
+		ts[i] = G.TensorType{Dims: d, Of: a}
+	}
+	return hm.NewFnType(ts...)
+}
+
+func hashOf(s string) uint32 {
+	h := fnv.New32a()
+	io.WriteString(h, s)
+	return h.Sum32()
+}
+
+// pure holds the methods every op here shares: it returns a new value
+// and leaves its inputs alone.
+type pure struct{}
+
+func (pure) ReturnsPtr() bool     { return false }
+func (pure) CallsExtern() bool    { return false }
+func (pure) OverwritesInput() int { return -1 }
+
+// checkSizes reports inputs whose sizes are not the ones an op was built
+// for (sizes, not shapes: a reshape may have relabelled a value in place).
+func checkSizes(op fmt.Stringer, vals []G.Value, sizes ...int) error {
+	if len(vals) != len(sizes) {
+		return fmt.Errorf("gnet: %v takes %d inputs, got %d", op, len(sizes), len(vals))
+	}
+	for i, v := range vals {
+		d, ok := v.(*tensor.Dense)
+		if !ok {
+			return fmt.Errorf("gnet: %v input %d is a %T", op, i, v)
+		}
+		if d.Shape().TotalSize() != sizes[i] {
+			return fmt.Errorf("gnet: %v input %d has shape %v, want %d values", op, i, d.Shape(), sizes[i])
+		}
+		if d.Dtype() != vals[0].Dtype() {
+			return fmt.Errorf("gnet: %v input %d is %v, input 0 %v", op, i, d.Dtype(), vals[0].Dtype())
+		}
+	}
+	return nil
+}
+
+func floats[T float](v G.Value) []T {
+	if v == nil {
+		return nil
+	}
+	return v.(*tensor.Dense).Data().([]T)
+}
+
+// output is an op's output buffer, kept in *buf and reused run after
+// run: a graph runs one op at a time and each op once per run, so within
+// a run it is a fresh value as far as Gorgonia can tell, and reusing it
+// spares allocating, zeroing and page-faulting hundreds of megabytes a
+// step.
+func output(buf *any, dt tensor.Dtype, shape tensor.Shape) (*tensor.Dense, error) {
+	out, ok := (*buf).(*tensor.Dense)
+	if !ok || out.Dtype() != dt || out.Shape().TotalSize() != shape.TotalSize() {
+		out = tensor.New(tensor.Of(dt), tensor.WithShape(shape...))
+		*buf = out
+		return out, nil
+	}
+	// An in-place reshape downstream may have relabelled it.
+	if err := out.Reshape(shape...); err != nil {
+		return nil, fmt.Errorf("gnet: reshaping an output: %w", err)
+	}
+	return out, nil
+}
+
+// run fills an op's output (see output) by f32 or f64 according to the
+// inputs' dtype.
+func run(vals []G.Value, buf *any, shape tensor.Shape, f32 func(out G.Value), f64 func(out G.Value)) (G.Value, error) {
+	dt := vals[0].Dtype()
+	out, err := output(buf, dt, shape)
+	if err != nil {
+		return nil, err
+	}
+	switch dt {
+	case tensor.Float32:
+		f32(out)
+	case tensor.Float64:
+		f64(out)
+	default:
+		return nil, fmt.Errorf("gnet: dtype %v", dt)
+	}
+	return out, nil
+}
+
+// scratch is a buffer of n values of T kept in *p, grown as needed and
+// otherwise reused.
+func scratch[T float](p *any, n int) []T {
+	if s, ok := (*p).([]T); ok && cap(s) >= n {
+		return s[:n]
+	}
+	s := make([]T, n)
+	*p = s
+	return s
+}
+
+// affineOp is batch norm's scale and shift after Gorgonia's normalising,
+// with the residual skip if any and ReLU: relu(γ·x̂ + β [+ skip]) per
+// channel, from (x̂, γ [1, ch, 1, 1], β [1, ch, 1, 1] [, skip]).
+type affineOp struct {
+	pure
+	ch, batch  int
+	skip, relu bool
+	out        any
+}
+
+func (op *affineOp) String() string {
+	return fmt.Sprintf("gnet.affine(%d, batch %d, skip %v, relu %v)", op.ch, op.batch, op.skip, op.relu)
+}
+func (op *affineOp) WriteHash(h hash.Hash) { io.WriteString(h, op.String()) }
+func (op *affineOp) Hashcode() uint32      { return hashOf(op.String()) }
+func (op *affineOp) size() int             { return op.batch * model.Squares }
+func (op *affineOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	return actShape(op.ch, op.batch), nil
+}
+
+func (op *affineOp) Arity() int {
+	if op.skip {
+		return 4
+	}
+	return 3
+}
+
+func (op *affineOp) Type() hm.Type {
+	if op.skip {
+		return fnType(4, 4, 4, 4, 4)
+	}
+	return fnType(4, 4, 4, 4)
+}
+
+func (op *affineOp) DiffWRT(n int) []bool {
+	d := make([]bool, n)
+	for i := range d {
+		d[i] = true
+	}
+	return d
+}
+
+func (op *affineOp) Do(vals ...G.Value) (G.Value, error) {
+	sizes := []int{op.ch * op.size(), op.ch, op.ch}
+	if op.skip {
+		sizes = append(sizes, op.ch*op.size())
+	}
+	if err := checkSizes(op, vals, sizes...); err != nil {
+		return nil, err
+	}
+	var skip G.Value
+	if op.skip {
+		skip = vals[3]
+	}
+	return run(vals, &op.out, actShape(op.ch, op.batch),
+		func(y G.Value) {
+			affine(op.size(), floats[float32](vals[0]), floats[float32](vals[1]), floats[float32](vals[2]), floats[float32](skip), floats[float32](y), op.relu)
+		},
+		func(y G.Value) {
+			affine(op.size(), floats[float64](vals[0]), floats[float64](vals[1]), floats[float64](vals[2]), floats[float64](skip), floats[float64](y), op.relu)
+		})
+}
+
+func (op *affineOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	// One pass makes all four gradients (see affineGradOp); the node for
+	// dz carries the pass, the others read its results.
+	g := &affineGradOp{affine: op}
+	dz, err := G.ApplyOp(g, output, grad, inputs[0], inputs[1])
+	if err != nil {
+		return nil, err
+	}
+	grads := G.Nodes{nil, nil, nil}
+	for i, part := range []byte{'x', 'g', 'b'} {
+		if grads[i], err = G.ApplyOp(&affinePartOp{grad: g, part: part}, dz); err != nil {
+			return nil, err
+		}
+	}
+	if op.skip {
+		grads = append(grads, dz)
+	}
+	return grads, nil
+}
+
+// affineGradOp backpropagates through affineOp in one pass over the
+// channel, from (y, dy, x̂, γ): it returns dz = dy masked by ReLU (the
+// skip's gradient), and keeps γ·dz (x̂'s), Σ dz·x̂ (γ's) and Σ dz (β's)
+// for affinePartOp to hand on.
+type affineGradOp struct {
+	pure
+	affine         *affineOp
+	dz, dx, dg, db any
+}
+
+func (op *affineGradOp) String() string        { return "∂ " + op.affine.String() }
+func (op *affineGradOp) WriteHash(h hash.Hash) { io.WriteString(h, op.String()) }
+func (op *affineGradOp) Hashcode() uint32      { return hashOf(op.String()) }
+func (op *affineGradOp) Arity() int            { return 4 }
+func (op *affineGradOp) Type() hm.Type         { return fnType(4, 4, 4, 4, 4) }
+func (op *affineGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	return actShape(op.affine.ch, op.affine.batch), nil
+}
+
+func (op *affineGradOp) Do(vals ...G.Value) (G.Value, error) {
+	a := op.affine
+	n := a.ch * a.size()
+	if err := checkSizes(op, vals, n, n, n, a.ch); err != nil {
+		return nil, err
+	}
+	dt := vals[0].Dtype()
+	out, err := output(&op.dz, dt, actShape(a.ch, a.batch))
+	if err != nil {
+		return nil, err
+	}
+	dx, err := output(&op.dx, dt, actShape(a.ch, a.batch))
+	if err != nil {
+		return nil, err
+	}
+	dg, err := output(&op.dg, dt, tensor.Shape{1, a.ch, 1, 1})
+	if err != nil {
+		return nil, err
+	}
+	db, err := output(&op.db, dt, tensor.Shape{1, a.ch, 1, 1})
+	if err != nil {
+		return nil, err
+	}
+	switch vals[0].Dtype() {
+	case tensor.Float32:
+		affineBackward(a.size(), a.relu, floats[float32](vals[0]), floats[float32](vals[1]), floats[float32](vals[2]), floats[float32](vals[3]),
+			floats[float32](out), floats[float32](dx), floats[float32](dg), floats[float32](db))
+	case tensor.Float64:
+		affineBackward(a.size(), a.relu, floats[float64](vals[0]), floats[float64](vals[1]), floats[float64](vals[2]), floats[float64](vals[3]),
+			floats[float64](out), floats[float64](dx), floats[float64](dg), floats[float64](db))
+	default:
+		return nil, fmt.Errorf("gnet: dtype %v", dt)
+	}
+	return out, nil
+}
+
+// affinePartOp hands on one of affineGradOp's results: x̂'s, γ's or β's
+// gradient. Its input is affineGradOp's output, so it runs after it.
+type affinePartOp struct {
+	pure
+	grad *affineGradOp
+	part byte
+}
+
+func (op *affinePartOp) String() string        { return fmt.Sprintf("%v[%c]", op.grad, op.part) }
+func (op *affinePartOp) WriteHash(h hash.Hash) { io.WriteString(h, op.String()) }
+func (op *affinePartOp) Hashcode() uint32      { return hashOf(op.String()) }
+func (op *affinePartOp) Arity() int            { return 1 }
+func (op *affinePartOp) Type() hm.Type         { return fnType(4, 4) }
+func (op *affinePartOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	if op.part == 'x' {
+		return actShape(op.grad.affine.ch, op.grad.affine.batch), nil
+	}
+	return tensor.Shape{1, op.grad.affine.ch, 1, 1}, nil
+}
+
+func (op *affinePartOp) Do(vals ...G.Value) (G.Value, error) {
+	var v any
+	switch op.part {
+	case 'x':
+		v = op.grad.dx
+	case 'g':
+		v = op.grad.dg
+	default:
+		v = op.grad.db
+	}
+	d, ok := v.(*tensor.Dense)
+	if !ok {
+		return nil, fmt.Errorf("gnet: %v ran before the gradient it hands on", op)
+	}
+	return d, nil
+}
+
+// reluGradOp passes dy where the ReLU's output y is positive, from
+// (y, dy).
+type reluGradOp struct {
+	pure
+	shape tensor.Shape
+	out   any
+}
+
+func (op *reluGradOp) String() string        { return fmt.Sprintf("gnet.reluGrad%v", op.shape) }
+func (op *reluGradOp) WriteHash(h hash.Hash) { io.WriteString(h, op.String()) }
+func (op *reluGradOp) Hashcode() uint32      { return hashOf(op.String()) }
+func (op *reluGradOp) Arity() int            { return 2 }
+func (op *reluGradOp) Type() hm.Type {
+	d := op.shape.Dims()
+	return fnType(d, d, d)
+}
+func (op *reluGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return op.shape.Clone(), nil }
+
+func (op *reluGradOp) Do(vals ...G.Value) (G.Value, error) {
+	n := op.shape.TotalSize()
+	if err := checkSizes(op, vals, n, n); err != nil {
+		return nil, err
+	}
+	return run(vals, &op.out, op.shape,
+		func(dz G.Value) { reluGrad(floats[float32](vals[0]), floats[float32](vals[1]), floats[float32](dz)) },
+		func(dz G.Value) { reluGrad(floats[float64](vals[0]), floats[float64](vals[1]), floats[float64](dz)) })
+}
+
+// linearOp is a dense layer, x·wᵀ + b then ReLU if asked, from
+// (x [batch, in], w [out, in] as model keeps it, b [1, out]): one GEMM with
+// w transposed in place.
+type linearOp struct {
+	pure
+	batch, in, out int
+	relu           bool
+	buf            any
+}
+
+func (op *linearOp) String() string {
+	return fmt.Sprintf("gnet.linear(%d→%d, batch %d, relu %v)", op.in, op.out, op.batch, op.relu)
+}
+func (op *linearOp) WriteHash(h hash.Hash) { io.WriteString(h, op.String()) }
+func (op *linearOp) Hashcode() uint32      { return hashOf(op.String()) }
+func (op *linearOp) Arity() int            { return 3 }
+func (op *linearOp) Type() hm.Type         { return fnType(2, 2, 2, 2) }
+func (op *linearOp) DiffWRT(int) []bool    { return []bool{true, true, true} }
+func (op *linearOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	return tensor.Shape{op.batch, op.out}, nil
+}
+
+func (op *linearOp) Do(vals ...G.Value) (G.Value, error) {
+	if err := checkSizes(op, vals, op.batch*op.in, op.out*op.in, op.out); err != nil {
+		return nil, err
+	}
+	return run(vals, &op.buf, tensor.Shape{op.batch, op.out},
+		func(y G.Value) { linear[float32](op, vals, y) },
+		func(y G.Value) { linear[float64](op, vals, y) })
+}
+
+func linear[T float](op *linearOp, vals []G.Value, y G.Value) {
+	ys := floats[T](y)
+	gemm(false, true, op.batch, op.out, op.in, floats[T](vals[0]), op.in, floats[T](vals[1]), op.in, 0, ys, op.out)
+	addRows(ys, floats[T](vals[2]), op.relu)
+}
+
+func (op *linearOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	dz := grad
+	var err error
+	if op.relu {
+		if dz, err = G.ApplyOp(&reluGradOp{shape: tensor.Shape{op.batch, op.out}}, output, grad); err != nil {
+			return nil, err
+		}
+	}
+	dx, err := G.ApplyOp(&linearGradOp{linear: op, wrt: 'x'}, dz, inputs[1])
+	if err != nil {
+		return nil, err
+	}
+	dw, err := G.ApplyOp(&linearGradOp{linear: op, wrt: 'w'}, dz, inputs[0])
+	if err != nil {
+		return nil, err
+	}
+	db, err := G.ApplyOp(&linearGradOp{linear: op, wrt: 'b'}, dz)
+	if err != nil {
+		return nil, err
+	}
+	return G.Nodes{dx, dw, db}, nil
+}
+
+// linearGradOp is a dense layer's gradient with respect to x (from dz, w:
+// dz·w), w (from dz, x: dzᵀ·x) or b (from dz: its column sums).
+type linearGradOp struct {
+	pure
+	linear *linearOp
+	wrt    byte
+	out    any
+}
+
+func (op *linearGradOp) String() string        { return fmt.Sprintf("∂%c %v", op.wrt, op.linear) }
+func (op *linearGradOp) WriteHash(h hash.Hash) { io.WriteString(h, op.String()) }
+func (op *linearGradOp) Hashcode() uint32      { return hashOf(op.String()) }
+
+func (op *linearGradOp) Arity() int {
+	if op.wrt == 'b' {
+		return 1
+	}
+	return 2
+}
+
+func (op *linearGradOp) Type() hm.Type {
+	if op.wrt == 'b' {
+		return fnType(2, 2)
+	}
+	return fnType(2, 2, 2)
+}
+
+func (op *linearGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	l := op.linear
+	switch op.wrt {
+	case 'x':
+		return tensor.Shape{l.batch, l.in}, nil
+	case 'w':
+		return tensor.Shape{l.out, l.in}, nil
+	}
+	return tensor.Shape{1, l.out}, nil
+}
+
+func (op *linearGradOp) Do(vals ...G.Value) (G.Value, error) {
+	l := op.linear
+	sizes := []int{l.batch * l.out}
+	switch op.wrt {
+	case 'x':
+		sizes = append(sizes, l.out*l.in)
+	case 'w':
+		sizes = append(sizes, l.batch*l.in)
+	}
+	if err := checkSizes(op, vals, sizes...); err != nil {
+		return nil, err
+	}
+	shape, _ := op.InferShape()
+	return run(vals, &op.out, shape,
+		func(out G.Value) { linearGrad[float32](op, vals, out) },
+		func(out G.Value) { linearGrad[float64](op, vals, out) })
+}
+
+func linearGrad[T float](op *linearGradOp, vals []G.Value, out G.Value) {
+	l, dz, o := op.linear, floats[T](vals[0]), floats[T](out)
+	switch op.wrt {
+	case 'x':
+		gemm(false, false, l.batch, l.in, l.out, dz, l.out, floats[T](vals[1]), l.in, 0, o, l.in)
+	case 'w':
+		gemm(true, false, l.out, l.in, l.batch, dz, l.out, floats[T](vals[1]), l.in, 0, o, l.in)
+	default:
+		colSum(dz, o)
+	}
+}

@@ -1,0 +1,158 @@
+package gnet
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/palace-chess/palace/nn/model"
+)
+
+// The optimizers are written here rather than taken from Gorgonia's
+// solvers: those keep their state (velocities, moments, Adam's step) in
+// unexported fields, so a checkpoint could not carry it; they have no way
+// to change the learning rate between steps; Momentum's WithL2Reg
+// regularises the velocity rather than the weights; and Adam clones every
+// tensor every step. Here L2 enters through the loss's gradient (2c·w),
+// the rate is the schedule's at each step, and the state is plain slices.
+
+// slotNames are the optimizer's per-parameter tensors, named
+// "<slot>/<parameter>" in a model.Optimizer.
+func slotNames(optimizer string) []string {
+	if optimizer == Adam {
+		return []string{"m", "v"} // first and second moment estimates
+	}
+	return []string{"velocity"}
+}
+
+// loadOptimizer sets the optimizer state from a checkpoint's, or to zero.
+func (t *Trainer) loadOptimizer(o *model.Optimizer) error {
+	t.slots = slotNames(t.o.optimizer)
+	t.state = make([][][]float32, len(t.slots))
+	for s := range t.slots {
+		for _, p := range t.specs {
+			t.state[s] = append(t.state[s], make([]float32, sizeOf(p.shape)))
+		}
+	}
+	if o == nil {
+		t.optStep = 0
+		return nil
+	}
+	if o.Name != t.o.optimizer {
+		return fmt.Errorf("gnet: checkpoint has %s state, the trainer is set for %s", o.Name, t.o.optimizer)
+	}
+	if o.Step < 0 {
+		return fmt.Errorf("gnet: checkpoint optimizer at step %d", o.Step)
+	}
+	want := 0
+	for s, slot := range t.slots {
+		for i, p := range t.specs {
+			name := slot + "/" + p.name
+			data, ok := o.Tensors[name]
+			if !ok {
+				return fmt.Errorf("gnet: checkpoint optimizer state lacks %s", name)
+			}
+			if len(data) != len(t.state[s][i]) {
+				return fmt.Errorf("gnet: checkpoint optimizer tensor %s has %d values, want %d", name, len(data), len(t.state[s][i]))
+			}
+			for j, v := range data {
+				if !finite(float64(v)) {
+					return fmt.Errorf("gnet: checkpoint optimizer tensor %s[%d] is %v", name, j, v)
+				}
+			}
+			copy(t.state[s][i], data)
+			want++
+		}
+	}
+	if len(o.Tensors) != want {
+		return fmt.Errorf("gnet: checkpoint optimizer has %d tensors, %s needs %d", len(o.Tensors), t.o.optimizer, want)
+	}
+	t.optStep = o.Step
+	return nil
+}
+
+// Optimizer exports the optimizer: its name, hyperparameters ("lr" is
+// the rate the next step takes), step and per-parameter state, named
+// "velocity/<tensor>" for SGD, "m/<tensor>" and "v/<tensor>" (first and
+// second moments) for Adam, over every tensor but the running statistics.
+func (t *Trainer) Optimizer() *model.Optimizer {
+	o := &model.Optimizer{
+		Name:    t.o.optimizer,
+		Params:  map[string]float64{"lr": t.Rate(), "l2": t.o.l2, "batch": float64(t.o.batch), "bn_momentum": t.o.bnMomentum},
+		Step:    t.optStep,
+		Tensors: map[string][]float32{},
+	}
+	if t.o.optimizer == Adam {
+		o.Params["beta1"], o.Params["beta2"], o.Params["epsilon"] = t.o.beta1, t.o.beta2, t.o.epsilon
+	} else {
+		o.Params["momentum"] = t.o.momentum
+	}
+	for s, slot := range t.slots {
+		for i, p := range t.specs {
+			o.Tensors[slot+"/"+p.name] = append([]float32(nil), t.state[s][i]...)
+		}
+	}
+	return o
+}
+
+// update applies one step at learning rate lr to every parameter from the
+// gradients of the last run, plus L2's 2c·w on the weights it covers.
+func (t *Trainer) update(lr float64) error {
+	for i, p := range t.specs {
+		if g := t.train.grad(i); g == nil || g.Shape().TotalSize() != sizeOf(p.shape) {
+			return fmt.Errorf("gnet: no gradient for %s", p.name)
+		}
+	}
+	t.optStep++
+	adam := t.o.optimizer == Adam
+	var c1, c2 float64
+	if adam {
+		c1 = 1 - math.Pow(t.o.beta1, float64(t.optStep))
+		c2 = 1 - math.Pow(t.o.beta2, float64(t.optStep))
+	}
+	for i, p := range t.specs {
+		w := t.values[i].Data().([]float32)
+		g := t.train.grad(i).Data().([]float32)
+		var l2 float32
+		if p.decay {
+			l2 = float32(2 * t.o.l2)
+		}
+		if adam {
+			adamUpdate(w, g, t.state[0][i], t.state[1][i], l2, float32(lr/c1), float32(t.o.beta1), float32(t.o.beta2), float32(1/c2), float32(t.o.epsilon))
+		} else {
+			sgdUpdate(w, g, t.state[0][i], l2, float32(lr), float32(t.o.momentum))
+		}
+	}
+	return nil
+}
+
+// sgdUpdate: v ← μv + g + l2·w; w ← w − lr·v.
+func sgdUpdate(w, g, v []float32, l2, lr, mu float32) {
+	g, v = g[:len(w)], v[:len(w)]
+	for j, wj := range w {
+		vj := mu*v[j] + g[j] + l2*wj
+		v[j] = vj
+		w[j] = wj - lr*vj
+	}
+}
+
+// adamUpdate: m ← β₁m + (1−β₁)g; v ← β₂v + (1−β₂)g²;
+// w ← w − (lr/c₁)·m / (√(v/c₂) + ε), with g including l2·w and
+// c₁ = 1−β₁ᵗ, c₂ = 1−β₂ᵗ (passed as lrc = lr/c₁ and ic2 = 1/c₂).
+func adamUpdate(w, g, m, v []float32, l2, lrc, b1, b2, ic2, eps float32) {
+	g, m, v = g[:len(w)], m[:len(w)], v[:len(w)]
+	for j, wj := range w {
+		gj := g[j] + l2*wj
+		mj := b1*m[j] + (1-b1)*gj
+		vj := b2*v[j] + (1-b2)*gj*gj
+		m[j], v[j] = mj, vj
+		w[j] = wj - lrc*mj/(float32(math.Sqrt(float64(vj*ic2)))+eps)
+	}
+}
+
+func sizeOf(shape []int) int {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return n
+}

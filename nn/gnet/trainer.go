@@ -1,0 +1,406 @@
+// Package gnet trains palace's network (model.Config) on Gorgonia, the
+// only package of palace that imports it. Weights come in and go out as
+// model.Weights, whole runs as model.Checkpoint (weights, batch-norm
+// running statistics, optimizer state, step count), so that inference
+// (model.NewNet) and training agree on every tensor and a run resumes
+// exactly where it stopped.
+package gnet
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/palace-chess/palace/nn/model"
+	"gorgonia.org/tensor"
+)
+
+// Losses are one batch's mean losses per position. Policy is the
+// cross-entropy of the policy's log-softmax over all PolicySize slots
+// against the target distribution; the target puts no mass on illegal
+// slots, so they enter only through the softmax's normaliser (their
+// logits are pushed down, never up). WDL is the cross-entropy of the
+// value head's three logits against the WDL target. L2 is c·Σw² over the
+// convolution and dense weights. Total is their sum, the loss the step
+// descends.
+type Losses struct {
+	Policy, WDL, L2, Total float64
+}
+
+// Trainer trains one network with a fixed batch size. It is for one
+// goroutine at a time.
+type Trainer struct {
+	cfg     model.Config
+	o       options
+	sched   Schedule
+	specs   []paramSpec
+	bnNames []string
+	dt      tensor.Dtype
+	values  []*tensor.Dense // the parameters, shared by both graphs
+	train   *net
+	eval    *net // built at its first use
+	// Optimizer state: per parameter, SGD's velocity or Adam's first and
+	// second moments.
+	slots   []string
+	state   [][][]float32 // [slot][param]
+	step    int64         // steps taken: the schedule's position
+	optStep int64         // steps this optimizer state has seen (Adam's t)
+	samples int64
+	ck      model.Checkpoint // what the run was resumed from: metadata to carry on
+}
+
+// New makes a trainer that starts from (a copy of) weights w with a fresh
+// optimizer.
+func New(w *model.Weights, opts ...Option) (*Trainer, error) {
+	if w == nil {
+		return nil, fmt.Errorf("gnet: no weights")
+	}
+	return NewTrainer(&model.Checkpoint{Weights: w}, opts...)
+}
+
+// NewTrainer makes a trainer that resumes the run saved in ck: its
+// weights, batch-norm statistics, step and sample counts, and the
+// optimizer state if ck has one (it must be for the optimizer the options
+// pick). Hyperparameters come from opts, not from ck.
+func NewTrainer(ck *model.Checkpoint, opts ...Option) (t *Trainer, err error) {
+	if ck == nil || ck.Weights == nil {
+		return nil, fmt.Errorf("gnet: checkpoint without weights")
+	}
+	if err := ck.Weights.Check(); err != nil {
+		return nil, fmt.Errorf("gnet: %w", err)
+	}
+	o := defaultOptions()
+	for _, opt := range opts {
+		if err := opt(&o); err != nil {
+			return nil, err
+		}
+	}
+	if ck.Steps < 0 || ck.Samples < 0 {
+		return nil, fmt.Errorf("gnet: checkpoint at step %d, sample %d", ck.Steps, ck.Samples)
+	}
+	useBLAS()
+	w := ck.Weights
+	t = &Trainer{cfg: w.Config, o: o, sched: o.rate(), dt: tensor.Float32, step: ck.Steps, samples: ck.Samples, ck: *ck}
+	t.ck.Weights, t.ck.Optimizer = nil, nil
+	if o.f64 {
+		t.dt = tensor.Float64
+	}
+	if t.specs, t.bnNames, err = specs(w.Config); err != nil {
+		return nil, err
+	}
+	for _, p := range t.specs {
+		t.values = append(t.values, newDense(t.dt, p.graph, w.Tensors[p.name]))
+	}
+	if t.train, err = newNet(t.cfg, o.batch, t.dt, t.values, o.bnMomentum, true); err != nil {
+		return nil, err
+	}
+	// The training machine reset the running statistics when it was
+	// made: set them from the weights now.
+	if err := setStats(t.train, t.bnNames, w.Tensors, t.dt); err != nil {
+		return nil, err
+	}
+	if err := t.loadOptimizer(ck.Optimizer); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// Config is the network's shape.
+func (t *Trainer) Config() model.Config { return t.cfg }
+
+// Batch is the number of positions each Step takes.
+func (t *Trainer) Batch() int { return t.o.batch }
+
+// Steps is the number of steps taken, counting those before a resume.
+func (t *Trainer) Steps() int64 { return t.step }
+
+// Rate is the learning rate the next step takes.
+func (t *Trainer) Rate() float64 { return t.sched.At(t.step) }
+
+// Step trains on one batch: inputs holds Batch() positions of Planes×90
+// floats (plane, rank, file), policyTargets Batch()×PolicySize
+// probabilities (zero on illegal moves), wdlTargets Batch()×3
+// probabilities (win, draw, loss for the side to move). It returns the
+// batch's losses before the update. A batch that makes a loss NaN or
+// infinite is reported and not applied.
+func (t *Trainer) Step(inputs, policyTargets, wdlTargets []float32) (Losses, error) {
+	if t.dt != tensor.Float32 {
+		return Losses{}, fmt.Errorf("gnet: a float64 trainer only checks gradients")
+	}
+	if err := t.checkBatch(inputs, policyTargets, wdlTargets); err != nil {
+		return Losses{}, err
+	}
+	n := t.train
+	setBatch(n, inputs, policyTargets, wdlTargets)
+	n.zeroGrads()
+	if err := n.run(); err != nil {
+		return Losses{}, err
+	}
+	l, err := t.losses(n)
+	if err != nil {
+		return l, err
+	}
+	if !finite(l.Total) {
+		n.zeroGrads()
+		return l, fmt.Errorf("gnet: step %d: loss is %v (policy %v, wdl %v, L2 %v); not applied", t.step, l.Total, l.Policy, l.WDL, l.L2)
+	}
+	if err := t.update(t.sched.At(t.step)); err != nil {
+		return l, err
+	}
+	n.zeroGrads()
+	t.step++
+	t.samples += int64(t.o.batch)
+	return l, nil
+}
+
+// Evaluate is the batch's losses in eval mode (batch norm with its running
+// statistics), with no update.
+func (t *Trainer) Evaluate(inputs, policyTargets, wdlTargets []float32) (Losses, error) {
+	if err := t.checkBatch(inputs, policyTargets, wdlTargets); err != nil {
+		return Losses{}, err
+	}
+	n, err := t.evalNet()
+	if err != nil {
+		return Losses{}, err
+	}
+	setBatch(n, inputs, policyTargets, wdlTargets)
+	if err := n.run(); err != nil {
+		return Losses{}, err
+	}
+	return t.losses(n)
+}
+
+// Forward runs the network in eval mode on Batch() positions: policy
+// receives Batch()×PolicySize logits, wdl Batch()×3, as model.Net's
+// Forward gives them.
+func (t *Trainer) Forward(inputs, policy, wdl []float32) error {
+	c, b := t.cfg, t.o.batch
+	if len(inputs) != b*c.InputSize() || len(policy) != b*c.PolicySize || len(wdl) != b*3 {
+		return fmt.Errorf("gnet: forward of %d positions needs input %d, policy %d, wdl %d floats; got %d, %d, %d",
+			b, b*c.InputSize(), b*c.PolicySize, b*3, len(inputs), len(policy), len(wdl))
+	}
+	n, err := t.evalNet()
+	if err != nil {
+		return err
+	}
+	setInputs(n, inputs)
+	// The loss nodes run too; zero targets keep them finite and cheap.
+	n.pt.Zero()
+	n.wt.Zero()
+	if err := n.run(); err != nil {
+		return err
+	}
+	if err := copyOut(policy, n.policy); err != nil {
+		return err
+	}
+	return copyOut(wdl, n.wdl)
+}
+
+// evalNet is the eval-mode graph, bound to the same parameters as the
+// training graph and given its current running statistics.
+func (t *Trainer) evalNet() (*net, error) {
+	if t.eval == nil {
+		n, err := newNet(t.cfg, t.o.batch, t.dt, t.values, t.o.bnMomentum, false)
+		if err != nil {
+			return nil, err
+		}
+		t.eval = n
+	}
+	for i, op := range t.eval.bns {
+		mean, variance := t.train.bns[i].Stats()
+		if err := op.SetStats(mean, variance); err != nil {
+			return nil, fmt.Errorf("gnet: batch norm %s: %w", t.bnNames[i], err)
+		}
+	}
+	return t.eval, nil
+}
+
+// losses reads the last run's losses and adds the L2 term.
+func (t *Trainer) losses(n *net) (Losses, error) {
+	var l Losses
+	var err error
+	if l.Policy, l.WDL, err = n.losses(); err != nil {
+		return l, err
+	}
+	l.L2 = t.L2()
+	l.Total = l.Policy + l.WDL + l.L2
+	return l, nil
+}
+
+// L2 is the loss's L2 term for the current weights: c·Σw² over the
+// convolution and dense weights.
+func (t *Trainer) L2() float64 {
+	if t.o.l2 == 0 {
+		return 0
+	}
+	var sum float64
+	for i, p := range t.specs {
+		if !p.decay {
+			continue
+		}
+		switch d := t.values[i].Data().(type) {
+		case []float32:
+			for _, v := range d {
+				sum += float64(v) * float64(v)
+			}
+		case []float64:
+			for _, v := range d {
+				sum += v * v
+			}
+		}
+	}
+	return t.o.l2 * sum
+}
+
+// checkBatch names what is wrong with a batch: lengths, then values.
+func (t *Trainer) checkBatch(inputs, policyTargets, wdlTargets []float32) error {
+	c, b := t.cfg, t.o.batch
+	if len(inputs) != b*c.InputSize() {
+		return fmt.Errorf("gnet: inputs have %d floats, want %d (batch %d × %d planes × 90)", len(inputs), b*c.InputSize(), b, c.Planes)
+	}
+	if len(policyTargets) != b*c.PolicySize {
+		return fmt.Errorf("gnet: policy targets have %d floats, want %d (batch %d × %d slots)", len(policyTargets), b*c.PolicySize, b, c.PolicySize)
+	}
+	if len(wdlTargets) != b*3 {
+		return fmt.Errorf("gnet: WDL targets have %d floats, want %d (batch %d × 3)", len(wdlTargets), b*3, b)
+	}
+	for i, v := range inputs {
+		if !finite(float64(v)) {
+			return fmt.Errorf("gnet: input %d of position %d is %v", i%c.InputSize(), i/c.InputSize(), v)
+		}
+	}
+	if err := checkDistributions("policy", policyTargets, c.PolicySize); err != nil {
+		return err
+	}
+	return checkDistributions("WDL", wdlTargets, 3)
+}
+
+// checkDistributions reports a target row that is not a probability
+// distribution.
+func checkDistributions(what string, rows []float32, size int) error {
+	for r := 0; r*size < len(rows); r++ {
+		var sum float64
+		for i, v := range rows[r*size : (r+1)*size] {
+			if !(v >= 0) || math.IsInf(float64(v), 0) {
+				return fmt.Errorf("gnet: %s target of position %d has %v at %d", what, r, v, i)
+			}
+			sum += float64(v)
+		}
+		if math.Abs(sum-1) > 1e-3 {
+			return fmt.Errorf("gnet: %s target of position %d sums to %v, want 1", what, r, sum)
+		}
+	}
+	return nil
+}
+
+// Weights exports every tensor of the network, batch-norm running
+// statistics included, as model.NewNet reads them.
+func (t *Trainer) Weights() *model.Weights {
+	w := &model.Weights{Config: t.cfg, Tensors: map[string][]float32{}}
+	for i, p := range t.specs {
+		w.Tensors[p.name] = floatsOf(t.values[i])
+	}
+	for i, name := range t.bnNames {
+		mean, variance := t.train.bns[i].Stats()
+		w.Tensors[name+".mean"] = floatsOf(mean.(*tensor.Dense))
+		w.Tensors[name+".var"] = floatsOf(variance.(*tensor.Dense))
+	}
+	return w
+}
+
+// Checkpoint is the run so far: weights, optimizer state and counts, with
+// the metadata of the checkpoint it resumed from (the caller sets rule
+// sets, encoding version and provenance as it sees fit).
+func (t *Trainer) Checkpoint() *model.Checkpoint {
+	ck := t.ck
+	ck.RuleSets = append([]string(nil), t.ck.RuleSets...)
+	ck.Weights = t.Weights()
+	ck.Optimizer = t.Optimizer()
+	ck.Steps, ck.Samples = t.step, t.samples
+	if t.o.seeded {
+		ck.Provenance.Seed = t.o.seed
+	}
+	return &ck
+}
+
+// setStats sets the graph's batch-norm running statistics from tensors.
+func setStats(n *net, names []string, tensors map[string][]float32, dt tensor.Dtype) error {
+	for i, name := range names {
+		mean, variance := tensors[name+".mean"], tensors[name+".var"]
+		m := newDense(dt, []int{len(mean)}, mean)
+		v := newDense(dt, []int{len(variance)}, variance)
+		if err := n.bns[i].SetStats(m, v); err != nil {
+			return fmt.Errorf("gnet: batch norm %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// setBatch copies a batch into the graph's inputs.
+func setBatch(n *net, inputs, policyTargets, wdlTargets []float32) {
+	setInputs(n, inputs)
+	copyInto(n.pt, policyTargets)
+	copyInto(n.wt, wdlTargets)
+}
+
+// setInputs copies positions [batch][plane][90] into the graph's input
+// [plane][batch][90].
+func setInputs(n *net, inputs []float32) {
+	planes, sq := n.cfg.Planes, model.Squares
+	for b := 0; b < n.batch; b++ {
+		for p := 0; p < planes; p++ {
+			src := inputs[(b*planes+p)*sq:][:sq]
+			switch x := n.x.Data().(type) {
+			case []float32:
+				copy(x[(p*n.batch+b)*sq:][:sq], src)
+			case []float64:
+				for i, v := range src {
+					x[(p*n.batch+b)*sq+i] = float64(v)
+				}
+			}
+		}
+	}
+}
+
+func newDense(dt tensor.Dtype, shape []int, data []float32) *tensor.Dense {
+	d := tensor.New(tensor.Of(dt), tensor.WithShape(shape...))
+	copyInto(d, data)
+	return d
+}
+
+func copyInto(d *tensor.Dense, src []float32) {
+	switch dst := d.Data().(type) {
+	case []float32:
+		copy(dst, src)
+	case []float64:
+		for i, v := range src {
+			dst[i] = float64(v)
+		}
+	}
+}
+
+func copyOut(dst []float32, v any) error {
+	d, ok := v.(*tensor.Dense)
+	if !ok {
+		return fmt.Errorf("gnet: the graph gave a %T for %d values", v, len(dst))
+	}
+	if d.Shape().TotalSize() != len(dst) {
+		return fmt.Errorf("gnet: the graph gave %v values for %d", d.Shape(), len(dst))
+	}
+	switch src := d.Data().(type) {
+	case []float32:
+		copy(dst, src)
+	case []float64:
+		for i := range dst {
+			dst[i] = float32(src[i])
+		}
+	}
+	return nil
+}
+
+func floatsOf(d *tensor.Dense) []float32 {
+	out := make([]float32, d.Shape().TotalSize())
+	copyOut(out, d) // d is a Dense of that size
+	return out
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
