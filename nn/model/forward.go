@@ -191,30 +191,35 @@ func (n *Net) Forward(batch int, input, policy, wdl []float32) error {
 
 // im2col3 lays out the 3×3 neighbourhoods (zero beyond the board) of in
 // ([ch][batch·90]) as col ([ch·9][batch·90]) so a 3×3 convolution is one
-// GEMM.
+// GEMM. Shifts by whole ranks are single copies; shifts by a file copy each
+// rank's eight overlapping points.
 func im2col3(ch, batch int, in, col []float32) {
 	cols := batch * Squares
 	for c := 0; c < ch; c++ {
 		src := in[c*cols:][:cols]
 		for dy := -1; dy <= 1; dy++ {
+			// Destination ranks [r0, r1) read source ranks shifted by dy.
+			r0, r1 := max(0, -dy), Ranks-max(0, dy)
 			for dx := -1; dx <= 1; dx++ {
 				dst := col[((c*3+dy+1)*3+dx+1)*cols:][:cols]
 				for b := 0; b < batch; b++ {
 					sb, db := src[b*Squares:][:Squares], dst[b*Squares:][:Squares]
-					for r := 0; r < Ranks; r++ {
-						sr := r + dy
-						row := db[r*Files:][:Files]
-						if sr < 0 || sr >= Ranks {
-							clear(row)
-							continue
+					clear(db[:r0*Files])
+					clear(db[r1*Files:])
+					switch dx {
+					case 0:
+						copy(db[r0*Files:r1*Files], sb[(r0+dy)*Files:(r1+dy)*Files])
+					case -1:
+						for r := r0; r < r1; r++ {
+							row, srow := db[r*Files:][:Files], sb[(r+dy)*Files:][:Files]
+							row[0] = 0
+							copy(row[1:], srow[:Files-1])
 						}
-						srow := sb[sr*Files:][:Files]
-						for f := 0; f < Files; f++ {
-							if sf := f + dx; sf >= 0 && sf < Files {
-								row[f] = srow[sf]
-							} else {
-								row[f] = 0
-							}
+					case 1:
+						for r := r0; r < r1; r++ {
+							row, srow := db[r*Files:][:Files], sb[(r+dy)*Files:][:Files]
+							copy(row[:Files-1], srow[1:])
+							row[Files-1] = 0
 						}
 					}
 				}
