@@ -47,6 +47,11 @@ func load() {
 		return
 	}
 	pickCoreType()
+	// Without this the pthreads build starts a worker per core at load, and
+	// those spin (sched_yield) beside palace's own workers.
+	if os.Getenv("OPENBLAS_NUM_THREADS") == "" {
+		os.Setenv("OPENBLAS_NUM_THREADS", "1")
+	}
 	candidates := []string{"libopenblas.so.0", "libopenblas.so", "/usr/lib/x86_64-linux-gnu/libopenblas.so.0", "/usr/lib/aarch64-linux-gnu/libopenblas.so.0"}
 	if choice != "" {
 		candidates = []string{choice}

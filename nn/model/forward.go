@@ -119,22 +119,26 @@ func (n *Net) Forward(batch int, input, policy, wdl []float32) error {
 			col = in[:fc.in*cols]
 		}
 		out = out[:fc.out*cols]
+		clear(out)
+		gemm(fc.out, cols, fc.in*fc.k*fc.k, fc.w, col, out)
+		// Bias, skip connection and ReLU in one pass over the output.
 		for o := 0; o < fc.out; o++ {
 			row := out[o*cols:][:cols]
 			bias := fc.b[o]
-			for j := range row {
-				row[j] = bias
-			}
-		}
-		gemm(fc.out, cols, fc.in*fc.k*fc.k, fc.w, col, out)
-		switch {
-		case skip != nil:
-			for j := range out {
-				out[j] = max(out[j]+skip[j], 0)
-			}
-		case relu:
-			for j := range out {
-				out[j] = max(out[j], 0)
+			switch {
+			case skip != nil:
+				sk := skip[o*cols:][:cols]
+				for j, v := range row {
+					row[j] = max(v+bias+sk[j], 0)
+				}
+			case relu:
+				for j, v := range row {
+					row[j] = max(v+bias, 0)
+				}
+			default:
+				for j, v := range row {
+					row[j] = v + bias
+				}
 			}
 		}
 	}
