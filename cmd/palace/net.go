@@ -166,6 +166,9 @@ func runNetBench(args []string, stdout, stderr io.Writer) error {
 	if *workers < 1 {
 		return usageError{"--workers must be at least 1"}
 	}
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
 	nets := make([]*model.Net, *workers)
 	for i := range nets {
 		if nets[i], err = model.NewNet(ck.Weights); err != nil {
@@ -210,7 +213,11 @@ func runNetBench(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		n := float64(rounds * batch * len(nets))
-		fmt.Fprintf(stdout, "batch %3d: %8.1f positions/s  %6.2f GFLOP/s\n", batch, n/secs, n*float64(c.FLOPs())/secs/1e9)
+		var after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		perWorker := float64(after.HeapAlloc-min(after.HeapAlloc, before.HeapAlloc)) / float64(len(nets)) / (1 << 20)
+		fmt.Fprintf(stdout, "batch %3d: %8.1f positions/s  %6.2f GFLOP/s  %5.1f MB per worker\n", batch, n/secs, n*float64(c.FLOPs())/secs/1e9, perWorker)
 	}
 	return nil
 }
