@@ -18,7 +18,7 @@ type Net struct {
 
 type foldedConv struct {
 	out, in, k int
-	w          []float32 // [out][in·k·k]
+	wt         []float32 // [tap·in + channel][out], taps row-major over the k×k window
 	b          []float32 // [out]
 }
 
@@ -40,12 +40,13 @@ func NewNet(w *Weights) (*Net, error) {
 		src := w.Tensors[name+".w"]
 		g, be := w.Tensors[name+".bn.gamma"], w.Tensors[name+".bn.beta"]
 		mu, va := w.Tensors[name+".bn.mean"], w.Tensors[name+".bn.var"]
-		fc := foldedConv{out: out, in: in, k: k, w: make([]float32, len(src)), b: make([]float32, out)}
-		per := in * k * k
+		fc := foldedConv{out: out, in: in, k: k, wt: make([]float32, len(src)), b: make([]float32, out)}
 		for o := 0; o < out; o++ {
 			s := g[o] / float32(math.Sqrt(float64(va[o])+BNEpsilon))
-			for i := 0; i < per; i++ {
-				fc.w[o*per+i] = src[o*per+i] * s
+			for i := 0; i < in; i++ {
+				for tap := 0; tap < k*k; tap++ {
+					fc.wt[(tap*in+i)*out+o] = src[(o*in+i)*k*k+tap] * s
+				}
 			}
 			fc.b[o] = be[o] - mu[o]*s
 		}
@@ -86,6 +87,10 @@ func grow(s []float32, size int) []float32 {
 // (plane, rank, file); policy receives batch×PolicySize logits and wdl
 // batch×3 logits (win, draw, loss). Scratch space grows to the largest
 // batch seen and is then reused.
+//
+// Activations are kept point-major ([batch·90 points][channels]), so the
+// 3×3 neighbourhood a convolution reads is three runs of three points'
+// channels, copied whole, and each convolution is one GEMM over the batch.
 func (n *Net) Forward(batch int, input, policy, wdl []float32) error {
 	c := n.cfg
 	if batch < 1 {
@@ -96,48 +101,54 @@ func (n *Net) Forward(batch int, input, policy, wdl []float32) error {
 			batch, batch*c.InputSize(), batch*c.PolicySize, batch*3, len(input), len(policy), len(wdl))
 	}
 	s := &n.scratch
-	cols := batch * Squares
+	points := batch * Squares
 	maxCh := max(c.Filters, c.Planes)
-	s.x = grow(s.x, maxCh*cols)
-	s.y = grow(s.y, maxCh*cols)
-	s.t = grow(s.t, maxCh*cols)
-	s.col = grow(s.col, maxCh*9*cols)
-	// Activations are [channel][position·square]: one GEMM per convolution
-	// covers the whole batch.
-	x := s.x[:c.Planes*cols]
+	s.x = grow(s.x, points*maxCh)
+	s.y = grow(s.y, points*maxCh)
+	s.t = grow(s.t, points*maxCh)
+	s.col = grow(s.col, points*9*maxCh)
+	x := s.x[:points*c.Planes]
 	for b := 0; b < batch; b++ {
-		for p := 0; p < c.Planes; p++ {
-			copy(x[p*cols+b*Squares:][:Squares], input[(b*c.Planes+p)*Squares:][:Squares])
+		in := input[b*c.InputSize():][:c.InputSize()]
+		for sq := 0; sq < Squares; sq++ {
+			row := x[(b*Squares+sq)*c.Planes:][:c.Planes]
+			for p := range row {
+				row[p] = in[p*Squares+sq]
+			}
 		}
 	}
 	conv := func(fc *foldedConv, in, out []float32, relu bool, skip []float32) {
 		var col []float32
 		if fc.k == 3 {
-			col = s.col[:fc.in*9*cols]
+			col = s.col[:points*9*fc.in]
 			im2col3(fc.in, batch, in, col)
 		} else {
-			col = in[:fc.in*cols]
+			col = in[:points*fc.in]
 		}
-		out = out[:fc.out*cols]
-		clear(out)
-		gemm(fc.out, cols, fc.in*fc.k*fc.k, fc.w, col, out)
+		out = out[:points*fc.out]
+		gemm(points, fc.out, fc.in*fc.k*fc.k, col, fc.wt, out, false)
 		// Bias, skip connection and ReLU in one pass over the output.
-		for o := 0; o < fc.out; o++ {
-			row := out[o*cols:][:cols]
-			bias := fc.b[o]
-			switch {
-			case skip != nil:
-				sk := skip[o*cols:][:cols]
-				for j, v := range row {
-					row[j] = max(v+bias+sk[j], 0)
+		bias := fc.b[:fc.out]
+		switch {
+		case skip != nil:
+			for p := 0; p < points; p++ {
+				row, sk := out[p*fc.out:][:len(bias)], skip[p*fc.out:][:len(bias)]
+				for o, v := range row {
+					row[o] = max(v+bias[o]+sk[o], 0)
 				}
-			case relu:
-				for j, v := range row {
-					row[j] = max(v+bias, 0)
+			}
+		case relu:
+			for p := 0; p < points; p++ {
+				row := out[p*fc.out:][:len(bias)]
+				for o, v := range row {
+					row[o] = max(v+bias[o], 0)
 				}
-			default:
-				for j, v := range row {
-					row[j] = v + bias
+			}
+		default:
+			for p := 0; p < points; p++ {
+				row := out[p*fc.out:][:len(bias)]
+				for o, v := range row {
+					row[o] = v + bias[o]
 				}
 			}
 		}
@@ -146,11 +157,11 @@ func (n *Net) Forward(batch int, input, policy, wdl []float32) error {
 	cur, tmp, nxt := s.y, s.t, s.x
 	for b := 0; b < c.Blocks; b++ {
 		conv(&n.convs[1+2*b], cur, tmp, true, nil)
-		conv(&n.convs[2+2*b], tmp, nxt, false, cur[:c.Filters*cols])
+		conv(&n.convs[2+2*b], tmp, nxt, false, cur[:points*c.Filters])
 		cur, nxt = nxt, cur
 	}
 	// Heads: 1×1 convolutions, then dense layers over each position's
-	// [channel][square] values.
+	// values in [channel][square] order.
 	dense := func(out, in int, w, bias, x, y []float32, relu bool) {
 		// y[batch][out] = x[batch][in] · wᵀ + bias
 		for b := 0; b < batch; b++ {
@@ -171,8 +182,11 @@ func (n *Net) Forward(batch int, input, policy, wdl []float32) error {
 	flatten := func(ch int, act []float32, dst []float32) []float32 {
 		dst = grow(dst, batch*ch*Squares)
 		for b := 0; b < batch; b++ {
-			for k := 0; k < ch; k++ {
-				copy(dst[(b*ch+k)*Squares:][:Squares], act[k*cols+b*Squares:][:Squares])
+			for sq := 0; sq < Squares; sq++ {
+				src := act[(b*Squares+sq)*ch:][:ch]
+				for k, v := range src {
+					dst[(b*ch+k)*Squares+sq] = v
+				}
 			}
 		}
 		return dst
@@ -184,7 +198,7 @@ func (n *Net) Forward(batch int, input, policy, wdl []float32) error {
 	for b := 0; b < batch; b++ {
 		copy(policy[b*c.PolicySize:][:c.PolicySize], n.pfcB)
 	}
-	gemm(batch, c.PolicySize, c.PolicyChannels*Squares, s.pflat, n.pfcT, policy)
+	gemm(batch, c.PolicySize, c.PolicyChannels*Squares, s.pflat, n.pfcT, policy, true)
 	conv(vc, cur, tmp, true, nil)
 	s.vflat = flatten(c.ValueChannels, tmp, s.vflat)
 	s.vhid = grow(s.vhid, batch*c.ValueHidden)
@@ -194,37 +208,31 @@ func (n *Net) Forward(batch int, input, policy, wdl []float32) error {
 }
 
 // im2col3 lays out the 3×3 neighbourhoods (zero beyond the board) of in
-// ([ch][batch·90]) as col ([ch·9][batch·90]) so a 3×3 convolution is one
-// GEMM. Shifts by whole ranks are single copies; shifts by a file copy each
-// rank's eight overlapping points.
+// ([batch·90 points][ch]) as col ([batch·90 points][9 taps][ch]) so a 3×3
+// convolution is one GEMM. A neighbourhood rank is three adjacent points,
+// contiguous in this layout: one copy of 3·ch floats (two at the edges).
 func im2col3(ch, batch int, in, col []float32) {
-	cols := batch * Squares
-	for c := 0; c < ch; c++ {
-		src := in[c*cols:][:cols]
-		for dy := -1; dy <= 1; dy++ {
-			// Destination ranks [r0, r1) read source ranks shifted by dy.
-			r0, r1 := max(0, -dy), Ranks-max(0, dy)
-			for dx := -1; dx <= 1; dx++ {
-				dst := col[((c*3+dy+1)*3+dx+1)*cols:][:cols]
-				for b := 0; b < batch; b++ {
-					sb, db := src[b*Squares:][:Squares], dst[b*Squares:][:Squares]
-					clear(db[:r0*Files])
-					clear(db[r1*Files:])
-					switch dx {
+	for b := 0; b < batch; b++ {
+		for r := 0; r < Ranks; r++ {
+			for f := 0; f < Files; f++ {
+				dst := col[((b*Squares+r*Files+f)*9)*ch:][:9*ch]
+				for dy := -1; dy <= 1; dy++ {
+					d := dst[(dy+1)*3*ch:][:3*ch]
+					sr := r + dy
+					if sr < 0 || sr >= Ranks {
+						clear(d)
+						continue
+					}
+					base := (b*Squares + sr*Files) * ch
+					switch f {
 					case 0:
-						copy(db[r0*Files:r1*Files], sb[(r0+dy)*Files:(r1+dy)*Files])
-					case -1:
-						for r := r0; r < r1; r++ {
-							row, srow := db[r*Files:][:Files], sb[(r+dy)*Files:][:Files]
-							row[0] = 0
-							copy(row[1:], srow[:Files-1])
-						}
-					case 1:
-						for r := r0; r < r1; r++ {
-							row, srow := db[r*Files:][:Files], sb[(r+dy)*Files:][:Files]
-							copy(row[:Files-1], srow[1:])
-							row[Files-1] = 0
-						}
+						clear(d[:ch])
+						copy(d[ch:], in[base:][:2*ch])
+					case Files - 1:
+						copy(d[:2*ch], in[base+(f-1)*ch:][:2*ch])
+						clear(d[2*ch:])
+					default:
+						copy(d, in[base+(f-1)*ch:][:3*ch])
 					}
 				}
 			}

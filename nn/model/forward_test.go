@@ -219,7 +219,7 @@ func TestGemmMatchesGoKernel(t *testing.T) {
 			c1[i] = float32(i % 7)
 			c2[i] = c1[i]
 		}
-		gemm(m, n, k, a, b, c1)
+		gemm(m, n, k, a, b, c1, true)
 		goSgemm(m, n, k, a, b, c2)
 		for i := range c1 {
 			if math.Abs(float64(c1[i]-c2[i])) > 1e-3 {
