@@ -22,6 +22,8 @@ var commands = map[string]command{
 	"adjudicate": {"decide game results from a start FEN and moves (batch)", runAdjudicate},
 	"net":        {"create (init), describe (info) and measure (bench) networks", runNet},
 	"search":     {"search a position with MCTS (a network, or a uniform evaluator)", runSearch},
+	"selfplay":   {"play games against itself and write training shards (resumes where it stopped)", runSelfplay},
+	"shard":      {"describe (inspect) one shard, or check (verify) a shard directory and replay its games", runShard},
 	"version":    {"print palace's version and build information", runVersion},
 }
 

@@ -1,0 +1,513 @@
+package selfplay
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/mcts"
+	"github.com/palace-chess/palace/nn/model"
+	"github.com/palace-chess/palace/rules"
+)
+
+// Config is one self-play run: where it writes, what it plays, with which
+// network and search. LoadConfig reads it from YAML (configs/selfplay.yaml
+// documents every key); DefaultConfig fills what a file leaves out.
+type Config struct {
+	// Output is the shard directory. A run that finds games there already
+	// resumes: it plays only the game indices its manifest does not list.
+	Output string
+	// Rules is a preset name or a rule-set YAML file.
+	Rules string
+	// Network is a checkpoint file; empty plays a fresh random network of
+	// RandomNetwork's shape (6 blocks × 64 filters by default).
+	Network       string
+	RandomNetwork RandomNetwork
+	// Games is the run's target: game indices 0 to Games-1. The run stops
+	// once the directory holds each of them.
+	Games int
+	// ConcurrentGames are played at once, each by its own goroutine and
+	// search; Evaluators is the number of network copies (one batcher each)
+	// they share, games split evenly; 0 is two per core, each serving at
+	// least 8 games. BatchSize caps a batch; 0 is each evaluator's share of
+	// the games times Search.LeavesPerEval, the most that can ever wait.
+	//
+	// Why two per core: a batcher's games wait while their batch is
+	// computed, so with one network per core a core idles whenever its
+	// games are between batches. Measured on 2 cores (OpenBLAS), 32 games,
+	// the default 6×64 network and search: 1 evaluator 730 network
+	// evaluations/s, 2 1,070, 4 1,290, 8 no more than 4; the network alone
+	// on both cores at batch 32 does about 1,500.
+	ConcurrentGames int
+	Evaluators      int
+	BatchSize       int
+	// CacheEntries sizes the evaluation cache all games share (about 300
+	// bytes an entry).
+	CacheEntries int
+	// MaxPlies caps a game's length through the rule set's own length cap
+	// (RuleSet.MaxPlies, on a copy: the rule set's hash changes with it), so
+	// a capped game is adjudicated as the rule set says (counting in
+	// janggi, else a draw). 0 keeps the rule set's own cap.
+	MaxPlies int
+	// JanggiSetups weighs the 16 janggi start setups; the zero value is
+	// uniform. Ignored (and must be zero) for xiangqi.
+	JanggiSetups SetupWeights
+	// GamesPerShard is how many completed games make a shard: the unit of
+	// durability (a crash loses at most the games of the shard being
+	// gathered, which the next run plays again).
+	GamesPerShard int
+	// Seed and a game's index determine all of that game's randomness (its
+	// janggi setup and its search's random numbers).
+	Seed uint64
+	// Search is the search's parameters; Search.Seed is ignored (each game
+	// has its own, from Seed and its index).
+	Search mcts.Params
+}
+
+// RandomNetwork is the shape and seed of the network played when Config
+// has no checkpoint.
+type RandomNetwork struct {
+	Blocks, Filters                            int
+	PolicyChannels, ValueChannels, ValueHidden int
+	Seed                                       uint64
+}
+
+// ModelConfig is the network's full shape.
+func (r RandomNetwork) ModelConfig() model.Config {
+	return model.Config{Planes: encode.Planes, PolicySize: encode.PolicySize(), Blocks: r.Blocks, Filters: r.Filters,
+		PolicyChannels: r.PolicyChannels, ValueChannels: r.ValueChannels, ValueHidden: r.ValueHidden}
+}
+
+// Defaults that DefaultConfig gives.
+const (
+	DefaultConcurrentGames = 32
+	DefaultEvaluators      = 0 // automatic
+	DefaultCacheEntries    = 1 << 18
+	DefaultMaxPlies        = 400
+	DefaultGamesPerShard   = 128
+)
+
+// DefaultConfig is a configuration with every default filled in; Output,
+// Rules, Games and Seed are the caller's.
+func DefaultConfig() Config {
+	return Config{
+		RandomNetwork:   RandomNetwork{Blocks: 6, Filters: 64, PolicyChannels: 4, ValueChannels: 2, ValueHidden: 64, Seed: 1},
+		ConcurrentGames: DefaultConcurrentGames,
+		Evaluators:      DefaultEvaluators,
+		CacheEntries:    DefaultCacheEntries,
+		MaxPlies:        DefaultMaxPlies,
+		GamesPerShard:   DefaultGamesPerShard,
+		Search:          mcts.DefaultParams(),
+	}
+}
+
+// SetupWeights are the relative weights of the janggi start setups,
+// [Cho's setup][Han's setup] in rules.JanggiSetup order. The zero value
+// means uniform.
+type SetupWeights [4][4]float64
+
+// IsZero reports whether w is the zero value (uniform).
+func (w SetupWeights) IsZero() bool { return w == SetupWeights{} }
+
+func (w SetupWeights) check() error {
+	sum := 0.0
+	for c := range w {
+		for h, x := range w[c] {
+			if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+				return fmt.Errorf("janggi_setups: weight of %s,%s is %v, want a finite number >= 0", rules.JanggiSetup(c), rules.JanggiSetup(h), x)
+			}
+			sum += x
+		}
+	}
+	if sum == 0 && !w.IsZero() {
+		return errors.New("janggi_setups: every weight is 0")
+	}
+	return nil
+}
+
+// pick draws a (Cho, Han) pair by weight from u, uniform in [0, 1).
+func (w SetupWeights) pick(u float64) (cho, han rules.JanggiSetup) {
+	if w.IsZero() {
+		i := min(int(u*16), 15)
+		return rules.JanggiSetup(i / 4), rules.JanggiSetup(i % 4)
+	}
+	sum := 0.0
+	for c := range w {
+		for _, x := range w[c] {
+			sum += x
+		}
+	}
+	x := u * sum
+	last := 0
+	for i := range 16 {
+		wt := w[i/4][i%4]
+		if wt <= 0 {
+			continue
+		}
+		last = i
+		if x -= wt; x < 0 {
+			break
+		}
+	}
+	return rules.JanggiSetup(last / 4), rules.JanggiSetup(last % 4)
+}
+
+// Validate reports every setting that cannot work, naming the YAML key.
+func (c *Config) Validate() error {
+	var errs []string
+	add := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+	if c.Output == "" {
+		add("output: missing (the shard directory)")
+	}
+	if c.Rules == "" {
+		add("rules: missing (a preset: %s; or a rule-set YAML file)", strings.Join(rules.PresetNames(), ", "))
+	}
+	if c.Games < 1 {
+		add("games: %d, want at least 1", c.Games)
+	}
+	if c.ConcurrentGames < 1 || c.ConcurrentGames > 1<<14 {
+		add("concurrent_games: %d, want 1 to %d", c.ConcurrentGames, 1<<14)
+	}
+	if c.Evaluators < 0 || c.Evaluators > 64 {
+		add("evaluators: %d, want 0 (automatic) to 64", c.Evaluators)
+	} else if c.Evaluators > c.ConcurrentGames && c.ConcurrentGames >= 1 {
+		add("evaluators: %d, more than concurrent_games (%d)", c.Evaluators, c.ConcurrentGames)
+	}
+	if c.BatchSize < 0 || c.BatchSize > 1<<16 {
+		add("batch_size: %d, want 0 (automatic) to %d", c.BatchSize, 1<<16)
+	}
+	if c.CacheEntries < 1 || c.CacheEntries > 1<<28 {
+		add("cache_entries: %d, want 1 to %d", c.CacheEntries, 1<<28)
+	}
+	if c.MaxPlies < 0 {
+		add("max_plies: %d, want 0 (the rule set's own cap) or more", c.MaxPlies)
+	}
+	if c.GamesPerShard < 1 || c.GamesPerShard > 1<<20 {
+		add("games_per_shard: %d, want 1 to %d", c.GamesPerShard, 1<<20)
+	}
+	if err := c.JanggiSetups.check(); err != nil {
+		add("%v", err)
+	}
+	if c.Network == "" {
+		if err := c.RandomNetwork.ModelConfig().Validate(); err != nil {
+			add("random_network: %v", strings.TrimPrefix(err.Error(), "model: config "))
+		}
+	}
+	if err := c.Search.Validate(); err != nil {
+		add("search: %v", strings.TrimPrefix(err.Error(), "mcts: "))
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("selfplay: config: %s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+// evaluators is the number of network copies the run uses.
+func (c *Config) evaluators() int {
+	if c.Evaluators > 0 {
+		return c.Evaluators
+	}
+	return max(1, min(2*runtime.NumCPU(), c.ConcurrentGames/8, 64))
+}
+
+// batchSize is the batch cap each evaluator's batcher uses.
+func (c *Config) batchSize() int {
+	if c.BatchSize > 0 {
+		return c.BatchSize
+	}
+	e := c.evaluators()
+	perEval := (c.ConcurrentGames + e - 1) / e
+	return max(perEval*c.Search.LeavesPerEval, 1)
+}
+
+// configFile is the YAML form. Pointers mark what must be given.
+type configFile struct {
+	Output          string         `yaml:"output"`
+	Rules           string         `yaml:"rules"`
+	Network         string         `yaml:"network"`
+	RandomNetwork   *randomNetFile `yaml:"random_network"`
+	Games           *int           `yaml:"games"`
+	ConcurrentGames *int           `yaml:"concurrent_games"`
+	Evaluators      *int           `yaml:"evaluators"`
+	BatchSize       *int           `yaml:"batch_size"`
+	CacheEntries    *int           `yaml:"cache_entries"`
+	MaxPlies        *int           `yaml:"max_plies"`
+	GamesPerShard   *int           `yaml:"games_per_shard"`
+	Seed            *uint64        `yaml:"seed"`
+	JanggiSetups    *setupsFile    `yaml:"janggi_setups"`
+	Search          *searchFile    `yaml:"search"`
+	Extra           map[string]any `yaml:",inline"` // unknown keys, reported by name
+}
+
+type randomNetFile struct {
+	Blocks         *int    `yaml:"blocks"`
+	Filters        *int    `yaml:"filters"`
+	PolicyChannels *int    `yaml:"policy_channels"`
+	ValueChannels  *int    `yaml:"value_channels"`
+	ValueHidden    *int    `yaml:"value_hidden"`
+	Seed           *uint64 `yaml:"seed"`
+}
+
+// setupsFile weighs janggi's setups either per side (cho and han: setup
+// name → weight, a missing name weighing 0; a side left out is uniform)
+// or per pair ("CHO,HAN" → weight, a missing pair weighing 0).
+type setupsFile struct {
+	Cho   map[string]float64 `yaml:"cho"`
+	Han   map[string]float64 `yaml:"han"`
+	Pairs map[string]float64 `yaml:"pairs"`
+}
+
+type searchFile struct {
+	Mode                *string  `yaml:"mode"`
+	Simulations         *int     `yaml:"simulations"`
+	CheapSimulations    *int     `yaml:"cheap_simulations"`
+	FullFraction        *float64 `yaml:"full_fraction"`
+	CPuctInit           *float64 `yaml:"cpuct_init"`
+	CPuctBase           *float64 `yaml:"cpuct_base"`
+	FPUReduction        *float64 `yaml:"fpu_reduction"`
+	RootFPUReduction    *float64 `yaml:"root_fpu_reduction"`
+	NoiseFraction       *float64 `yaml:"noise_fraction"`
+	DirichletTotal      *float64 `yaml:"dirichlet_total"`
+	GumbelK             *int     `yaml:"gumbel_k"`
+	CVisit              *float64 `yaml:"c_visit"`
+	CScale              *float64 `yaml:"c_scale"`
+	GumbelScale         *float64 `yaml:"gumbel_scale"`
+	Temperature         *float64 `yaml:"temperature"`
+	TemperatureFinal    *float64 `yaml:"temperature_final"`
+	TemperatureHalfLife *float64 `yaml:"temperature_half_life"`
+	TemperaturePlies    *int     `yaml:"temperature_plies"`
+	LeavesPerEval       *int     `yaml:"leaves_per_eval"`
+	VirtualLoss         *float64 `yaml:"virtual_loss"`
+	MaxNodes            *int     `yaml:"max_nodes"`
+}
+
+func set[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+var (
+	unknownNested = regexp.MustCompile(`field (\S+) not found in type (\S+)`)
+	sectionNames  = map[string]string{
+		"selfplay.searchFile":    "search",
+		"selfplay.randomNetFile": "random_network",
+		"selfplay.setupsFile":    "janggi_setups",
+	}
+)
+
+// LoadConfig reads a YAML configuration file.
+func LoadConfig(path string) (Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("selfplay: %w", err)
+	}
+	return ParseConfig(data, path)
+}
+
+// ParseConfig reads a YAML configuration over DefaultConfig and validates
+// it. Unknown keys are errors; source names the input in messages.
+func ParseConfig(data []byte, source string) (Config, error) {
+	var f configFile
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
+		var te *yaml.TypeError
+		if errors.As(err, &te) {
+			// Name the section, not the Go type behind it.
+			msgs := make([]string, len(te.Errors))
+			for i, m := range te.Errors {
+				msgs[i] = unknownNested.ReplaceAllString(m, "unknown key $1 in $2")
+				for typ, key := range sectionNames {
+					msgs[i] = strings.ReplaceAll(msgs[i], typ, key)
+				}
+			}
+			return Config{}, fmt.Errorf("selfplay: %s: %s", source, strings.Join(msgs, "; "))
+		}
+		return Config{}, fmt.Errorf("selfplay: %s: %w", source, err)
+	}
+	if len(f.Extra) > 0 {
+		keys := make([]string, 0, len(f.Extra))
+		for k := range f.Extra {
+			keys = append(keys, k)
+		}
+		return Config{}, fmt.Errorf("selfplay: %s: unknown keys %s", source, strings.Join(slices.Sorted(slices.Values(keys)), ", "))
+	}
+	c := DefaultConfig()
+	c.Output, c.Rules, c.Network = f.Output, f.Rules, f.Network
+	var missing []string
+	if f.Games == nil {
+		missing = append(missing, "games (the number of games the directory should hold)")
+	}
+	if f.Seed == nil {
+		missing = append(missing, "seed (any number: game i's randomness comes from (seed, i), so a resumed run needs the same one)")
+	}
+	if len(missing) > 0 {
+		return Config{}, fmt.Errorf("selfplay: %s: missing %s", source, strings.Join(missing, "; "))
+	}
+	set(&c.Games, f.Games)
+	set(&c.Seed, f.Seed)
+	set(&c.ConcurrentGames, f.ConcurrentGames)
+	set(&c.Evaluators, f.Evaluators)
+	set(&c.BatchSize, f.BatchSize)
+	set(&c.CacheEntries, f.CacheEntries)
+	set(&c.MaxPlies, f.MaxPlies)
+	set(&c.GamesPerShard, f.GamesPerShard)
+	if r := f.RandomNetwork; r != nil {
+		if c.Network != "" {
+			return Config{}, fmt.Errorf("selfplay: %s: random_network is for runs without a network; this one plays %s", source, c.Network)
+		}
+		n := &c.RandomNetwork
+		set(&n.Blocks, r.Blocks)
+		set(&n.Filters, r.Filters)
+		set(&n.PolicyChannels, r.PolicyChannels)
+		set(&n.ValueChannels, r.ValueChannels)
+		set(&n.ValueHidden, r.ValueHidden)
+		set(&n.Seed, r.Seed)
+	}
+	if s := f.JanggiSetups; s != nil {
+		w, err := s.weights()
+		if err != nil {
+			return Config{}, fmt.Errorf("selfplay: %s: %w", source, err)
+		}
+		c.JanggiSetups = w
+	}
+	if s := f.Search; s != nil {
+		if err := s.apply(&c.Search); err != nil {
+			return Config{}, fmt.Errorf("selfplay: %s: %w", source, err)
+		}
+	}
+	if err := c.Validate(); err != nil {
+		return Config{}, fmt.Errorf("selfplay: %s: %s", source, strings.TrimPrefix(err.Error(), "selfplay: config: "))
+	}
+	return c, nil
+}
+
+func (s *setupsFile) weights() (SetupWeights, error) {
+	var w SetupWeights
+	if s.Pairs != nil && (s.Cho != nil || s.Han != nil) {
+		return w, errors.New("janggi_setups: give pairs, or cho and han, not both")
+	}
+	if s.Pairs != nil {
+		for k, x := range s.Pairs {
+			cho, han, ok := strings.Cut(k, ",")
+			if !ok {
+				return w, fmt.Errorf("janggi_setups: pairs: %q: want CHO,HAN (e.g. masangsangma,sangmamasang)", k)
+			}
+			c, err := rules.ParseJanggiSetup(strings.TrimSpace(cho))
+			if err != nil {
+				return w, fmt.Errorf("janggi_setups: pairs: %w", err)
+			}
+			h, err := rules.ParseJanggiSetup(strings.TrimSpace(han))
+			if err != nil {
+				return w, fmt.Errorf("janggi_setups: pairs: %w", err)
+			}
+			w[c][h] = x
+		}
+		if w.IsZero() {
+			return w, errors.New("janggi_setups: pairs: every weight is 0")
+		}
+		return w, w.check()
+	}
+	side := func(name string, m map[string]float64) ([4]float64, error) {
+		if m == nil {
+			return [4]float64{1, 1, 1, 1}, nil
+		}
+		var v [4]float64
+		for k, x := range m {
+			s, err := rules.ParseJanggiSetup(k)
+			if err != nil {
+				return v, fmt.Errorf("janggi_setups: %s: %w", name, err)
+			}
+			if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+				return v, fmt.Errorf("janggi_setups: %s: weight of %s is %v, want a finite number >= 0", name, k, x)
+			}
+			v[s] = x
+		}
+		if v == [4]float64{} {
+			return v, fmt.Errorf("janggi_setups: %s: every weight is 0", name)
+		}
+		return v, nil
+	}
+	cho, err := side("cho", s.Cho)
+	if err != nil {
+		return w, err
+	}
+	han, err := side("han", s.Han)
+	if err != nil {
+		return w, err
+	}
+	for c := range 4 {
+		for h := range 4 {
+			w[c][h] = cho[c] * han[h]
+		}
+	}
+	return w, w.check()
+}
+
+func (s *searchFile) apply(p *mcts.Params) error {
+	if s.Mode != nil {
+		switch *s.Mode {
+		case "gumbel":
+			p.Mode = mcts.Gumbel
+		case "puct":
+			p.Mode = mcts.PUCT
+		default:
+			return fmt.Errorf("search: mode %q: want gumbel or puct", *s.Mode)
+		}
+	}
+	set(&p.Simulations, s.Simulations)
+	set(&p.CheapSimulations, s.CheapSimulations)
+	set(&p.FullFraction, s.FullFraction)
+	set(&p.CPuctInit, s.CPuctInit)
+	set(&p.CPuctBase, s.CPuctBase)
+	set(&p.FPUReduction, s.FPUReduction)
+	set(&p.RootFPUReduction, s.RootFPUReduction)
+	set(&p.NoiseFraction, s.NoiseFraction)
+	set(&p.DirichletTotal, s.DirichletTotal)
+	set(&p.GumbelK, s.GumbelK)
+	set(&p.CVisit, s.CVisit)
+	set(&p.CScale, s.CScale)
+	set(&p.GumbelScale, s.GumbelScale)
+	set(&p.Temperature, s.Temperature)
+	set(&p.TemperatureFinal, s.TemperatureFinal)
+	set(&p.TemperatureHalfLife, s.TemperatureHalfLife)
+	set(&p.TemperaturePlies, s.TemperaturePlies)
+	set(&p.LeavesPerEval, s.LeavesPerEval)
+	set(&p.VirtualLoss, s.VirtualLoss)
+	set(&p.MaxNodes, s.MaxNodes)
+	return nil
+}
+
+// gameHash is the digest of everything that decides a game's moves: the
+// rule set (with the length cap), the network, the search, the setup
+// weights and the seed. A directory's games all share it, so a resumed run
+// with other settings is refused instead of mixing games silently. How
+// many games run at once, batch and cache sizes and shard sizes are left
+// out: they change how fast games are played, not which.
+func gameHash(rs *rules.RuleSet, networkID string, c *Config) string {
+	p := c.Search
+	p.Seed = 0
+	b, _ := json.Marshal(struct {
+		RuleSet string
+		Network string
+		Search  mcts.Params
+		Setups  SetupWeights
+		Seed    uint64
+	}{rs.String(), networkID, p, c.JanggiSetups, c.Seed})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}

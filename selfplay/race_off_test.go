@@ -1,0 +1,5 @@
+//go:build !race
+
+package selfplay
+
+const raceEnabled = false

@@ -1,0 +1,590 @@
+// Package selfplay plays many games at once through mcts with one shared,
+// batching evaluator and writes what training needs: shards of position
+// records (datasets) and, beside each shard, the games themselves
+// (GameRecord), which palace replays to check them.
+//
+// # Durability
+//
+// Games are numbered 0 to Config.Games-1, and game i's randomness comes
+// from (Config.Seed, i) alone. Completed games are gathered in memory;
+// every GamesPerShard of them are written as one shard in three steps:
+//
+//  1. the game-record file NAME.games.jsonl, crash-safely (temporary
+//     file, fsync, rename);
+//  2. the shard NAME.shard, the same way (datasets.Writer);
+//  3. the shard's entry in the manifest, rewritten crash-safely.
+//
+// Step 3 is the commit point: a game is complete when a shard the
+// manifest lists holds it. A run that starts in a directory with games
+// reads the listed shards' game records to learn which indices are
+// complete, removes the debris a crash may leave (temporary files, a
+// game-record file or shard that is not listed), and plays the indices
+// still missing. Games that were being played, or were gathered but not
+// yet committed, when the process died are played again from scratch;
+// none is lost and none is written twice. A lock file keeps a second run
+// out of a directory in use.
+//
+// # Reproducibility
+//
+// With the same configuration a game's moves depend only on the network's
+// outputs, and the evaluation cache returns exactly what the network
+// computed. So a resumed run plays the games an uninterrupted run would
+// have played whenever the network's output for a position does not
+// depend on the batch it was computed in: true of palace's Go kernel
+// (PALACE_BLAS=off) and of the nn test evaluators, not of OpenBLAS, whose
+// kernels round differently for different batch shapes. Under OpenBLAS a
+// game replayed after a crash is a valid game from the same seed, but its
+// moves may drift from the uninterrupted run's after the first near tie;
+// the set of game indices is exact either way.
+package selfplay
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/palace-chess/palace/datasets"
+	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/mcts"
+	"github.com/palace-chess/palace/nn"
+	"github.com/palace-chess/palace/nn/model"
+	"github.com/palace-chess/palace/rules"
+)
+
+// Display is how progress is shown.
+type Display uint8
+
+const (
+	// DisplayLog writes key=value lines: every Options.Interval and at
+	// each shard.
+	DisplayLog Display = iota
+	// DisplayTerminal redraws one status line (for a terminal).
+	DisplayTerminal
+)
+
+// Options are a run's settings beyond its Config.
+type Options struct {
+	// Progress receives the progress display; nil shows nothing.
+	Progress io.Writer
+	Display  Display
+	// Interval is the time between progress reports (default 5 s for
+	// DisplayLog, 1 s for DisplayTerminal).
+	Interval time.Duration
+	// CodeVersion is recorded in shard headers and game records.
+	CodeVersion string
+	// Evaluator, when set, replaces the network: each of Config.Evaluators
+	// batchers gets the backend it returns, and networkID names it in
+	// the files. For tests and benchmarks.
+	Evaluator func() (ev nn.Evaluator, networkID string, err error)
+}
+
+// Stats describe a run: what the directory holds and what this run did.
+type Stats struct {
+	Target   int   // game indices the directory should hold: 0 to Target-1
+	Before   int   // of them, complete when the run started
+	Played   int   // games this run committed
+	Finished int   // games this run finished (committed or gathered)
+	Shards   int   // shards this run wrote
+	Plies    int64 // plies of the finished games
+	// Positions are the positions searched (one record each),
+	// Evaluations the positions the searches evaluated (cache hits
+	// included); Network and Cache are the batchers' and the cache's
+	// counters.
+	Positions   int64
+	Evaluations int64
+	Network     nn.BatcherStats
+	Cache       nn.CacheStats
+	Elapsed     time.Duration
+	NetworkID   string
+	RuleSet     string
+}
+
+// GamesPerHour is the rate of finished games.
+func (s Stats) GamesPerHour() float64 { return rate(float64(s.Finished), s.Elapsed) * 3600 }
+
+// PositionsPerSecond is the rate of searched positions.
+func (s Stats) PositionsPerSecond() float64 { return rate(float64(s.Positions), s.Elapsed) }
+
+// EvaluationsPerSecond is the rate of the network's evaluations (cache
+// misses).
+func (s Stats) EvaluationsPerSecond() float64 { return rate(float64(s.Network.Positions), s.Elapsed) }
+
+// MeanPlies is the finished games' mean length.
+func (s Stats) MeanPlies() float64 {
+	if s.Finished == 0 {
+		return 0
+	}
+	return float64(s.Plies) / float64(s.Finished)
+}
+
+func rate(n float64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return n / d.Seconds()
+}
+
+// runner is one Run's state.
+type runner struct {
+	cfg     Config
+	opt     Options
+	dir     string
+	rs      *rules.RuleSet
+	netID   string
+	hash    string
+	backend []nn.Evaluator
+	batch   []*nn.Batcher
+	cache   *nn.Cache
+
+	nextShard  int
+	before     int
+	start      time.Time
+	progressMu sync.Mutex // the ticker and the shard writer both report
+
+	finished, played, shards atomic.Int64
+	plies, positions, evals  atomic.Int64
+}
+
+// finishedGame is a game waiting for its shard.
+type finishedGame struct {
+	rec     GameRecord
+	records []datasets.Record
+}
+
+// Run plays the games cfg.Output is missing until it holds games 0 to
+// cfg.Games-1, or until ctx is cancelled: then the games already finished
+// are committed and the ones in progress dropped (a later run plays them).
+// It returns the run's statistics; a cancelled run is not an error.
+func Run(ctx context.Context, cfg Config, opt Options) (Stats, error) {
+	if err := cfg.Validate(); err != nil {
+		return Stats{}, err
+	}
+	r := &runner{cfg: cfg, opt: opt, dir: cfg.Output}
+	if err := r.setup(); err != nil {
+		return Stats{}, err
+	}
+	if err := os.MkdirAll(r.dir, 0o755); err != nil {
+		return Stats{}, fmt.Errorf("selfplay: %w", err)
+	}
+	unlock, err := lockRun(r.dir)
+	if err != nil {
+		return Stats{}, err
+	}
+	defer unlock()
+	done, err := r.resume()
+	if err != nil {
+		return r.stats(), err
+	}
+	var todo []uint64
+	for i := range uint64(cfg.Games) {
+		if !done[i] {
+			todo = append(todo, i)
+		}
+	}
+	r.before = cfg.Games - len(todo)
+	r.start = time.Now()
+	r.reportStart(len(todo))
+	if len(todo) == 0 {
+		r.report("done")
+		return r.stats(), nil
+	}
+	err = r.play(ctx, todo)
+	r.report("done")
+	return r.stats(), err
+}
+
+// setup resolves the rule set and the network.
+func (r *runner) setup() error {
+	rs, err := rules.LoadRuleSet(r.cfg.Rules)
+	if err != nil {
+		return fmt.Errorf("selfplay: %w", err)
+	}
+	if r.cfg.MaxPlies > 0 {
+		capped := *rs
+		capped.MaxPlies = r.cfg.MaxPlies
+		rs = &capped
+	}
+	if rs.Game != rules.Janggi && !r.cfg.JanggiSetups.IsZero() {
+		return fmt.Errorf("selfplay: config: janggi_setups given, but rule set %s is %s", rs.Name, rs.Game)
+	}
+	r.rs = rs
+	n := r.cfg.evaluators()
+	if r.opt.Evaluator != nil {
+		for range n {
+			ev, id, err := r.opt.Evaluator()
+			if err != nil {
+				return fmt.Errorf("selfplay: evaluator: %w", err)
+			}
+			r.backend, r.netID = append(r.backend, ev), id
+		}
+	} else {
+		var w *model.Weights
+		if r.cfg.Network != "" {
+			ck, err := model.Load(r.cfg.Network)
+			if err != nil {
+				return fmt.Errorf("selfplay: %w", err)
+			}
+			if ck.EncodingVersion != encode.Version {
+				return fmt.Errorf("selfplay: %s reads encoding version %d, this palace writes %d", r.cfg.Network, ck.EncodingVersion, encode.Version)
+			}
+			w = ck.Weights
+		} else if w, err = model.NewRandom(r.cfg.RandomNetwork.ModelConfig(), r.cfg.RandomNetwork.Seed); err != nil {
+			return fmt.Errorf("selfplay: random network: %w", err)
+		}
+		r.netID = w.ID()
+		for range n {
+			ev, err := model.NewEvaluator(w)
+			if err != nil {
+				return fmt.Errorf("selfplay: %w", err)
+			}
+			r.backend = append(r.backend, ev)
+		}
+	}
+	for _, ev := range r.backend {
+		r.batch = append(r.batch, nn.NewBatcher(ev, r.cfg.batchSize()))
+	}
+	r.cache = nn.NewCache(nil, r.cfg.CacheEntries)
+	r.hash = gameHash(rs, r.netID, &r.cfg)
+	return nil
+}
+
+// shardNumber reads NNNNNN from "shard-NNNNNN.shard" (or its game-record
+// file's name); false for other names.
+func shardNumber(name string) (int, bool) {
+	base, ok := strings.CutPrefix(name, "shard-")
+	if !ok {
+		return 0, false
+	}
+	if s, ok := strings.CutSuffix(base, ShardSuffix); ok {
+		base = s
+	} else if s, ok := strings.CutSuffix(base, GamesSuffix); ok {
+		base = s
+	} else {
+		return 0, false
+	}
+	n, err := strconv.Atoi(base)
+	if err != nil || n < 0 || len(base) < 6 {
+		return 0, false
+	}
+	return n, true
+}
+
+func shardName(n int) string { return fmt.Sprintf("shard-%06d%s", n, ShardSuffix) }
+
+// isDebris reports whether name is a temporary file a killed writer of
+// this package (or of the manifest) left: never a committed file.
+func isDebris(name string) bool {
+	if !strings.Contains(name, ".tmp-") {
+		return false
+	}
+	return strings.HasPrefix(name, ".shard-") || strings.HasPrefix(name, "."+datasets.ManifestName+".")
+}
+
+// resume reads which games the directory holds, removing a crash's debris
+// first: temporary files, and shards and game records the manifest does
+// not list (their games were never committed and will be played again).
+func (r *runner) resume() (map[uint64]bool, error) {
+	m, err := datasets.ReadManifest(r.dir)
+	if err != nil {
+		return nil, fmt.Errorf("selfplay: %w", err)
+	}
+	listed := map[string]bool{}
+	for _, s := range m.Shards {
+		listed[s.Name] = true
+		if n, ok := shardNumber(s.Name); ok {
+			r.nextShard = max(r.nextShard, n+1)
+		}
+	}
+	entries, err := os.ReadDir(r.dir)
+	if err != nil {
+		return nil, fmt.Errorf("selfplay: %w", err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() {
+			continue
+		}
+		shard := name
+		if s, ok := strings.CutSuffix(name, GamesSuffix); ok {
+			shard = s + ShardSuffix
+		}
+		_, ours := shardNumber(name)
+		if isDebris(name) || (ours && !listed[shard]) {
+			if err := os.Remove(filepath.Join(r.dir, name)); err != nil {
+				return nil, fmt.Errorf("selfplay: removing a crashed run's %s: %w", name, err)
+			}
+		}
+	}
+	done := map[uint64]bool{}
+	where := map[uint64]string{}
+	for _, s := range m.Shards {
+		gpath := GamesPath(filepath.Join(r.dir, s.Name))
+		if !strings.HasSuffix(s.Name, ShardSuffix) {
+			return nil, fmt.Errorf("selfplay: %s lists %s, which self-play did not write; give self-play a directory of its own", filepath.Join(r.dir, datasets.ManifestName), s.Name)
+		}
+		gf, err := ReadGames(gpath)
+		if err != nil {
+			return nil, fmt.Errorf("selfplay: shard %s is listed but its game records are unreadable: %w", s.Name, err)
+		}
+		if h := gf.Header; h.GameHash != r.hash {
+			return nil, fmt.Errorf("selfplay: %s holds games of another configuration (%s, network %s, game hash %s; this run: %s, network %s, game hash %s): keep the rule set, network, search, setups, max_plies and seed, or use a new directory",
+				r.dir, h.RuleSet, h.NetworkID, h.GameHash, r.rs, r.netID, r.hash)
+		}
+		if int64(len(gf.Games)) != s.Games {
+			return nil, fmt.Errorf("selfplay: %s has %d games, the manifest says its shard has %d", gpath, len(gf.Games), s.Games)
+		}
+		for _, g := range gf.Games {
+			if prev, dup := where[g.ID]; dup {
+				return nil, fmt.Errorf("selfplay: game %d is in both %s and %s", g.ID, prev, s.Name)
+			}
+			where[g.ID] = s.Name
+			done[g.ID] = true
+		}
+	}
+	return done, nil
+}
+
+// play runs the workers, the shard writer and the progress display until
+// todo is played or ctx is cancelled.
+func (r *runner) play(parent context.Context, todo []uint64) error {
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	workers := min(r.cfg.ConcurrentGames, len(todo))
+	// Every client is registered before any plays, so that the first
+	// batches wait for all the games instead of going out one by one.
+	clients := make([]*nn.Client, workers)
+	for w := range clients {
+		clients[w] = r.batch[w%len(r.batch)].NewClient()
+	}
+	finished := make(chan *finishedGame, workers)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer clients[w].Close() // a worker gone must not hold back the batches
+			ev := r.cache.WithBackend(clients[w])
+			for ctx.Err() == nil {
+				i := next.Add(1) - 1
+				if i >= int64(len(todo)) {
+					return
+				}
+				fg, err := r.playGame(ctx, ev, todo[i])
+				if err != nil {
+					if ctx.Err() == nil {
+						cancel(err)
+					}
+					return
+				}
+				finished <- fg // drained to the end, whatever happens
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(finished)
+	}()
+
+	stopTicker := r.tick()
+	// Shards are written by a goroutine of their own, so that a worker
+	// handing over a game never waits for a disk: while it waited, its
+	// batcher client would hold back every other game's batches.
+	shards := make(chan []*finishedGame, 1024)
+	written := make(chan error, 1)
+	go func() {
+		var err error
+		for games := range shards {
+			if err == nil {
+				if err = r.writeShard(games); err != nil {
+					cancel(err)
+				}
+			}
+		}
+		written <- err
+	}()
+	var pending []*finishedGame
+	for fg := range finished {
+		pending = append(pending, fg)
+		if len(pending) >= r.cfg.GamesPerShard {
+			shards <- pending
+			pending = nil
+		}
+	}
+	if len(pending) > 0 {
+		// Whatever stopped the run, the finished games are sound.
+		shards <- pending
+	}
+	close(shards)
+	writeErr := <-written
+	stopTicker()
+	if err := context.Cause(ctx); writeErr == nil && err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return writeErr
+}
+
+// gameSeed is game id's seed under the run's seed (splitmix64 mixing), so
+// that every game's randomness is its own and the same in every run.
+func gameSeed(seed, id uint64) uint64 {
+	return mix64(seed ^ mix64(id+0x9e3779b97f4a7c15))
+}
+
+func mix64(z uint64) uint64 {
+	z ^= z >> 30
+	z *= 0xbf58476d1ce4e5b9
+	z ^= z >> 27
+	z *= 0x94d049bb133111eb
+	z ^= z >> 31
+	return z
+}
+
+// playGame plays game id to its end and returns its records.
+func (r *runner) playGame(ctx context.Context, ev nn.Evaluator, id uint64) (*finishedGame, error) {
+	seed := gameSeed(r.cfg.Seed, id)
+	fen, setup := r.rs.StartFEN(), ""
+	if r.rs.Game == rules.Janggi {
+		rng := rand.New(rand.NewPCG(seed, 0x7365747570)) // "setup"
+		cho, han := r.cfg.JanggiSetups.pick(rng.Float64())
+		fen, setup = rules.JanggiSetupFEN(cho, han), cho.String()+","+han.String()
+	}
+	g, err := rules.NewGame(r.rs, fen)
+	if err != nil {
+		return nil, fmt.Errorf("selfplay: game %d: %w", id, err)
+	}
+	p := r.cfg.Search
+	p.Seed = seed
+	s, err := mcts.New(p, ev)
+	if err != nil {
+		return nil, fmt.Errorf("selfplay: %w", err)
+	}
+	var res mcts.Result
+	legal := make([]rules.Move, 0, rules.MaxMoves)
+	records := make([]datasets.Record, 0, 160)
+	full := 0
+	for !g.Result().Over() {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		legal = g.LegalMoves(legal[:0])
+		if err := s.RunWith(g, mcts.RunOptions{}, &res); err != nil {
+			return nil, fmt.Errorf("selfplay: game %d ply %d: %w", id, g.Ply(), err)
+		}
+		if !slices.Contains(legal, res.Best) {
+			return nil, fmt.Errorf("selfplay: game %d ply %d: the search chose %s, not a legal move in %s", id, g.Ply(), res.Best, g.Position().FEN())
+		}
+		records = append(records, datasets.Record{GameID: id})
+		rec := &records[len(records)-1]
+		rec.SetPosition(g, legal)
+		// Cheap searches keep their policy too (it marks the legal moves);
+		// Full says whether training may use it as a target.
+		if err := rec.SetPolicy(res.Moves, res.Policy); err != nil {
+			return nil, fmt.Errorf("selfplay: game %d ply %d: %w", id, g.Ply(), err)
+		}
+		rec.Move, rec.Value, rec.WDL, rec.Full = res.Best, res.Value, res.WDL, res.Full
+		if res.Full {
+			full++
+		}
+		r.positions.Add(1)
+		r.evals.Add(int64(res.Evaluations))
+		g.Play(res.Best)
+	}
+	outcome := g.Result().Outcome
+	for i := range records {
+		records[i].Result = outcomeFor(outcome, records[i].Side)
+	}
+	r.finished.Add(1)
+	r.plies.Add(int64(len(records)))
+	return &finishedGame{rec: newGameRecord(id, seed, setup, g, full), records: records}, nil
+}
+
+// outcomeFor is a finished game's result from side's view.
+func outcomeFor(o rules.Outcome, side rules.Color) datasets.Outcome {
+	switch {
+	case o == rules.WhiteWins && side == rules.White, o == rules.BlackWins && side == rules.Black:
+		return datasets.Win
+	case o == rules.WhiteWins, o == rules.BlackWins:
+		return datasets.Loss
+	}
+	return datasets.Draw
+}
+
+// writeShard commits games: their game records, then the shard, then its
+// manifest entry (the commit point; see the package doc).
+func (r *runner) writeShard(games []*finishedGame) error {
+	slices.SortFunc(games, func(a, b *finishedGame) int { return cmp.Compare(a.rec.ID, b.rec.ID) })
+	name := shardName(r.nextShard)
+	r.nextShard++
+	path := filepath.Join(r.dir, name)
+	hdr := datasets.NewHeader(r.rs)
+	hdr.NetworkID, hdr.ConfigHash, hdr.CodeVersion = r.netID, r.hash, r.opt.CodeVersion
+	hdr.Seeds = []uint64{r.cfg.Seed}
+	hdr.Note = fmt.Sprintf("palace selfplay: %d games", len(games))
+	w, err := datasets.NewWriter(path, hdr, datasets.WithManifest())
+	if err != nil {
+		return fmt.Errorf("selfplay: %w", err)
+	}
+	recs := make([]GameRecord, len(games))
+	for i, fg := range games {
+		recs[i] = fg.rec
+		for j := range fg.records {
+			if err := w.Write(&fg.records[j]); err != nil {
+				w.Abort()
+				return fmt.Errorf("selfplay: %w", err)
+			}
+		}
+	}
+	gh := GamesHeader{Shard: name, RuleSet: r.rs.String(), Rules: r.rs, NetworkID: r.netID, GameHash: r.hash,
+		Seed: r.cfg.Seed, CodeVersion: r.opt.CodeVersion}
+	if err := writeGames(GamesPath(path), gh, recs); err != nil {
+		w.Abort()
+		return fmt.Errorf("selfplay: %w", err)
+	}
+	if err := w.Close(); err != nil {
+		// The game records stay without a listed shard: the next run
+		// removes them, and plays these games again.
+		return fmt.Errorf("selfplay: %w", err)
+	}
+	r.played.Add(int64(len(games)))
+	r.shards.Add(1)
+	info := w.Info()
+	r.report(fmt.Sprintf("shard name=%s games=%d records=%d first_game=%d last_game=%d", name, len(games), info.Records, info.FirstGame, info.LastGame))
+	return nil
+}
+
+// stats is a snapshot of the run's counters.
+func (r *runner) stats() Stats {
+	s := Stats{
+		Target: r.cfg.Games, Before: r.before, Played: int(r.played.Load()), Finished: int(r.finished.Load()),
+		Shards: int(r.shards.Load()), Plies: r.plies.Load(), Positions: r.positions.Load(), Evaluations: r.evals.Load(),
+		NetworkID: r.netID,
+	}
+	if r.rs != nil {
+		s.RuleSet = r.rs.String()
+	}
+	if !r.start.IsZero() {
+		s.Elapsed = time.Since(r.start)
+	}
+	for _, b := range r.batch {
+		st := b.Stats()
+		s.Network.Batches += st.Batches
+		s.Network.Positions += st.Positions
+		s.Network.FullBatches += st.FullBatches
+		s.Network.Errors += st.Errors
+	}
+	if r.cache != nil {
+		s.Cache = r.cache.Stats()
+	}
+	return s
+}

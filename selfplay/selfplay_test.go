@@ -1,0 +1,478 @@
+package selfplay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/palace-chess/palace/datasets"
+	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/nn"
+	"github.com/palace-chess/palace/rules"
+)
+
+// checkDir checks a finished run's directory against its config: Verify
+// finds nothing wrong; the manifest, the shards and the game records hold
+// games 0 to n-1 once each; records decode, carry sound targets and agree
+// with their games. It returns the games by id.
+func checkDir(t *testing.T, cfg Config) []GameRecord {
+	t.Helper()
+	dir := cfg.Output
+	rep, err := Verify(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range rep.Problems {
+		t.Errorf("verify: %s", p)
+	}
+	if rep.Games != cfg.Games {
+		t.Errorf("verify replayed %d games, want %d", rep.Games, cfg.Games)
+	}
+	m, err := datasets.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var manifestGames int64
+	shardIDs := map[uint64]int{}
+	var games []GameRecord
+	for _, s := range m.Shards {
+		manifestGames += s.Games
+		gf, err := ReadGames(GamesPath(filepath.Join(dir, s.Name)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		byGame := map[uint64]*GameRecord{}
+		for i := range gf.Games {
+			byGame[gf.Games[i].ID] = &gf.Games[i]
+		}
+		games = append(games, gf.Games...)
+		r, err := datasets.Open(filepath.Join(dir, s.Name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		full := map[uint64]int{}
+		for rec, err := range r.Records() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := byGame[rec.GameID]
+			if g == nil {
+				t.Fatalf("%s: a record of game %d, which its game records lack", s.Name, rec.GameID)
+			}
+			if rec.Ply == 0 {
+				shardIDs[rec.GameID]++
+			}
+			if rec.Full {
+				full[rec.GameID]++
+			}
+			var sum float64
+			for _, e := range rec.Policy {
+				sum += float64(e.P)
+			}
+			if len(rec.Policy) == 0 || math.Abs(sum-1) > 0.01 {
+				t.Fatalf("game %d ply %d: policy of %d moves sums to %v", rec.GameID, rec.Ply, len(rec.Policy), sum)
+			}
+			if w := rec.WDL; math.Abs(float64(w[0]+w[1]+w[2])-1) > 0.01 || math.Abs(float64(rec.Value-(w[0]-w[2]))) > 0.01 {
+				t.Fatalf("game %d ply %d: value %v, WDL %v", rec.GameID, rec.Ply, rec.Value, w)
+			}
+		}
+		r.Close()
+		for id, g := range byGame {
+			if full[id] != g.Full {
+				t.Errorf("game %d: %d full records, its game record says %d", id, full[id], g.Full)
+			}
+		}
+	}
+	if manifestGames != int64(cfg.Games) || len(games) != cfg.Games {
+		t.Errorf("the manifest counts %d games and the game records hold %d, want %d", manifestGames, len(games), cfg.Games)
+	}
+	games = byID(games)
+	for i, g := range games {
+		if g.ID != uint64(i) || shardIDs[g.ID] != 1 {
+			t.Fatalf("game ids: position %d holds game %d (%d times in the shards); want 0..%d once each", i, g.ID, shardIDs[g.ID], cfg.Games-1)
+		}
+		if g.Seed != gameSeed(cfg.Seed, g.ID) {
+			t.Errorf("game %d: seed %d, want gameSeed(%d, %d)", g.ID, g.Seed, cfg.Seed, g.ID)
+		}
+	}
+	return games
+}
+
+// A run under each game's rule sets (janggi with setups drawn from a
+// skewed distribution) writes shards and game records that agree, ids
+// 0..n-1 once each, every game replaying to its stored result.
+func TestRun(t *testing.T) {
+	for _, tc := range []struct {
+		rules  string
+		setups SetupWeights
+		check  func(t *testing.T, g GameRecord)
+	}{
+		{rules: "xiangqi", check: func(t *testing.T, g GameRecord) {
+			if g.Setup != "" || g.StartFEN != rules.XiangqiStartFEN {
+				t.Errorf("game %d: setup %q, start %s", g.ID, g.Setup, g.StartFEN)
+			}
+		}},
+		{rules: "janggi", setups: SetupWeights{rules.SangMaMaSang: {rules.MaSangSangMa: 1, rules.SangMaSangMa: 3}},
+			check: func(t *testing.T, g GameRecord) {
+				if g.Setup != "sangmamasang,masangsangma" && g.Setup != "sangmamasang,sangmasangma" {
+					t.Errorf("game %d: setup %s, outside the distribution", g.ID, g.Setup)
+				}
+				if g.StartFEN != rules.JanggiSetupFEN(rules.SangMaMaSang, rules.MaSangSangMa) && g.StartFEN != rules.JanggiSetupFEN(rules.SangMaMaSang, rules.SangMaSangMa) {
+					t.Errorf("game %d: setup %s but start %s", g.ID, g.Setup, g.StartFEN)
+				}
+			}},
+		{rules: "janggimodern"},
+	} {
+		t.Run(tc.rules, func(t *testing.T) {
+			cfg := tinyConfig(t, tc.rules, 10)
+			cfg.JanggiSetups = tc.setups
+			if raceEnabled && tc.rules == "janggimodern" {
+				t.Skip("the race detector makes the network slow: two rule sets suffice")
+			}
+			st, err := Run(context.Background(), cfg, Options{CodeVersion: "test"}) // the network, always
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Played != 10 || st.Finished != 10 || st.Before != 0 || st.Shards != 3 {
+				t.Errorf("stats %+v: want 10 games played in 3 shards", st)
+			}
+			if st.Positions != st.Plies || st.Network.Positions == 0 || st.Network.MeanBatch() < 1 {
+				t.Errorf("stats %+v", st)
+			}
+			games := checkDir(t, cfg)
+			rs := preset(t, tc.rules, cfg.MaxPlies)
+			ends := map[string]int{}
+			for _, g := range games {
+				if tc.check != nil {
+					tc.check(t, g)
+				}
+				if _, err := g.Replay(rs); err != nil {
+					t.Error(err)
+				}
+				ends[g.Result+" "+g.Reason]++
+			}
+			t.Logf("%s: %d plies, %s", tc.rules, st.Plies, fmt.Sprint(ends))
+		})
+	}
+}
+
+// The same seed gives the same games, however many run at once and
+// however they are sharded; another seed gives other games.
+func TestDeterministic(t *testing.T) {
+	a := tinyConfig(t, "janggi", 8)
+	mustRun(t, a)
+	b := tinyConfig(t, "janggi", 8)
+	b.ConcurrentGames, b.GamesPerShard, b.Evaluators, b.BatchSize = 4, 3, 2, 3
+	mustRun(t, b)
+	ga, gb := checkDir(t, a), checkDir(t, b)
+	if !reflect.DeepEqual(ga, gb) {
+		t.Errorf("two runs with seed %d differ", a.Seed)
+	}
+	c := tinyConfig(t, "janggi", 8)
+	c.Seed++
+	mustRun(t, c)
+	gc := checkDir(t, c)
+	same := 0
+	for i := range gc {
+		if gc[i].Moves == ga[i].Moves {
+			same++
+		}
+	}
+	if same == len(gc) {
+		t.Errorf("seeds %d and %d played the same games", a.Seed, c.Seed)
+	}
+}
+
+// Raising the target resumes: two steps give the games of one
+// uninterrupted run, and a third run finds nothing to do.
+func TestResume(t *testing.T) {
+	ref := tinyConfig(t, "xiangqi", 10)
+	mustRun(t, ref)
+	want := checkDir(t, ref)
+
+	cfg := tinyConfig(t, "xiangqi", 4)
+	cfg.GamesPerShard = 3
+	mustRun(t, cfg)
+	cfg.Games = 10
+	st := mustRun(t, cfg)
+	if st.Before != 4 || st.Played != 6 {
+		t.Errorf("second step: %d before, %d played; want 4 and 6", st.Before, st.Played)
+	}
+	if got := checkDir(t, cfg); !reflect.DeepEqual(got, want) {
+		t.Errorf("two steps played other games than one run")
+	}
+	st = mustRun(t, cfg)
+	if st.Before != 10 || st.Played != 0 || st.Shards != 0 {
+		t.Errorf("a finished directory: %+v", st)
+	}
+}
+
+// A run stopped through its context commits the games it finished, and the
+// next run completes the set: the games of an uninterrupted run.
+func TestResumeAfterCancel(t *testing.T) {
+	ref := tinyConfig(t, "janggi", 10)
+	mustRun(t, ref)
+	want := checkDir(t, ref)
+
+	cfg := tinyConfig(t, "janggi", 10)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w := &watchWriter{cancelOn: "event=shard", cancel: cancel}
+	st, err := Run(ctx, cfg, withTestEvaluator(Options{Progress: w, CodeVersion: "test"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Played < cfg.GamesPerShard || st.Played >= cfg.Games {
+		t.Fatalf("stopped after the first shard: %+v", st)
+	}
+	rep, err := Verify(cfg.Output)
+	if err != nil || len(rep.Problems) > 0 || rep.Games != st.Played {
+		t.Fatalf("stopped run's directory: %+v, %v", rep, err)
+	}
+	st2 := mustRun(t, cfg)
+	if st2.Before != st.Played || st.Played+st2.Played != cfg.Games {
+		t.Errorf("resumed: %+v after %+v", st2, st)
+	}
+	if got := checkDir(t, cfg); !reflect.DeepEqual(got, want) {
+		t.Errorf("a stopped and resumed run played other games than one run")
+	}
+}
+
+// watchWriter cancels when a progress line contains cancelOn.
+type watchWriter struct {
+	mu       sync.Mutex
+	buf      strings.Builder
+	cancelOn string
+	cancel   func()
+}
+
+func (w *watchWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if strings.Contains(string(p), w.cancelOn) {
+		w.cancel()
+	}
+	return len(p), nil
+}
+
+// The commit point is the manifest entry: a shard and game records left
+// unlisted by a crash (and temporary files) are removed on restart and
+// their games played again, so the result is an uninterrupted run's.
+func TestResumeRemovesDebris(t *testing.T) {
+	ref := tinyConfig(t, "xiangqi", 10)
+	mustRun(t, ref)
+	want := checkDir(t, ref)
+
+	cfg := tinyConfig(t, "xiangqi", 10)
+	mustRun(t, cfg)
+	dir := cfg.Output
+	// Unlist the last shard, as a kill between its rename and its listing
+	// leaves it.
+	mpath := filepath.Join(dir, datasets.ManifestName)
+	data, err := os.ReadFile(mpath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	shards := m["shards"].([]any)
+	last := shards[len(shards)-1].(map[string]any)["name"].(string)
+	m["shards"] = shards[:len(shards)-1]
+	data, _ = json.Marshal(m)
+	if err := os.WriteFile(mpath, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Game records written just before a kill, and temporary files.
+	orphan := filepath.Join(dir, "shard-000042"+GamesSuffix)
+	copyFile(t, GamesPath(filepath.Join(dir, "shard-000000.shard")), orphan)
+	temps := []string{".shard-000043.shard.tmp-123", ".shard-000043.games.jsonl.tmp-456", ".manifest.json.tmp-789"}
+	for _, name := range temps {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("partial"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other := filepath.Join(dir, "notes.txt") // not self-play's: left alone
+	if err := os.WriteFile(other, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Verify(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Problems) < 3 { // the unlisted shard, its game records, the orphan
+		t.Errorf("verify of a crashed directory: %v", rep.Problems)
+	}
+
+	st := mustRun(t, cfg)
+	if st.Before+st.Played != cfg.Games || st.Played == 0 {
+		t.Errorf("after the crash: %+v", st)
+	}
+	// The unlisted shard's number is free again: the replayed games took it.
+	for _, name := range append([]string{filepath.Base(orphan)}, temps...) {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			t.Errorf("%s is still there", name)
+		}
+	}
+	if m, err := datasets.ReadManifest(dir); err != nil || m.Shards[len(m.Shards)-1].Name != last {
+		t.Errorf("the replayed games' shard is not %s", last)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("a file self-play did not write was removed: %v", err)
+	}
+	if got := checkDir(t, cfg); !reflect.DeepEqual(got, want) {
+		t.Errorf("the recovered run played other games than one run")
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A directory's games are one configuration's: a run with other settings
+// is refused, one with other speeds is not.
+func TestResumeRefusesOtherGames(t *testing.T) {
+	cfg := tinyConfig(t, "xiangqi", 3)
+	mustRun(t, cfg)
+	changes := map[string]func(c *Config){
+		"seed":      func(c *Config) { c.Seed++ },
+		"max_plies": func(c *Config) { c.MaxPlies++ },
+		"search":    func(c *Config) { c.Search.Simulations++ },
+		"network":   func(c *Config) { c.RandomNetwork.Seed++ },
+		"rules":     func(c *Config) { c.Rules = "janggi" },
+	}
+	if raceEnabled {
+		delete(changes, "network") // the test evaluator stands in for any network
+	}
+	for name, change := range changes {
+		c := cfg
+		c.Games = 4
+		change(&c)
+		_, err := Run(context.Background(), c, withTestEvaluator(Options{}))
+		if err == nil || !strings.Contains(err.Error(), "another configuration") {
+			t.Errorf("%s changed: %v", name, err)
+		}
+	}
+	c := cfg
+	c.Games, c.ConcurrentGames, c.CacheEntries, c.GamesPerShard = 4, 1, 10, 1
+	if st := mustRun(t, c); st.Played != 1 {
+		t.Errorf("other speeds: %+v", st)
+	}
+}
+
+// Two runs never share a directory.
+func TestRunLock(t *testing.T) {
+	cfg := tinyConfig(t, "xiangqi", 1)
+	if err := os.MkdirAll(cfg.Output, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := lockRun(cfg.Output)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(context.Background(), cfg, withTestEvaluator(Options{}))
+	if err == nil || !strings.Contains(err.Error(), "another self-play run") {
+		t.Errorf("a locked directory: %v", err)
+	}
+	unlock()
+	mustRun(t, cfg)
+}
+
+// Progress: log lines with the counters, or one redrawn status line.
+func TestProgress(t *testing.T) {
+	cfg := tinyConfig(t, "xiangqi", 4)
+	var log strings.Builder
+	if _, err := Run(context.Background(), cfg, withTestEvaluator(Options{Progress: &log})); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "selfplay event=start dir=") || !strings.Contains(lines[0], " to_play=4 concurrent_games=3 ") ||
+		!strings.HasPrefix(lines[1], "selfplay event=shard name=shard-000000.shard games=4 ") || !strings.HasPrefix(lines[2], "selfplay event=done ") {
+		t.Errorf("log lines:\n%s", log.String())
+	}
+	for _, key := range []string{"positions_per_s=", "evals_per_s=", "mean_batch=", "cache_hit_rate=", "games_per_hour=", "complete=4 "} {
+		if !strings.Contains(lines[2], key) {
+			t.Errorf("the done line lacks %s: %s", key, lines[2])
+		}
+	}
+	cfg = tinyConfig(t, "xiangqi", 4)
+	var term strings.Builder
+	if _, err := Run(context.Background(), cfg, withTestEvaluator(Options{Progress: &term, Display: DisplayTerminal})); err != nil {
+		t.Fatal(err)
+	}
+	out := term.String()
+	if !strings.HasPrefix(out, "selfplay event=start ") || !strings.Contains(out, "\n\rgames ") || !strings.HasSuffix(out, "\x1b[K\n") || strings.Count(out, "\n") != 2 ||
+		!strings.Contains(out, "games 4/4 (4 saved)") || !strings.Contains(out, "evals/s") {
+		t.Errorf("status line: %q", out)
+	}
+}
+
+// An evaluator can stand in for the network (tests, benchmarks); an
+// evaluator failing stops the run with its error, and commits nothing
+// unfinished.
+func TestEvaluatorError(t *testing.T) {
+	cfg := tinyConfig(t, "xiangqi", 4)
+	_, err := Run(context.Background(), cfg, Options{Evaluator: func() (nn.Evaluator, string, error) {
+		return failing{}, "failing", nil
+	}})
+	if err == nil || !strings.Contains(err.Error(), "broken backend") {
+		t.Fatalf("got %v", err)
+	}
+	if rep, err := Verify(cfg.Output); err != nil || rep.Shards != 0 || len(rep.Problems) != 0 {
+		t.Errorf("after a failed run: %+v %v", rep, err)
+	}
+}
+
+type failing struct{}
+
+func (failing) InputSize() int  { return encode.InputSize }
+func (failing) PolicySize() int { return encode.PolicySize() }
+func (failing) Evaluate([]nn.Input, []nn.Output) error {
+	return errors.New("broken backend")
+}
+
+func TestSetupWeightsPick(t *testing.T) {
+	w := SetupWeights{rules.MaSangMaSang: {rules.SangMaMaSang: 1, rules.MaSangSangMa: 3}}
+	count := map[[2]rules.JanggiSetup]int{}
+	const n = 4000
+	for i := range n {
+		c, h := w.pick((float64(i) + 0.5) / n)
+		count[[2]rules.JanggiSetup{c, h}]++
+	}
+	if len(count) != 2 || count[[2]rules.JanggiSetup{rules.MaSangMaSang, rules.MaSangSangMa}] != 3*n/4 {
+		t.Errorf("skewed: %v", count)
+	}
+	clear(count)
+	for i := range n {
+		c, h := SetupWeights{}.pick((float64(i) + 0.5) / n)
+		count[[2]rules.JanggiSetup{c, h}]++
+	}
+	if len(count) != 16 {
+		t.Errorf("uniform: %v", count)
+	}
+	for k, v := range count {
+		if v != n/16 {
+			t.Errorf("uniform: %v drawn %d times of %d", k, v, n)
+		}
+	}
+	if c, h := w.pick(0.999999999); c != rules.MaSangMaSang || h != rules.SangMaMaSang {
+		t.Errorf("u near 1: %v,%v", c, h)
+	}
+}
