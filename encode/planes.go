@@ -56,27 +56,77 @@ const Planes = HistorySteps*piecePlanes + featureCount
 // InputSize is the number of floats in one encoded position.
 const InputSize = Planes * rules.Squares
 
+// State is everything the planes show: the boards of the current position
+// and up to HistorySteps-1 before it, and the features. Encode fills one
+// from a rules.Game; a training record fills one from what it stored
+// (datasets.EncodeRecord), so both go through EncodeState.
+type State struct {
+	Rules         *rules.RuleSet
+	Boards        [HistorySteps][rules.Squares]rules.Piece // [0] is the current position
+	Steps         int                                      // boards present, 1..HistorySteps
+	Side          rules.Color                              // the side to move
+	PassLegal     bool
+	LastWasPass   bool
+	Bikjang       bool // the side to move faces bikjang
+	InCheck       bool
+	Repetitions   int // earlier occurrences of the position in the repetition window
+	HalfmoveClock int
+	Ply           int // plies since the game's root
+}
+
 // Encode writes the input planes of g's current position into dst (which
 // must hold InputSize floats), plane by plane, rank by rank from the side
 // to move's back rank, file by file. legal are the position's legal moves
 // (history included), which the caller has anyway; they tell whether a
 // pass is legal.
 func Encode(g *rules.Game, legal []rules.Move, dst []float32) error {
-	if len(dst) < InputSize {
-		return fmt.Errorf("encode: destination holds %d floats, want %d", len(dst), InputSize)
-	}
-	dst = dst[:InputSize]
-	clear(dst)
+	var st State
 	pos := g.Position()
-	side := pos.SideToMove()
+	st.Rules, st.Side = g.Rules(), pos.SideToMove()
 	for step := 0; step < HistorySteps; step++ {
 		anc, ok := g.Ancestor(step)
 		if !ok {
 			break
 		}
+		st.Boards[step] = anc.Pieces()
+		st.Steps++
+	}
+	for _, m := range legal {
+		st.PassLegal = st.PassLegal || m.IsPass()
+	}
+	st.LastWasPass, st.Bikjang, st.InCheck = g.LastMoveWasPass(), pos.InBikjang(), g.InCheck()
+	st.Repetitions, st.HalfmoveClock, st.Ply = g.Repetitions(), pos.HalfmoveClock(), g.Ply()
+	return EncodeState(&st, dst)
+}
+
+// countingValues are janggi's material values by piece type, as
+// rules.Position.MaterialCount counts them.
+var countingValues = [8]int{rules.Chariot: 13, rules.Cannon: 7, rules.Horse: 5, rules.Elephant: 3, rules.Advisor: 3, rules.Soldier: 2}
+
+func materialCount(board *[rules.Squares]rules.Piece, c rules.Color) int {
+	n := 0
+	for _, pc := range board {
+		if pc != rules.NoPiece && pc.Color() == c {
+			n += countingValues[pc.Type()]
+		}
+	}
+	return n
+}
+
+// EncodeState writes the planes of st into dst (InputSize floats).
+func EncodeState(st *State, dst []float32) error {
+	if len(dst) < InputSize {
+		return fmt.Errorf("encode: destination holds %d floats, want %d", len(dst), InputSize)
+	}
+	if st.Rules == nil || st.Steps < 1 || st.Steps > HistorySteps {
+		return fmt.Errorf("encode: state without a rule set or with %d boards", st.Steps)
+	}
+	dst = dst[:InputSize]
+	clear(dst)
+	side := st.Side
+	for step := 0; step < st.Steps; step++ {
 		base := step * piecePlanes * rules.Squares
-		for s := rules.Square(0); s < rules.Squares; s++ {
-			pc := anc.Board(s)
+		for s, pc := range st.Boards[step] {
 			if pc == rules.NoPiece {
 				continue
 			}
@@ -84,10 +134,10 @@ func Encode(g *rules.Game, legal []rules.Move, dst []float32) error {
 			if pc.Color() != side {
 				plane += 7
 			}
-			dst[base+plane*rules.Squares+int(frame(s, side))] = 1
+			dst[base+plane*rules.Squares+int(frame(rules.Square(s), side))] = 1
 		}
 	}
-	rs := g.Rules()
+	rs := st.Rules
 	feat := func(i int, v float32) {
 		if v == 0 {
 			return
@@ -103,24 +153,19 @@ func Encode(g *rules.Game, legal []rules.Move, dst []float32) error {
 		}
 		return 0
 	}
-	passLegal := false
-	for _, m := range legal {
-		passLegal = passLegal || m.IsPass()
-	}
-	reps := g.Repetitions()
 	feat(featBlackToMove, b(side == rules.Black))
 	feat(featJanggi, b(rs.Game == rules.Janggi))
-	feat(featPassLegal, b(passLegal))
-	feat(featLastWasPass, b(g.LastMoveWasPass()))
-	feat(featBikjang, b(pos.InBikjang()))
-	feat(featInCheck, b(g.InCheck()))
-	feat(featRepeatedOnce, b(reps >= 1))
-	feat(featRepeatedTwice, b(reps >= 2))
+	feat(featPassLegal, b(st.PassLegal))
+	feat(featLastWasPass, b(st.LastWasPass))
+	feat(featBikjang, b(st.Bikjang))
+	feat(featInCheck, b(st.InCheck))
+	feat(featRepeatedOnce, b(st.Repetitions >= 1))
+	feat(featRepeatedTwice, b(st.Repetitions >= 2))
 	if rs.MoveLimit > 0 {
-		feat(featMoveClock, min(float32(pos.HalfmoveClock())/float32(rs.MoveLimit), 1))
+		feat(featMoveClock, min(float32(st.HalfmoveClock)/float32(rs.MoveLimit), 1))
 	}
 	if rs.MaxPlies > 0 {
-		feat(featGameLength, min(float32(g.Ply())/float32(rs.MaxPlies), 1))
+		feat(featGameLength, min(float32(st.Ply)/float32(rs.MaxPlies), 1))
 	}
 	if rs.Counting {
 		feat(featCounting, 1)
@@ -128,7 +173,7 @@ func Encode(g *rules.Game, legal []rules.Move, dst []float32) error {
 		if side == rules.White {
 			bonus = -bonus
 		}
-		margin := float32(pos.MaterialCount(side)-pos.MaterialCount(side.Other())) + bonus
+		margin := float32(materialCount(&st.Boards[0], side)-materialCount(&st.Boards[0], side.Other())) + bonus
 		feat(featCountMargin, margin/40)
 	}
 	feat(featPassUnlessInCheck, b(rs.Pass == rules.PassUnlessInCheck))

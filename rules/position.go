@@ -51,6 +51,9 @@ func init() {
 // Board returns the piece on s (NoPiece when empty).
 func (p *Position) Board(s Square) Piece { return p.board[s] }
 
+// Pieces returns the whole board, square by square.
+func (p *Position) Pieces() [Squares]Piece { return p.board }
+
 // SideToMove is the colour to move.
 func (p *Position) SideToMove() Color { return p.side }
 
