@@ -218,11 +218,15 @@ func TestResume(t *testing.T) {
 // A run stopped through its context commits the games it finished, and the
 // next run completes the set: the games of an uninterrupted run.
 func TestResumeAfterCancel(t *testing.T) {
-	ref := tinyConfig(t, "janggi", 10)
+	// Enough games that the cancel, sent when the first shard is reported
+	// (asynchronously, from the shard writer), lands well before the end
+	// even on a loaded machine.
+	const games = 40
+	ref := tinyConfig(t, "janggi", games)
 	mustRun(t, ref)
 	want := checkDir(t, ref)
 
-	cfg := tinyConfig(t, "janggi", 10)
+	cfg := tinyConfig(t, "janggi", games)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	w := &watchWriter{cancelOn: "event=shard", cancel: cancel}
