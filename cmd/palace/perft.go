@@ -17,10 +17,7 @@ func runPerft(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	depth := fs.Int("depth", 0, "plies to count")
 	divide := fs.Bool("divide", false, "print each root move's count (MOVE: COUNT) before the total")
 	batch := fs.String("batch", "", "read FEN<TAB>DEPTH lines from FILE ('-' for stdin), write FEN<TAB>DEPTH<TAB>NODES")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	rs, err := pf.ruleSet()
+	rs, err := pf.parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -76,10 +73,7 @@ func runMoves(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var pf positionFlags
 	pf.register(fs)
 	batch := fs.String("batch", "", "read one FEN per line from FILE ('-' for stdin), write FEN<TAB>MOVES")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	rs, err := pf.ruleSet()
+	rs, err := pf.parse(fs, args)
 	if err != nil {
 		return err
 	}

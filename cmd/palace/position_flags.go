@@ -27,7 +27,11 @@ func (pf *positionFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&pf.setup, "setup", "", "janggi start setups CHO,HAN, each one of masangsangma, masangmasang, sangmasangma, sangmamasang (with --start)")
 }
 
-func (pf *positionFlags) ruleSet() (*rules.RuleSet, error) {
+// parse parses the command line and loads the rule set --rules names.
+func (pf *positionFlags) parse(fs *flag.FlagSet, args []string) (*rules.RuleSet, error) {
+	if err := parseFlags(fs, args); err != nil {
+		return nil, err
+	}
 	return rules.LoadRuleSet(pf.rules)
 }
 

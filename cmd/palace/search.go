@@ -24,10 +24,7 @@ func runSearch(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	mode := fs.String("mode", "puct", "search: puct or gumbel")
 	seed := fs.Uint64("seed", 1, "random seed (Gumbel sampling)")
 	leaves := fs.Int("leaves", 8, "leaves gathered per network call (virtual loss)")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	rs, err := pf.ruleSet()
+	rs, err := pf.parse(fs, args)
 	if err != nil {
 		return err
 	}
