@@ -118,7 +118,8 @@ func (t *Trainer) Rate() float64 { return t.sched.At(t.step) }
 
 // Step trains on one batch: inputs holds Batch() positions of Planes×90
 // floats (plane, rank, file), policyTargets Batch()×PolicySize
-// probabilities (zero on illegal moves), wdlTargets Batch()×3
+// probabilities (zero on illegal moves; a row of zeros for a position with
+// no policy target, which then trains the value only), wdlTargets Batch()×3
 // probabilities (win, draw, loss for the side to move). It returns the
 // batch's losses before the update. A batch that makes a loss NaN or
 // infinite is reported and not applied.
@@ -268,15 +269,16 @@ func (t *Trainer) checkBatch(inputs, policyTargets, wdlTargets []float32) error 
 			return fmt.Errorf("gnet: input %d of position %d is %v", i%c.InputSize(), i/c.InputSize(), v)
 		}
 	}
-	if err := checkDistributions("policy", policyTargets, c.PolicySize); err != nil {
+	if err := checkDistributions("policy", policyTargets, c.PolicySize, true); err != nil {
 		return err
 	}
-	return checkDistributions("WDL", wdlTargets, 3)
+	return checkDistributions("WDL", wdlTargets, 3, false)
 }
 
 // checkDistributions reports a target row that is not a probability
-// distribution.
-func checkDistributions(what string, rows []float32, size int) error {
+// distribution. With zeroOK a row of zeros passes: a position without a
+// target, which adds nothing to that loss (cross-entropy against zero).
+func checkDistributions(what string, rows []float32, size int, zeroOK bool) error {
 	for r := 0; r*size < len(rows); r++ {
 		var sum float64
 		for i, v := range rows[r*size : (r+1)*size] {
@@ -285,7 +287,7 @@ func checkDistributions(what string, rows []float32, size int) error {
 			}
 			sum += float64(v)
 		}
-		if math.Abs(sum-1) > 1e-3 {
+		if math.Abs(sum-1) > 1e-3 && !(zeroOK && sum == 0) {
 			return fmt.Errorf("gnet: %s target of position %d sums to %v, want 1", what, r, sum)
 		}
 	}

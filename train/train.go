@@ -1,0 +1,422 @@
+// Package train trains the network on self-play shards: it draws batches
+// from the replay window (datasets.Sampler), turns them into planes and
+// targets, and steps an nn/gnet trainer, saving its whole state (weights,
+// batch-norm statistics, optimizer, step count) crash-safely as it goes.
+//
+// # How much to train
+//
+// A run asks for a number of steps in total (Steps gives KataGo's rule:
+// every position self-play has produced is drawn SamplesPerPosition times
+// on average), and Run trains until the trainer has taken that many. The
+// trainer neither starves (it waits for self-play: the caller asks again
+// when more positions exist) nor overfits (a position is seen a bounded
+// number of times however long the run).
+//
+// # Resuming
+//
+// The state file is rewritten every CheckpointEvery steps and at the end.
+// Batches come from a sampler seeded with (Seed, the step it starts at),
+// and a fresh sampler starts after every save, so a run killed at any
+// moment and resumed from its last save draws the batches an uninterrupted
+// run would have drawn, and takes the same steps.
+package train
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"time"
+
+	"github.com/palace-chess/palace/datasets"
+	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/nn/gnet"
+	"github.com/palace-chess/palace/nn/model"
+	"github.com/palace-chess/palace/rules"
+)
+
+// Config is how the network is trained: the optimizer, the learning-rate
+// schedule, the loss's L2 term, and how batches are drawn.
+type Config struct {
+	Batch     int     // positions per step
+	Optimizer string  // gnet.SGD or gnet.Adam
+	Momentum  float64 // SGD
+	Beta1     float64 // Adam
+	Beta2     float64
+	Epsilon   float64
+	Schedule  gnet.Schedule
+	L2        float64
+	// BNMomentum is the weight of each batch in batch norm's running
+	// statistics.
+	BNMomentum float64
+	// SamplesPerPosition is how many times, on average, each self-play
+	// position is drawn over the run (KataGo's samples per new row).
+	SamplesPerPosition float64
+	// The replay window (datasets.WindowSize): MinRows positions before
+	// training starts, growing like total^WindowExponent; MaxRows caps it
+	// (0: no cap).
+	MinRows         int
+	WindowExponent  float64
+	WindowExpansion float64
+	MaxRows         int
+	// Mirror is the probability of training on a position's mirror image.
+	Mirror float64
+	// CheckpointEvery is the number of steps between saves of the state.
+	CheckpointEvery int
+}
+
+// DefaultConfig is a configuration for small networks on a CPU.
+func DefaultConfig() Config {
+	return Config{
+		Batch:              128,
+		Optimizer:          gnet.SGD,
+		Momentum:           0.9,
+		Beta1:              0.9,
+		Beta2:              0.999,
+		Epsilon:            1e-8,
+		Schedule:           gnet.Schedule{Kind: gnet.Constant, Rate: 0.02, Warmup: 100},
+		L2:                 1e-4,
+		BNMomentum:         0.1,
+		SamplesPerPosition: 4,
+		MinRows:            10_000,
+		WindowExponent:     datasets.DefaultExponent,
+		WindowExpansion:    datasets.DefaultExpansion,
+		Mirror:             0.5,
+		CheckpointEvery:    200,
+	}
+}
+
+// Validate reports every setting that cannot work.
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	if c.Batch < 1 || c.Batch > 1<<14 {
+		bad("batch %d, want 1 to 16384", c.Batch)
+	}
+	switch c.Optimizer {
+	case gnet.SGD:
+		if !(c.Momentum >= 0 && c.Momentum < 1) {
+			bad("momentum %v, want 0 ≤ momentum < 1", c.Momentum)
+		}
+	case gnet.Adam:
+		if !(c.Beta1 >= 0 && c.Beta1 < 1 && c.Beta2 >= 0 && c.Beta2 < 1 && c.Epsilon > 0) {
+			bad("adam beta1 %v beta2 %v epsilon %v, want betas in [0, 1) and epsilon > 0", c.Beta1, c.Beta2, c.Epsilon)
+		}
+	default:
+		bad("optimizer %q, want %s or %s", c.Optimizer, gnet.SGD, gnet.Adam)
+	}
+	if err := c.Schedule.Validate(); err != nil {
+		bad("schedule: %v", err)
+	}
+	if !(c.L2 >= 0) || math.IsInf(c.L2, 0) {
+		bad("l2 %v, want a finite number ≥ 0", c.L2)
+	}
+	if !(c.BNMomentum > 0 && c.BNMomentum <= 1) {
+		bad("bn_momentum %v, want 0 < m ≤ 1", c.BNMomentum)
+	}
+	if !(c.SamplesPerPosition > 0) || math.IsInf(c.SamplesPerPosition, 0) {
+		bad("samples_per_position %v, want > 0", c.SamplesPerPosition)
+	}
+	if c.MinRows < 1 {
+		bad("window min_rows %d, want ≥ 1", c.MinRows)
+	}
+	if !(c.WindowExponent > 0 && c.WindowExponent <= 1) {
+		bad("window exponent %v, want 0 < e ≤ 1", c.WindowExponent)
+	}
+	if !(c.WindowExpansion > 0) || math.IsInf(c.WindowExpansion, 0) {
+		bad("window expansion %v, want > 0", c.WindowExpansion)
+	}
+	if c.MaxRows < 0 || (c.MaxRows > 0 && c.MaxRows < c.MinRows) {
+		bad("window max_rows %d, want 0 (no cap) or ≥ min_rows %d", c.MaxRows, c.MinRows)
+	}
+	if !(c.Mirror >= 0 && c.Mirror <= 1) {
+		bad("mirror %v, want a probability", c.Mirror)
+	}
+	if c.CheckpointEvery < 1 {
+		bad("checkpoint_every %d, want ≥ 1", c.CheckpointEvery)
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("train: config: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+// Steps is the number of steps a run should have taken in total once self-play
+// has produced positions positions: SamplesPerPosition draws of each, in
+// batches, counted only once the window's minimum is there (before it,
+// training waits).
+func (c *Config) Steps(positions int64) int64 {
+	if positions < int64(c.MinRows) {
+		return 0
+	}
+	return int64(float64(positions) * c.SamplesPerPosition / float64(c.Batch))
+}
+
+// Options returns the gnet options of the configuration.
+func (c *Config) options(seed uint64) []gnet.Option {
+	opts := []gnet.Option{gnet.WithBatch(c.Batch), gnet.WithL2(c.L2), gnet.WithSchedule(c.Schedule),
+		gnet.WithBNMomentum(c.BNMomentum), gnet.WithSeed(seed)}
+	if c.Optimizer == gnet.Adam {
+		return append(opts, gnet.WithAdam(c.Beta1, c.Beta2, c.Epsilon))
+	}
+	return append(opts, gnet.WithSGD(c.Momentum))
+}
+
+// Job is one call of Run: where the data and the state are, and how far
+// to train.
+type Job struct {
+	// Dirs are shard directories (each with a manifest), oldest first.
+	Dirs []string
+	// RuleSets are the rule sets the shards may name (name@hash); a shard
+	// under another is an error, never skipped.
+	RuleSets []*rules.RuleSet
+	// State is the trainer's checkpoint file: read to resume when it
+	// exists, rewritten crash-safely as training goes.
+	State string
+	// Init is the network a new state starts from (only when State does
+	// not exist yet).
+	Init *model.Checkpoint
+	// TargetSteps is the number of steps, in total, to stop at.
+	TargetSteps int64
+	// Seed decides the batches.
+	Seed uint64
+	// CodeVersion goes into the checkpoints' provenance.
+	CodeVersion string
+	// Progress, when set, receives a report after every save and at the
+	// end.
+	Progress func(Progress)
+}
+
+// Progress is where training stands.
+type Progress struct {
+	Step, Target int64
+	Rate         float64     // the learning rate of the last step
+	Losses       gnet.Losses // mean over the steps since the last report
+	SamplesPerS  float64     // since the last report
+	Window       int64       // positions in the replay window
+	Total        int64       // positions the shards hold
+}
+
+// Result is what a Run did.
+type Result struct {
+	Checkpoint *model.Checkpoint // the state at the end (weights, optimizer, counts)
+	Steps      int64             // steps this call took
+	Losses     gnet.Losses       // mean over this call's steps
+	Elapsed    time.Duration
+}
+
+// Run trains from job.State (or job.Init) until the trainer has taken
+// job.TargetSteps steps or ctx is cancelled, saving the state every
+// CheckpointEvery steps and at the end. A cancelled run saves what it has
+// and returns ctx's error.
+func Run(ctx context.Context, cfg Config, job Job) (Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return Result{}, err
+	}
+	if job.State == "" {
+		return Result{}, errors.New("train: no state file")
+	}
+	tr, err := open(cfg, job)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{}
+	start := time.Now()
+	if tr.Steps() >= job.TargetSteps {
+		res.Checkpoint = tr.Checkpoint()
+		return res, nil
+	}
+	rsByID := map[string]*rules.RuleSet{}
+	for _, rs := range job.RuleSets {
+		rsByID[rs.String()] = rs
+	}
+	b := newBatch(cfg.Batch)
+	var sum gnet.Losses
+	var since gnet.Losses
+	sinceSteps, sinceStart := 0, time.Now()
+	for tr.Steps() < job.TargetSteps {
+		// A chunk: one sampler, from the step it starts at to the next save.
+		first := tr.Steps()
+		last := min(job.TargetSteps, (first/int64(cfg.CheckpointEvery)+1)*int64(cfg.CheckpointEvery))
+		s, err := datasets.NewSampler(job.Dirs,
+			datasets.WithSeed(mix(job.Seed, uint64(first))),
+			datasets.WithWindow(cfg.MinRows, cfg.WindowExponent, cfg.WindowExpansion),
+			datasets.WithMaxWindow(cfg.MaxRows),
+			datasets.WithMirror(cfg.Mirror))
+		if err != nil {
+			return res, fmt.Errorf("train: %w", err)
+		}
+		window, total := s.Window(), s.Total()
+		err = func() error {
+			defer s.Close()
+			for tr.Steps() < last {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if err := b.fill(s, rsByID); err != nil {
+					return err
+				}
+				l, err := tr.Step(b.inputs, b.policy, b.wdl)
+				if err != nil {
+					return fmt.Errorf("train: %w", err)
+				}
+				add(&sum, l)
+				add(&since, l)
+				sinceSteps++
+				res.Steps++
+			}
+			return nil
+		}()
+		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+			return res, err
+		}
+		// A chunk cut short by cancellation is not saved: its batches
+		// would differ from an uninterrupted run's (the next sampler
+		// starts at the saved step), so it is taken again on resume.
+		if err != nil {
+			return res, err
+		}
+		ck := checkpoint(tr, job)
+		if err := ck.Save(job.State); err != nil {
+			return res, fmt.Errorf("train: saving the state: %w", err)
+		}
+		if job.Progress != nil && sinceSteps > 0 {
+			el := time.Since(sinceStart).Seconds()
+			job.Progress(Progress{Step: tr.Steps(), Target: job.TargetSteps, Rate: tr.Rate(),
+				Losses: scale(since, sinceSteps), SamplesPerS: float64(sinceSteps*cfg.Batch) / el,
+				Window: window, Total: total})
+			since, sinceSteps, sinceStart = gnet.Losses{}, 0, time.Now()
+		}
+	}
+	res.Checkpoint = checkpoint(tr, job)
+	res.Losses = scale(sum, int(res.Steps))
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+// open resumes the trainer from job.State, or starts it from job.Init.
+func open(cfg Config, job Job) (*gnet.Trainer, error) {
+	ck, err := model.Load(job.State)
+	switch {
+	case err == nil:
+	case errors.Is(err, os.ErrNotExist):
+		if job.Init == nil {
+			return nil, fmt.Errorf("train: %s does not exist and no initial network was given", job.State)
+		}
+		ck = job.Init
+	default:
+		return nil, fmt.Errorf("train: resuming: %w", err)
+	}
+	if ck.EncodingVersion != encode.Version {
+		return nil, fmt.Errorf("train: the network reads encoding version %d, this palace writes %d", ck.EncodingVersion, encode.Version)
+	}
+	if ck.Optimizer != nil && ck.Optimizer.Name != cfg.Optimizer {
+		return nil, fmt.Errorf("train: %s was trained with %s; the config asks for %s (start a new state to switch)", job.State, ck.Optimizer.Name, cfg.Optimizer)
+	}
+	tr, err := gnet.NewTrainer(ck, cfg.options(job.Seed)...)
+	if err != nil {
+		return nil, fmt.Errorf("train: %w", err)
+	}
+	return tr, nil
+}
+
+// checkpoint is the trainer's state with the job's metadata.
+func checkpoint(tr *gnet.Trainer, job Job) *model.Checkpoint {
+	ck := tr.Checkpoint()
+	ck.EncodingVersion = encode.Version
+	ck.RuleSets = ck.RuleSets[:0:0]
+	for _, rs := range job.RuleSets {
+		ck.RuleSets = append(ck.RuleSets, rs.String())
+	}
+	ck.Provenance.CodeVersion = job.CodeVersion
+	ck.Provenance.Seed = job.Seed
+	ck.Provenance.Created = time.Now().UTC().Format(time.RFC3339)
+	return ck
+}
+
+// batch is one step's input and targets.
+type batch struct {
+	samples []datasets.Sample
+	inputs  []float32
+	policy  []float32
+	wdl     []float32
+}
+
+func newBatch(n int) *batch {
+	return &batch{
+		samples: make([]datasets.Sample, n),
+		inputs:  make([]float32, n*encode.InputSize),
+		policy:  make([]float32, n*encode.PolicySize()),
+		wdl:     make([]float32, n*3),
+	}
+}
+
+// fill draws a batch. The policy target is the search's where the move had
+// a full search and zero elsewhere (a zero row adds nothing to the policy
+// loss: cheap searches train the value only, as playout-cap randomization
+// intends). The value target is the game's result.
+func (b *batch) fill(s *datasets.Sampler, rsByID map[string]*rules.RuleSet) error {
+	if err := s.Fill(b.samples); err != nil {
+		return fmt.Errorf("train: %w", err)
+	}
+	for i := range b.samples {
+		sm := &b.samples[i]
+		rs := rsByID[sm.RuleSet]
+		if rs == nil {
+			return fmt.Errorf("train: %s record %d is under rule set %s, which this run does not train on", sm.Shard, sm.Index, sm.RuleSet)
+		}
+		in := b.inputs[i*encode.InputSize : (i+1)*encode.InputSize]
+		if err := datasets.EncodeRecord(&sm.Record, rs, in); err != nil {
+			return fmt.Errorf("train: %s record %d: %w", sm.Shard, sm.Index, err)
+		}
+		ps := encode.PolicySize()
+		p := b.policy[i*ps : (i+1)*ps]
+		if sm.Full {
+			if err := sm.PolicyTarget(p); err != nil {
+				return fmt.Errorf("train: %s record %d: %w", sm.Shard, sm.Index, err)
+			}
+		} else {
+			clear(p)
+		}
+		w := b.wdl[i*3 : i*3+3]
+		clear(w)
+		switch sm.Result {
+		case datasets.Win:
+			w[0] = 1
+		case datasets.Draw:
+			w[1] = 1
+		case datasets.Loss:
+			w[2] = 1
+		default:
+			return fmt.Errorf("train: %s record %d: result %d", sm.Shard, sm.Index, sm.Result)
+		}
+	}
+	return nil
+}
+
+func add(dst *gnet.Losses, l gnet.Losses) {
+	dst.Policy += l.Policy
+	dst.WDL += l.WDL
+	dst.L2 += l.L2
+	dst.Total += l.Total
+}
+
+func scale(l gnet.Losses, n int) gnet.Losses {
+	if n == 0 {
+		return l
+	}
+	f := 1 / float64(n)
+	return gnet.Losses{Policy: l.Policy * f, WDL: l.WDL * f, L2: l.L2 * f, Total: l.Total * f}
+}
+
+// mix is splitmix64's finaliser over two words.
+func mix(a, b uint64) uint64 {
+	z := a ^ (b+0x9e3779b97f4a7c15)*0xbf58476d1ce4e5b9
+	z ^= z >> 30
+	z *= 0xbf58476d1ce4e5b9
+	z ^= z >> 27
+	z *= 0x94d049bb133111eb
+	z ^= z >> 31
+	return z
+}
