@@ -1,0 +1,589 @@
+package arena
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/palace-chess/palace/rules"
+	"github.com/palace-chess/palace/stats"
+)
+
+// Match is a match between players A (the candidate) and B (the
+// baseline). Pair i plays opening i mod len(Openings) twice: game 0 with A
+// as White (the side that moves first in the start position: red in
+// xiangqi, Cho in janggi), game 1 with A as Black.
+type Match struct {
+	RuleSet  *rules.RuleSet
+	Openings []Opening
+	A, B     Player
+	// Pairs is the most game pairs to play.
+	Pairs int
+	// SPRT, when set, stops the match as soon as the test decides (on
+	// the pairs in order: the decision never depends on which game
+	// happened to finish first).
+	SPRT *stats.SPRT
+	// Concurrency is the number of games played at once.
+	Concurrency int
+	// Records is the match's record file: appended as games finish and
+	// read back to resume.
+	Records string
+	// Seed decides each game's seeds.
+	Seed        uint64
+	CodeVersion string
+	// Progress, when set, receives the standings after every game.
+	Progress func(Summary)
+}
+
+// RecordsFormat and RecordsVersion identify a match record file.
+const (
+	RecordsFormat  = "palace-arena"
+	RecordsVersion = 1
+)
+
+// Header is a record file's first line: what the match is, so that a
+// resumed match with other players, rules or openings is refused.
+type Header struct {
+	Format      string      `json:"format"`
+	Version     int         `json:"version"`
+	RuleSet     string      `json:"rule_set"`
+	A           string      `json:"a"`
+	B           string      `json:"b"`
+	Openings    int         `json:"openings"`
+	OpeningsKey string      `json:"openings_key"` // digest of every opening
+	Pairs       int         `json:"pairs"`
+	SPRT        *stats.SPRT `json:"sprt,omitempty"`
+	Seed        uint64      `json:"seed"`
+	CodeVersion string      `json:"code_version,omitempty"`
+	Started     time.Time   `json:"started"`
+}
+
+// GameRecord is one finished game of a match.
+type GameRecord struct {
+	Pair    int    `json:"pair"`
+	Game    int    `json:"game"` // 0: A is White; 1: A is Black
+	Opening string `json:"opening"`
+	// Score is A's: 1, 0.5 or 0.
+	Score    float64 `json:"score"`
+	Result   string  `json:"result"` // 1-0, 0-1, 1/2-1/2 (White's view)
+	Reason   string  `json:"reason"`
+	Plies    int     `json:"plies"` // after the opening
+	StartFEN string  `json:"start_fen"`
+	Moves    string  `json:"moves"` // the opening's and the players', ranks 1–10
+	// Forfeit names the player that failed (an error instead of a
+	// move), when one did.
+	Forfeit string `json:"forfeit,omitempty"`
+}
+
+// Summary is a match's standing: counts from A's view and what the test
+// says.
+type Summary struct {
+	A, B        string
+	Games       int
+	WDL         stats.WDL
+	Pentanomial stats.Pentanomial
+	// Elo is A's over B, from the pairs (the pentanomial estimate, which
+	// accounts for the openings); EloGames is the per-game estimate.
+	Elo, EloGames stats.EloEstimate
+	LLR           float64
+	Lower, Upper  float64 // the test's bounds (0 without a test)
+	Decision      stats.Decision
+	// Done says the match is over: decided, or every pair played.
+	Done bool
+	// WhiteScore is the first mover's score over all games.
+	WhiteScore float64
+}
+
+// Play plays the match's missing games until the test decides or every
+// pair is played, or ctx is cancelled (then the games in progress are
+// dropped, to be played again on resume, and ctx's error is returned with
+// the standings so far).
+func Play(ctx context.Context, m Match) (Summary, error) {
+	if err := m.check(); err != nil {
+		return Summary{}, err
+	}
+	hdr := m.header()
+	recs, err := openRecords(m.Records, hdr)
+	if err != nil {
+		return Summary{}, err
+	}
+	sum := summarize(&m, recs)
+	if sum.Done {
+		return sum, nil
+	}
+	have := map[[2]int]bool{}
+	for _, r := range recs {
+		have[[2]int{r.Pair, r.Game}] = true
+	}
+	var todo [][2]int
+	for p := range m.Pairs {
+		for g := range 2 {
+			if !have[[2]int{p, g}] {
+				todo = append(todo, [2]int{p, g})
+			}
+		}
+	}
+	f, err := os.OpenFile(m.Records, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return sum, fmt.Errorf("arena: %w", err)
+	}
+	defer f.Close()
+
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var (
+		mu   sync.Mutex
+		next int
+		wg   sync.WaitGroup
+	)
+	errDecided := errors.New("decided")
+	for range max(1, min(m.Concurrency, len(todo))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				mu.Lock()
+				if next >= len(todo) {
+					mu.Unlock()
+					return
+				}
+				job := todo[next]
+				next++
+				mu.Unlock()
+				rec, err := m.playGame(ctx, job[0], job[1])
+				if err != nil {
+					if ctx.Err() == nil {
+						cancel(err)
+					}
+					return
+				}
+				mu.Lock()
+				err = appendRecord(f, rec)
+				if err == nil {
+					recs = append(recs, rec)
+					sum = summarize(&m, recs)
+					if m.Progress != nil {
+						m.Progress(sum)
+					}
+				}
+				done := sum.Done
+				mu.Unlock()
+				if err != nil {
+					cancel(err)
+					return
+				}
+				if done {
+					cancel(errDecided)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil && !errors.Is(err, errDecided) {
+		return sum, err
+	}
+	return sum, nil
+}
+
+func (m *Match) check() error {
+	switch {
+	case m.RuleSet == nil:
+		return errors.New("arena: no rule set")
+	case len(m.Openings) == 0:
+		return errors.New("arena: no openings")
+	case m.A == nil || m.B == nil:
+		return errors.New("arena: a player is missing")
+	case m.Pairs < 1:
+		return fmt.Errorf("arena: %d pairs, want at least 1", m.Pairs)
+	case m.Records == "":
+		return errors.New("arena: no record file")
+	}
+	if m.SPRT != nil {
+		if err := m.SPRT.Validate(); err != nil {
+			return fmt.Errorf("arena: %w", err)
+		}
+	}
+	return nil
+}
+
+func (m *Match) header() Header {
+	var key bytes.Buffer
+	for _, o := range m.Openings {
+		key.WriteString(o.FEN + "|" + o.MovesText() + "\n")
+	}
+	return Header{Format: RecordsFormat, Version: RecordsVersion, RuleSet: m.RuleSet.String(),
+		A: m.A.Name(), B: m.B.Name(), Openings: len(m.Openings), OpeningsKey: digest(key.Bytes()),
+		Pairs: m.Pairs, SPRT: m.SPRT, Seed: m.Seed, CodeVersion: m.CodeVersion, Started: time.Now().UTC()}
+}
+
+// playGame plays game g of pair p.
+func (m *Match) playGame(ctx context.Context, p, gi int) (GameRecord, error) {
+	o := m.Openings[p%len(m.Openings)]
+	g, err := o.Game(m.RuleSet)
+	if err != nil {
+		return GameRecord{}, err
+	}
+	// Colour by colour: players[rules.White] moves White's moves.
+	var players [2]Player
+	if gi == 0 {
+		players[rules.White], players[rules.Black] = m.A, m.B
+	} else {
+		players[rules.White], players[rules.Black] = m.B, m.A
+	}
+	var movers [2]Mover
+	for c := range 2 {
+		seed := mix(m.Seed, uint64(p)<<2|uint64(gi)<<1|uint64(c))
+		mv, err := players[c].NewGame(seed)
+		if err != nil {
+			return GameRecord{}, err
+		}
+		defer mv.Close()
+		movers[c] = mv
+	}
+	start := g.Ply()
+	forfeit := ""
+	var res rules.Result
+	reason := ""
+	for {
+		if res = g.Result(); res.Over() {
+			break
+		}
+		side := g.Position().SideToMove()
+		mv, err := movers[side].Move(ctx, g)
+		if ctx.Err() != nil {
+			return GameRecord{}, ctx.Err()
+		}
+		if err == nil && !g.IsLegal(mv) {
+			err = fmt.Errorf("illegal move %s in %s", mv, g.Position().FEN())
+		}
+		if err != nil {
+			// The game is lost on forfeit; the match goes on.
+			forfeit = fmt.Sprintf("%s: %v", players[side].Name(), err)
+			res, reason = rules.Result{Outcome: rules.WhiteWins}, "forfeit"
+			if side == rules.White {
+				res.Outcome = rules.BlackWins
+			}
+			break
+		}
+		g.Play(mv)
+	}
+	if reason == "" {
+		reason = res.Reason.String()
+	}
+	var b []byte
+	for i, mv := range g.Moves(nil) {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = mv.AppendText(b, rules.Ranks1)
+	}
+	score := 0.5
+	switch {
+	case res.Outcome == rules.WhiteWins:
+		score = 1
+	case res.Outcome == rules.BlackWins:
+		score = 0
+	}
+	if gi == 1 {
+		score = 1 - score
+	}
+	return GameRecord{Pair: p, Game: gi, Opening: o.Name, Score: score, Result: res.Score(), Reason: reason,
+		Plies: g.Ply() - start, StartFEN: g.RootFEN(), Moves: string(b), Forfeit: forfeit}, nil
+}
+
+// summarize folds the records, pair by pair in order, into the standings;
+// with a test, it stops at the first pair where the test decides.
+func summarize(m *Match, recs []GameRecord) Summary {
+	s := Summary{A: m.A.Name(), B: m.B.Name(), Decision: stats.Continue}
+	if m.SPRT != nil {
+		s.Lower, s.Upper = m.SPRT.Bounds()
+	}
+	pairs := make(map[int]*[2]*GameRecord, len(recs)/2+1)
+	for i := range recs {
+		r := &recs[i]
+		pr := pairs[r.Pair]
+		if pr == nil {
+			pr = new([2]*GameRecord)
+			pairs[r.Pair] = pr
+		}
+		pr[r.Game] = r
+	}
+	var white float64
+	add := func(r *GameRecord) {
+		s.Games++
+		switch r.Score {
+		case 1:
+			s.WDL.Wins++
+		case 0:
+			s.WDL.Losses++
+		default:
+			s.WDL.Draws++
+		}
+		if r.Game == 0 {
+			white += r.Score
+		} else {
+			white += 1 - r.Score
+		}
+	}
+	complete := 0
+	for p := 0; p < m.Pairs; p++ {
+		pr := pairs[p]
+		if pr == nil || pr[0] == nil || pr[1] == nil {
+			// A pair still missing a game: the games after it wait, so
+			// that the test sees pairs in order.
+			break
+		}
+		add(pr[0])
+		add(pr[1])
+		if k, err := stats.PairIndex(pr[0].Score, pr[1].Score); err == nil {
+			s.Pentanomial[k]++
+		}
+		complete++
+		if m.SPRT != nil {
+			s.LLR = m.SPRT.LLRPentanomial(s.Pentanomial)
+			if s.Decision = m.SPRT.Decide(s.LLR); s.Decision != stats.Continue {
+				s.Done = true
+				break
+			}
+		}
+	}
+	if complete == m.Pairs {
+		s.Done = true
+	}
+	// Games of pairs not yet complete count in the per-game figures.
+	if !s.Done {
+		for p, pr := range pairs {
+			if p < complete {
+				continue
+			}
+			for _, r := range pr {
+				if r != nil {
+					add(r)
+				}
+			}
+		}
+	}
+	if s.Games > 0 {
+		s.WhiteScore = white / float64(s.Games)
+	}
+	s.Elo = s.Pentanomial.Elo()
+	s.EloGames = s.WDL.Elo()
+	return s
+}
+
+// openRecords reads the record file of a match to resume it, or creates it
+// with hdr. A last line cut short by a crash is removed; any other damage
+// is an error naming the line.
+func openRecords(path string, hdr Header) ([]GameRecord, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, fmt.Errorf("arena: %w", err)
+		}
+		line, err := json.Marshal(hdr)
+		if err != nil {
+			return nil, fmt.Errorf("arena: %w", err)
+		}
+		if err := writeNew(path, append(line, '\n')); err != nil {
+			return nil, err
+		}
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("arena: %w", err)
+	}
+	if i := bytes.LastIndexByte(data, '\n'); i < len(data)-1 {
+		// A torn last line: the game it held was not complete; cut it.
+		if i < 0 {
+			return nil, fmt.Errorf("arena: %s: no complete header line", path)
+		}
+		if err := os.Truncate(path, int64(i+1)); err != nil {
+			return nil, fmt.Errorf("arena: %s: cutting a torn last line: %w", path, err)
+		}
+		data = data[:i+1]
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<24)
+	var recs []GameRecord
+	seen := map[[2]int]bool{}
+	for n := 1; sc.Scan(); n++ {
+		if n == 1 {
+			var h Header
+			if err := json.Unmarshal(sc.Bytes(), &h); err != nil || h.Format != RecordsFormat {
+				return nil, fmt.Errorf("arena: %s: not a palace match record file", path)
+			}
+			if h.Version != RecordsVersion {
+				return nil, fmt.Errorf("arena: %s: version %d, this palace reads %d", path, h.Version, RecordsVersion)
+			}
+			if err := sameMatch(h, hdr); err != nil {
+				return nil, fmt.Errorf("arena: %s holds another match: %w", path, err)
+			}
+			continue
+		}
+		var r GameRecord
+		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&r); err != nil {
+			return nil, fmt.Errorf("arena: %s line %d: %w", path, n, err)
+		}
+		if r.Pair < 0 || r.Pair >= hdr.Pairs || r.Game < 0 || r.Game > 1 || !(r.Score == 0 || r.Score == 0.5 || r.Score == 1) {
+			return nil, fmt.Errorf("arena: %s line %d: pair %d game %d score %v out of range", path, n, r.Pair, r.Game, r.Score)
+		}
+		k := [2]int{r.Pair, r.Game}
+		if seen[k] {
+			return nil, fmt.Errorf("arena: %s line %d: pair %d game %d recorded twice", path, n, r.Pair, r.Game)
+		}
+		seen[k] = true
+		recs = append(recs, r)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("arena: %s: %w", path, err)
+	}
+	return recs, nil
+}
+
+// sameMatch compares everything but the start time and code version.
+func sameMatch(got, want Header) error {
+	var diffs []string
+	if got.RuleSet != want.RuleSet {
+		diffs = append(diffs, fmt.Sprintf("rule set %s, not %s", got.RuleSet, want.RuleSet))
+	}
+	if got.A != want.A || got.B != want.B {
+		diffs = append(diffs, fmt.Sprintf("players %s vs %s, not %s vs %s", got.A, got.B, want.A, want.B))
+	}
+	if got.OpeningsKey != want.OpeningsKey || got.Pairs != want.Pairs || got.Seed != want.Seed {
+		diffs = append(diffs, "other openings, pairs or seed")
+	}
+	if (got.SPRT == nil) != (want.SPRT == nil) || (got.SPRT != nil && *got.SPRT != *want.SPRT) {
+		diffs = append(diffs, "another sequential test")
+	}
+	if len(diffs) > 0 {
+		return errors.New(joinComma(diffs))
+	}
+	return nil
+}
+
+func joinComma(s []string) string {
+	var b bytes.Buffer
+	for i, x := range s {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(x)
+	}
+	return b.String()
+}
+
+// writeNew creates path with data, fsynced with its directory.
+func writeNew(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("arena: %w", err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("arena: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("arena: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("arena: %w", err)
+	}
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// appendRecord appends one game line and fsyncs it: the game is recorded
+// once the call returns.
+func appendRecord(f *os.File, r GameRecord) error {
+	line, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("arena: %w", err)
+	}
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		return fmt.Errorf("arena: recording a game: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("arena: recording a game: %w", err)
+	}
+	return nil
+}
+
+// ReadRecords reads a match record file: its header and games.
+func ReadRecords(path string) (Header, []GameRecord, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Header{}, nil, fmt.Errorf("arena: %w", err)
+	}
+	defer f.Close()
+	br := bufio.NewReader(f)
+	first, err := br.ReadBytes('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return Header{}, nil, fmt.Errorf("arena: %s: %w", path, err)
+	}
+	var h Header
+	if err := json.Unmarshal(first, &h); err != nil || h.Format != RecordsFormat {
+		return Header{}, nil, fmt.Errorf("arena: %s: not a palace match record file", path)
+	}
+	recs, err := openRecordsReadOnly(path, h)
+	return h, recs, err
+}
+
+// openRecordsReadOnly is openRecords without repairs: a torn line is left
+// alone (and ignored).
+func openRecordsReadOnly(path string, h Header) ([]GameRecord, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("arena: %w", err)
+	}
+	if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
+		data = data[:i+1]
+	}
+	lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
+	var recs []GameRecord
+	for n, line := range lines[1:] {
+		var r GameRecord
+		if err := json.Unmarshal(line, &r); err != nil {
+			return nil, fmt.Errorf("arena: %s line %d: %w", path, n+2, err)
+		}
+		recs = append(recs, r)
+	}
+	slices.SortFunc(recs, func(a, b GameRecord) int { return (a.Pair*2 + a.Game) - (b.Pair*2 + b.Game) })
+	return recs, nil
+}
+
+// Summarize is the standings of recorded games under a match's settings.
+func (m *Match) Summarize(recs []GameRecord) Summary { return summarize(m, recs) }
+
+func digest(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:8])
+}
+
+// mix is splitmix64's finaliser over two words.
+func mix(a, b uint64) uint64 {
+	z := a ^ (b+0x9e3779b97f4a7c15)*0xbf58476d1ce4e5b9
+	z ^= z >> 30
+	z *= 0xbf58476d1ce4e5b9
+	z ^= z >> 27
+	z *= 0x94d049bb133111eb
+	z ^= z >> 31
+	return z
+}
