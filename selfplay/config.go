@@ -233,8 +233,9 @@ func (c *Config) batchSize() int {
 	return max(perEval*c.Search.LeavesPerEval, 1)
 }
 
-// configFile is the YAML form. Pointers mark what must be given.
-type configFile struct {
+// File is the YAML form of Config (configs/selfplay.yaml), for files that
+// hold a self-play section of their own. Pointers mark what was given.
+type File struct {
 	Output          string         `yaml:"output"`
 	Rules           string         `yaml:"rules"`
 	Network         string         `yaml:"network"`
@@ -248,7 +249,7 @@ type configFile struct {
 	GamesPerShard   *int           `yaml:"games_per_shard"`
 	Seed            *uint64        `yaml:"seed"`
 	JanggiSetups    *setupsFile    `yaml:"janggi_setups"`
-	Search          *searchFile    `yaml:"search"`
+	Search          *SearchFile    `yaml:"search"`
 	Extra           map[string]any `yaml:",inline"` // unknown keys, reported by name
 }
 
@@ -270,7 +271,8 @@ type setupsFile struct {
 	Pairs map[string]float64 `yaml:"pairs"`
 }
 
-type searchFile struct {
+// SearchFile is the YAML form of mcts.Params (a config's `search` section).
+type SearchFile struct {
 	Mode                *string  `yaml:"mode"`
 	Simulations         *int     `yaml:"simulations"`
 	CheapSimulations    *int     `yaml:"cheap_simulations"`
@@ -303,7 +305,7 @@ func set[T any](dst *T, v *T) {
 var (
 	unknownNested = regexp.MustCompile(`field (\S+) not found in type (\S+)`)
 	sectionNames  = map[string]string{
-		"selfplay.searchFile":    "search",
+		"selfplay.SearchFile":    "search",
 		"selfplay.randomNetFile": "random_network",
 		"selfplay.setupsFile":    "janggi_setups",
 	}
@@ -321,7 +323,7 @@ func LoadConfig(path string) (Config, error) {
 // ParseConfig reads a YAML configuration over DefaultConfig and validates
 // it. Unknown keys are errors; source names the input in messages.
 func ParseConfig(data []byte, source string) (Config, error) {
-	var f configFile
+	var f File
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
@@ -346,6 +348,12 @@ func ParseConfig(data []byte, source string) (Config, error) {
 		}
 		return Config{}, fmt.Errorf("selfplay: %s: unknown keys %s", source, strings.Join(slices.Sorted(slices.Values(keys)), ", "))
 	}
+	return f.Config(source)
+}
+
+// Config is the configuration the file gives over DefaultConfig, validated;
+// source names the file in messages.
+func (f *File) Config(source string) (Config, error) {
 	c := DefaultConfig()
 	c.Output, c.Rules, c.Network = f.Output, f.Rules, f.Network
 	var missing []string
@@ -386,7 +394,7 @@ func ParseConfig(data []byte, source string) (Config, error) {
 		c.JanggiSetups = w
 	}
 	if s := f.Search; s != nil {
-		if err := s.apply(&c.Search); err != nil {
+		if err := s.Apply(&c.Search); err != nil {
 			return Config{}, fmt.Errorf("selfplay: %s: %w", source, err)
 		}
 	}
@@ -458,7 +466,8 @@ func (s *setupsFile) weights() (SetupWeights, error) {
 	return w, w.check()
 }
 
-func (s *searchFile) apply(p *mcts.Params) error {
+// Apply sets the parameters the section gives.
+func (s *SearchFile) Apply(p *mcts.Params) error {
 	if s.Mode != nil {
 		switch *s.Mode {
 		case "gumbel":
