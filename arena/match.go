@@ -306,9 +306,19 @@ func (m *Match) playGame(ctx context.Context, p, gi int) (GameRecord, error) {
 // summarize folds the records, pair by pair in order, into the standings;
 // with a test, it stops at the first pair where the test decides.
 func summarize(m *Match, recs []GameRecord) Summary {
-	s := Summary{A: m.A.Name(), B: m.B.Name(), Decision: stats.Continue}
-	if m.SPRT != nil {
-		s.Lower, s.Upper = m.SPRT.Bounds()
+	return summarizeRecords(m.A.Name(), m.B.Name(), m.Pairs, m.SPRT, recs)
+}
+
+// Summarize is the standings of a record file's games under its header's
+// settings: what Play reported when it wrote them.
+func Summarize(h Header, recs []GameRecord) Summary {
+	return summarizeRecords(h.A, h.B, h.Pairs, h.SPRT, recs)
+}
+
+func summarizeRecords(a, b string, npairs int, sprt *stats.SPRT, recs []GameRecord) Summary {
+	s := Summary{A: a, B: b, Decision: stats.Continue}
+	if sprt != nil {
+		s.Lower, s.Upper = sprt.Bounds()
 	}
 	pairs := make(map[int]*[2]*GameRecord, len(recs)/2+1)
 	for i := range recs {
@@ -338,7 +348,7 @@ func summarize(m *Match, recs []GameRecord) Summary {
 		}
 	}
 	complete := 0
-	for p := 0; p < m.Pairs; p++ {
+	for p := 0; p < npairs; p++ {
 		pr := pairs[p]
 		if pr == nil || pr[0] == nil || pr[1] == nil {
 			// A pair still missing a game: the games after it wait, so
@@ -351,15 +361,15 @@ func summarize(m *Match, recs []GameRecord) Summary {
 			s.Pentanomial[k]++
 		}
 		complete++
-		if m.SPRT != nil {
-			s.LLR = m.SPRT.LLRPentanomial(s.Pentanomial)
-			if s.Decision = m.SPRT.Decide(s.LLR); s.Decision != stats.Continue {
+		if sprt != nil {
+			s.LLR = sprt.LLRPentanomial(s.Pentanomial)
+			if s.Decision = sprt.Decide(s.LLR); s.Decision != stats.Continue {
 				s.Done = true
 				break
 			}
 		}
 	}
-	if complete == m.Pairs {
+	if complete == npairs {
 		s.Done = true
 	}
 	// Games of pairs not yet complete count in the per-game figures.
@@ -568,9 +578,6 @@ func openRecordsReadOnly(path string, h Header) ([]GameRecord, error) {
 	slices.SortFunc(recs, func(a, b GameRecord) int { return (a.Pair*2 + a.Game) - (b.Pair*2 + b.Game) })
 	return recs, nil
 }
-
-// Summarize is the standings of recorded games under a match's settings.
-func (m *Match) Summarize(recs []GameRecord) Summary { return summarize(m, recs) }
 
 func digest(b []byte) string {
 	h := sha256.Sum256(b)

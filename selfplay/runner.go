@@ -6,8 +6,10 @@
 // # Durability
 //
 // Games are numbered 0 to Config.Games-1, and game i's randomness comes
-// from (Config.Seed, i) alone. Completed games are gathered in memory;
-// every GamesPerShard of them are written as one shard in three steps:
+// from (Config.Seed, i) alone. Completed games are gathered in memory in
+// blocks of GamesPerShard consecutive indices (of those still missing), and
+// each block, once all its games are finished, is written in index order
+// as one shard in three steps:
 //
 //  1. the game-record file NAME.games.jsonl, crash-safely (temporary
 //     file, fsync, rename);
@@ -19,10 +21,11 @@
 // reads the listed shards' game records to learn which indices are
 // complete, removes the debris a crash may leave (temporary files, a
 // game-record file or shard that is not listed), and plays the indices
-// still missing. Games that were being played, or were gathered but not
-// yet committed, when the process died are played again from scratch;
-// none is lost and none is written twice. A lock file keeps a second run
-// out of a directory in use.
+// still missing. Games that were being played, or were finished but not
+// yet committed (their block was incomplete), when the process died or
+// the run was cancelled are played again from scratch; none is lost and
+// none is written twice. A lock file keeps a second run out of a directory
+// in use.
 //
 // # Reproducibility
 //
@@ -35,7 +38,9 @@
 // kernels round differently for different batch shapes. Under OpenBLAS a
 // game replayed after a crash is a valid game from the same seed, but its
 // moves may drift from the uninterrupted run's after the first near tie;
-// the set of game indices is exact either way.
+// the set of game indices is exact either way. Because shards are whole
+// blocks in index order, the shards themselves (and so any training on
+// them) come out the same whenever the games do.
 package selfplay
 
 import (
@@ -163,8 +168,9 @@ type finishedGame struct {
 }
 
 // Run plays the games cfg.Output is missing until it holds games 0 to
-// cfg.Games-1, or until ctx is cancelled: then the games already finished
-// are committed and the ones in progress dropped (a later run plays them).
+// cfg.Games-1, or until ctx is cancelled: then the complete blocks of
+// finished games are committed and the rest dropped (a later run plays
+// them).
 // It returns the run's statistics; a cancelled run is not an error.
 func Run(ctx context.Context, cfg Config, opt Options) (Stats, error) {
 	if err := cfg.Validate(); err != nil {
@@ -414,18 +420,36 @@ func (r *runner) play(parent context.Context, todo []uint64) error {
 		}
 		written <- err
 	}()
-	var pending []*finishedGame
+	// Shards hold blocks of GamesPerShard consecutive game indices (of
+	// todo), committed in order: a block waits for its slowest game. So a
+	// directory's shards, and the order of its positions, are the same
+	// however the games' finishing order or the run's interruptions fell,
+	// and training on them is reproducible.
+	waiting := map[uint64]*finishedGame{}
+	block := 0 // todo[block:] are not yet sent to the shard writer
 	for fg := range finished {
-		pending = append(pending, fg)
-		if len(pending) >= r.cfg.GamesPerShard {
-			shards <- pending
-			pending = nil
+		waiting[fg.rec.ID] = fg
+		for block < len(todo) {
+			end := min(block+r.cfg.GamesPerShard, len(todo))
+			games := make([]*finishedGame, 0, end-block)
+			for _, id := range todo[block:end] {
+				if waiting[id] == nil {
+					break
+				}
+				games = append(games, waiting[id])
+			}
+			if len(games) < end-block {
+				break
+			}
+			for _, id := range todo[block:end] {
+				delete(waiting, id)
+			}
+			shards <- games
+			block = end
 		}
 	}
-	if len(pending) > 0 {
-		// Whatever stopped the run, the finished games are sound.
-		shards <- pending
-	}
+	// Finished games of an incomplete block are dropped when the run
+	// stops: the next run plays them again, in their block.
 	close(shards)
 	writeErr := <-written
 	stopTicker()

@@ -1,0 +1,573 @@
+// Package loop is palace's main job: generations of self-play with the best
+// network, training on the replay window, and an arena match that decides
+// whether the trained candidate replaces the best, all in one run
+// directory (through a store.Store) that survives kill -9 at any moment.
+//
+// # The run directory
+//
+//	config.yaml              the configuration the run started with
+//	state.json               the generation and stage reached
+//	best.json                the best network: generation and key
+//	nets/gen-NNNN.palnet     generation N's candidate (0: the random start)
+//	selfplay/gen-NNNN/       generation N's self-play shards and games
+//	train/state.palnet       the trainer: weights, optimizer, step
+//	arena/gen-NNNN.jsonl     candidate N's match against the best
+//	metrics.jsonl            one line per finished stage
+//
+// # Resuming
+//
+// Every stage is idempotent and resumable on its own: self-play plays the
+// games its directory lacks, the trainer resumes from its last save, a
+// match plays the games its record file lacks, and the gate's decision is a
+// function of the match's records. state.json moves on only after a stage
+// is complete, so a run killed anywhere redoes at most the unfinished part
+// of one stage, and nothing is lost or counted twice.
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/datasets"
+	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/nn/model"
+	"github.com/palace-chess/palace/rules"
+	"github.com/palace-chess/palace/selfplay"
+	"github.com/palace-chess/palace/stats"
+	"github.com/palace-chess/palace/store"
+	"github.com/palace-chess/palace/train"
+)
+
+// Stages of a generation, in order.
+const (
+	StageSelfplay = "selfplay"
+	StageTrain    = "train"
+	StageArena    = "arena"
+	StageGate     = "gate"
+)
+
+// Keys of the run directory.
+const (
+	ConfigKey  = "config.yaml"
+	StateKey   = "state.json"
+	BestKey    = "best.json"
+	MetricsKey = "metrics.jsonl"
+	TrainKey   = "train/state.palnet"
+)
+
+// NetKey is generation gen's network.
+func NetKey(gen int) string { return fmt.Sprintf("nets/gen-%04d.palnet", gen) }
+
+// SelfplayKey is generation gen's self-play directory.
+func SelfplayKey(gen int) string { return fmt.Sprintf("selfplay/gen-%04d", gen) }
+
+// ArenaKey is candidate gen's match record file.
+func ArenaKey(gen int) string { return fmt.Sprintf("arena/gen-%04d.jsonl", gen) }
+
+// State is where a run stands: generation Generation's stage Stage is next.
+type State struct {
+	Version    int    `json:"version"`
+	Generation int    `json:"generation"`
+	Stage      string `json:"stage"`
+}
+
+// Best is the best network so far.
+type Best struct {
+	Generation int    `json:"generation"`
+	Key        string `json:"key"`
+	NetworkID  string `json:"network_id"`
+}
+
+// Options are a run's settings beyond its Config.
+type Options struct {
+	// Progress receives the display: a status line redrawn in place
+	// (Terminal) or log lines.
+	Progress io.Writer
+	Terminal bool
+	// CodeVersion goes into every artifact.
+	CodeVersion string
+	// StopAfter, when set, is called after every stage: true stops the run
+	// there (tests use it to stop mid-run).
+	StopAfter func(State) bool
+}
+
+// Run runs (or resumes) the loop in st until cfg.Generations generations are
+// complete or ctx is cancelled; a cancelled run is not an error.
+func Run(ctx context.Context, st store.Store, cfg Config, opt Options) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	r, err := newRunner(st, cfg, opt)
+	if err != nil {
+		return err
+	}
+	defer r.close()
+	for {
+		s, err := r.state()
+		if err != nil {
+			return err
+		}
+		if cfg.Generations > 0 && s.Generation >= cfg.Generations {
+			r.logf("run complete: %d generations", s.Generation)
+			return nil
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		next, err := r.step(ctx, s)
+		if err != nil {
+			if ctx.Err() != nil {
+				r.logf("stopped in generation %d, stage %s; run again to resume", s.Generation, s.Stage)
+				return nil
+			}
+			return err
+		}
+		if err := r.setState(next); err != nil {
+			return err
+		}
+		if opt.StopAfter != nil && opt.StopAfter(next) {
+			return nil
+		}
+	}
+}
+
+type runner struct {
+	st     store.Store
+	cfg    Config
+	opt    Options
+	rs     *rules.RuleSet // with the self-play length cap
+	arenaR *rules.RuleSet
+	unlock func()
+	p      *progress
+}
+
+func newRunner(st store.Store, cfg Config, opt Options) (*runner, error) {
+	rs, err := rules.LoadRuleSet(cfg.Rules)
+	if err != nil {
+		return nil, fmt.Errorf("loop: %w", err)
+	}
+	capped := func(n int) *rules.RuleSet {
+		if n <= 0 {
+			return rs
+		}
+		c := *rs
+		c.MaxPlies = n
+		return &c
+	}
+	r := &runner{st: st, cfg: cfg, opt: opt, rs: capped(cfg.Selfplay.MaxPlies)}
+	r.arenaR = r.rs
+	if cfg.Arena.MaxPlies > 0 {
+		r.arenaR = capped(cfg.Arena.MaxPlies)
+	}
+	r.p = newProgress(opt.Progress, opt.Terminal)
+	if dir := st.Local(""); dir != "" {
+		// Whole-run lock: two processes in one run would both train.
+		unlock, err := lockDir(st.Local("run.lock"))
+		if err != nil {
+			return nil, err
+		}
+		r.unlock = unlock
+	}
+	return r, nil
+}
+
+func (r *runner) close() {
+	r.p.done()
+	if r.unlock != nil {
+		r.unlock()
+	}
+}
+
+func (r *runner) logf(format string, a ...any) { r.p.log(fmt.Sprintf(format, a...)) }
+
+// state reads state.json; a new run starts at generation 0's self-play,
+// after writing generation 0's random network as the best.
+func (r *runner) state() (State, error) {
+	b, err := r.st.Read(StateKey)
+	if errors.Is(err, store.ErrNotExist) {
+		if err := r.start(); err != nil {
+			return State{}, err
+		}
+		return State{Version: 1, Generation: 0, Stage: StageSelfplay}, nil
+	}
+	if err != nil {
+		return State{}, fmt.Errorf("loop: %w", err)
+	}
+	var s State
+	if err := json.Unmarshal(b, &s); err != nil || s.Version != 1 {
+		return State{}, fmt.Errorf("loop: %s: unreadable or of another version (%v)", StateKey, err)
+	}
+	switch s.Stage {
+	case StageSelfplay, StageTrain, StageArena, StageGate:
+	default:
+		return State{}, fmt.Errorf("loop: %s: unknown stage %q", StateKey, s.Stage)
+	}
+	return s, nil
+}
+
+func (r *runner) setState(s State) error {
+	s.Version = 1
+	b, _ := json.Marshal(s)
+	if err := r.st.Write(StateKey, append(b, '\n')); err != nil {
+		return fmt.Errorf("loop: %w", err)
+	}
+	return nil
+}
+
+// start writes generation 0: a random network, which is the first best.
+func (r *runner) start() error {
+	if _, err := r.st.Read(BestKey); err == nil {
+		return nil // killed between writing best.json and state.json
+	}
+	w, err := model.NewRandom(r.cfg.Network, r.cfg.NetworkSeed)
+	if err != nil {
+		return fmt.Errorf("loop: %w", err)
+	}
+	ck := &model.Checkpoint{Weights: w, EncodingVersion: encode.Version, RuleSets: []string{r.rs.String()},
+		Provenance: model.Provenance{CodeVersion: r.opt.CodeVersion, Seed: r.cfg.NetworkSeed,
+			Created: time.Now().UTC().Format(time.RFC3339), Note: "generation 0: random weights"}}
+	if err := r.saveNet(NetKey(0), ck); err != nil {
+		return err
+	}
+	return r.setBest(Best{Generation: 0, Key: NetKey(0), NetworkID: w.ID()})
+}
+
+func (r *runner) saveNet(key string, ck *model.Checkpoint) error {
+	data, err := ck.Encode()
+	if err != nil {
+		return fmt.Errorf("loop: %w", err)
+	}
+	if err := r.st.Write(key, data); err != nil {
+		return fmt.Errorf("loop: %w", err)
+	}
+	return nil
+}
+
+func (r *runner) loadNet(key string) (*model.Checkpoint, error) {
+	data, err := r.st.Read(key)
+	if err != nil {
+		return nil, fmt.Errorf("loop: %w", err)
+	}
+	ck, err := model.DecodeCheckpoint(data)
+	if err != nil {
+		return nil, fmt.Errorf("loop: %s: %w", key, err)
+	}
+	return ck, nil
+}
+
+// BestOf reads a run's best network pointer.
+func BestOf(st store.Store) (Best, error) {
+	b, err := st.Read(BestKey)
+	if err != nil {
+		return Best{}, fmt.Errorf("loop: %w", err)
+	}
+	var best Best
+	if err := json.Unmarshal(b, &best); err != nil || best.Key == "" {
+		return Best{}, fmt.Errorf("loop: %s: unreadable (%v)", BestKey, err)
+	}
+	return best, nil
+}
+
+func (r *runner) setBest(b Best) error {
+	data, _ := json.Marshal(b)
+	if err := r.st.Write(BestKey, append(data, '\n')); err != nil {
+		return fmt.Errorf("loop: %w", err)
+	}
+	return nil
+}
+
+// step runs one stage and says what comes next.
+func (r *runner) step(ctx context.Context, s State) (State, error) {
+	gen := s.Generation
+	switch s.Stage {
+	case StageSelfplay:
+		if err := r.selfplay(ctx, gen); err != nil {
+			return s, err
+		}
+		return State{Generation: gen, Stage: StageTrain}, nil
+	case StageTrain:
+		if err := r.train(ctx, gen); err != nil {
+			return s, err
+		}
+		if !r.cfg.Gating {
+			return State{Generation: gen, Stage: StageGate}, nil
+		}
+		return State{Generation: gen, Stage: StageArena}, nil
+	case StageArena:
+		if _, err := r.arena(ctx, gen+1); err != nil {
+			return s, err
+		}
+		return State{Generation: gen, Stage: StageGate}, nil
+	case StageGate:
+		if err := r.gate(gen + 1); err != nil {
+			return s, err
+		}
+		return State{Generation: gen + 1, Stage: StageSelfplay}, nil
+	}
+	return s, fmt.Errorf("loop: unknown stage %q", s.Stage)
+}
+
+// selfplayDirs are the local directories of generations 0 to gen.
+func (r *runner) selfplayDirs(gen int) ([]string, error) {
+	var dirs []string
+	for g := 0; g <= gen; g++ {
+		d := r.st.Local(SelfplayKey(g))
+		if d == "" {
+			return nil, fmt.Errorf("loop: %s is not a local directory; self-play needs one", r.st)
+		}
+		dirs = append(dirs, d)
+	}
+	return dirs, nil
+}
+
+// positions counts the positions the manifests of dirs list.
+func positions(dirs []string) (int64, error) {
+	var n int64
+	for _, d := range dirs {
+		m, err := datasets.ReadManifest(d)
+		if err != nil {
+			return 0, fmt.Errorf("loop: %w", err)
+		}
+		n += m.Records()
+	}
+	return n, nil
+}
+
+// selfplay plays generation gen's games with the best network. Until the
+// run holds the window's minimum of positions, a generation plays more
+// rounds of games (training waits for data, as KataGo's does).
+func (r *runner) selfplay(ctx context.Context, gen int) error {
+	best, err := BestOf(r.st)
+	if err != nil {
+		return err
+	}
+	dirs, err := r.selfplayDirs(gen)
+	if err != nil {
+		return err
+	}
+	cfg := r.cfg.Selfplay
+	cfg.Output, cfg.Rules, cfg.Network = dirs[gen], r.cfg.Rules, r.st.Local(best.Key)
+	cfg.Seed = mix(r.cfg.Seed, uint64(gen))
+	var total int64
+	var last selfplay.Stats
+	start := time.Now()
+	for round := 1; ; round++ {
+		cfg.Games = round * r.cfg.Selfplay.Games
+		r.p.stage(gen, StageSelfplay, fmt.Sprintf("best gen %d", best.Generation))
+		st, err := selfplay.Run(ctx, cfg, selfplay.Options{Progress: r.p.writer(), Display: r.p.display(),
+			CodeVersion: r.opt.CodeVersion})
+		if err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		last = st
+		if total, err = positions(dirs); err != nil {
+			return err
+		}
+		if total >= int64(r.cfg.Train.MinRows) {
+			break
+		}
+		r.logf("gen %d: %d positions, training starts at %d: another %d games", gen, total, r.cfg.Train.MinRows, r.cfg.Selfplay.Games)
+	}
+	own, err := positions(dirs[gen:])
+	if err != nil {
+		return err
+	}
+	return r.metric(Metric{Generation: gen, Stage: StageSelfplay, Network: best.Key, Games: last.Target,
+		Positions: own, TotalPositions: total, EvalsPerSecond: last.EvaluationsPerSecond(), MeanPlies: last.MeanPlies(),
+		Seconds: time.Since(start).Seconds()})
+}
+
+// train trains on the window until the steps the run's positions allow,
+// then writes the candidate, generation gen+1's network.
+func (r *runner) train(ctx context.Context, gen int) error {
+	dirs, err := r.selfplayDirs(gen)
+	if err != nil {
+		return err
+	}
+	total, err := positions(dirs)
+	if err != nil {
+		return err
+	}
+	init, err := r.loadNet(NetKey(0))
+	if err != nil {
+		return err
+	}
+	stateFile := r.st.Local(TrainKey)
+	if stateFile == "" {
+		return fmt.Errorf("loop: %s is not a local directory; the trainer needs one", r.st)
+	}
+	if err := os.MkdirAll(filepath.Dir(stateFile), 0o755); err != nil {
+		return fmt.Errorf("loop: %w", err)
+	}
+	target := r.cfg.Train.Steps(total)
+	r.p.stage(gen, StageTrain, fmt.Sprintf("to step %d", target))
+	var last train.Progress
+	res, err := train.Run(ctx, r.cfg.Train, train.Job{Dirs: dirs, RuleSets: []*rules.RuleSet{r.rs}, State: stateFile,
+		Init: init, TargetSteps: target, Seed: r.cfg.Seed, CodeVersion: r.opt.CodeVersion,
+		Progress: func(p train.Progress) {
+			last = p
+			r.p.status(fmt.Sprintf("step %d/%d loss %.3f (policy %.3f wdl %.3f) lr %.4g %.0f samples/s window %d",
+				p.Step, p.Target, p.Losses.Total, p.Losses.Policy, p.Losses.WDL, p.Rate, p.SamplesPerS, p.Window))
+		}})
+	if err != nil {
+		return err
+	}
+	ck := res.Checkpoint
+	ck.Optimizer = nil // the candidate is for playing; the trainer keeps its own state
+	ck.Provenance.Note = fmt.Sprintf("candidate of generation %d: trained on generations 0-%d", gen+1, gen)
+	if err := r.saveNet(NetKey(gen+1), ck); err != nil {
+		return err
+	}
+	m := Metric{Generation: gen, Stage: StageTrain, Network: NetKey(gen + 1), Steps: res.Steps, TotalSteps: ck.Steps,
+		TotalPositions: total, Window: last.Window, Seconds: res.Elapsed.Seconds()}
+	if res.Steps > 0 {
+		m.Loss = &res.Losses
+		m.LastLoss = &last.Losses
+		m.SamplesPerSecond = float64(res.Steps*int64(r.cfg.Train.Batch)) / res.Elapsed.Seconds()
+	}
+	return r.metric(m)
+}
+
+// arena plays candidate gen against the best network.
+func (r *runner) arena(ctx context.Context, gen int) (arena.Summary, error) {
+	m, err := r.match(gen)
+	if err != nil {
+		return arena.Summary{}, err
+	}
+	r.p.stage(gen-1, StageArena, fmt.Sprintf("%s vs %s", m.A.Name(), m.B.Name()))
+	m.Progress = func(s arena.Summary) {
+		r.p.status(fmt.Sprintf("%d games W/D/L %d/%d/%d Elo %s LLR %.2f [%.2f, %.2f]",
+			s.Games, s.WDL.Wins, s.WDL.Draws, s.WDL.Losses, eloText(s.Elo), s.LLR, s.Lower, s.Upper))
+	}
+	return arena.Play(ctx, *m)
+}
+
+// match is candidate gen's gating match against the best.
+func (r *runner) match(gen int) (*arena.Match, error) {
+	best, err := BestOf(r.st)
+	if err != nil {
+		return nil, err
+	}
+	cand, err := r.loadNet(NetKey(gen))
+	if err != nil {
+		return nil, err
+	}
+	bck, err := r.loadNet(best.Key)
+	if err != nil {
+		return nil, err
+	}
+	a := r.cfg.Arena
+	opt := arena.SearchOptions{Evaluators: a.Evaluators, CacheEntries: 1 << 16}
+	name := func(g int, ck *model.Checkpoint) string {
+		return fmt.Sprintf("gen%d:%s/sims=%d", g, ck.Weights.ID(), a.Search.Simulations)
+	}
+	pa, err := arena.NewNetwork(name(gen, cand), cand.Weights, a.Search, opt)
+	if err != nil {
+		return nil, err
+	}
+	pb, err := arena.NewNetwork(name(best.Generation, bck), bck.Weights, a.Search, opt)
+	if err != nil {
+		return nil, err
+	}
+	ops, err := arena.RandomOpenings(r.arenaR, a.Pairs, a.OpeningPlies, mix(r.cfg.Seed, 0x6172656e61))
+	if err != nil {
+		return nil, err
+	}
+	recs := r.st.Local(ArenaKey(gen))
+	if recs == "" {
+		return nil, fmt.Errorf("loop: %s is not a local directory; match records need one", r.st)
+	}
+	sprt := a.SPRT
+	return &arena.Match{RuleSet: r.arenaR, Openings: ops, A: pa, B: pb, Pairs: a.Pairs, SPRT: &sprt,
+		Concurrency: a.Concurrency, Records: recs, Seed: mix(r.cfg.Seed, uint64(gen)), CodeVersion: r.opt.CodeVersion}, nil
+}
+
+// gate promotes candidate gen or keeps the best, and records why.
+func (r *runner) gate(gen int) error {
+	best, err := BestOf(r.st)
+	if err != nil {
+		return err
+	}
+	cand, err := r.loadNet(NetKey(gen))
+	if err != nil {
+		return err
+	}
+	m := Metric{Generation: gen - 1, Stage: StageGate, Network: NetKey(gen), Best: best.Key}
+	promote := true
+	if r.cfg.Gating {
+		path := r.st.Local(ArenaKey(gen))
+		if path == "" {
+			return fmt.Errorf("loop: %s is not a local directory; match records need one", r.st)
+		}
+		// The records decide: reading them replays nothing, and a gate
+		// redone after a crash decides the same.
+		h, recs, err := arena.ReadRecords(path)
+		if err != nil {
+			return err
+		}
+		s := arena.Summarize(h, recs)
+		if !s.Done {
+			return fmt.Errorf("loop: gate of generation %d: the match in %s is not over (%d games)", gen, path, s.Games)
+		}
+		switch s.Decision {
+		case stats.AcceptH1:
+			promote, m.Reason = true, "SPRT accepted the candidate"
+		case stats.AcceptH0:
+			promote, m.Reason = false, "SPRT rejected the candidate"
+		default:
+			promote = s.WDL.Score() >= r.cfg.Arena.AcceptScore
+			m.Reason = fmt.Sprintf("SPRT undecided after %d pairs; score %.3f vs accept_score %.3f", s.Pentanomial.Pairs(), s.WDL.Score(), r.cfg.Arena.AcceptScore)
+		}
+		m.Match = &s
+		if best.Key == NetKey(gen) {
+			// Killed after promoting, before state.json moved on: the
+			// match was against the best before this one.
+			m.Best = h.B
+		}
+	} else {
+		m.Reason = "gating off"
+	}
+	m.Promoted = promote
+	if promote && best.Key != NetKey(gen) {
+		if err := r.setBest(Best{Generation: gen, Key: NetKey(gen), NetworkID: cand.Weights.ID()}); err != nil {
+			return err
+		}
+	}
+	verdict := "kept the best"
+	if promote {
+		verdict = "promoted"
+	}
+	if m.Match != nil {
+		r.logf("gen %d gate: %s (%s): %d games W/D/L %d/%d/%d Elo %s", gen, verdict, m.Reason, m.Match.Games,
+			m.Match.WDL.Wins, m.Match.WDL.Draws, m.Match.WDL.Losses, eloText(m.Match.Elo))
+	} else {
+		r.logf("gen %d gate: %s (%s)", gen, verdict, m.Reason)
+	}
+	r.p.gate(fmt.Sprintf("gen %d %s", gen, verdict))
+	return r.metric(m)
+}
+
+func eloText(e stats.EloEstimate) string {
+	return fmt.Sprintf("%+.0f [%+.0f, %+.0f]", e.Elo, e.CI.Lo, e.CI.Hi)
+}
+
+// mix is splitmix64's finaliser over two words.
+func mix(a, b uint64) uint64 {
+	z := a ^ (b+0x9e3779b97f4a7c15)*0xbf58476d1ce4e5b9
+	z ^= z >> 30
+	z *= 0xbf58476d1ce4e5b9
+	z ^= z >> 27
+	z *= 0x94d049bb133111eb
+	z ^= z >> 31
+	return z
+}

@@ -1,0 +1,196 @@
+package loop_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/datasets"
+	"github.com/palace-chess/palace/loop"
+	"github.com/palace-chess/palace/nn/model"
+	"github.com/palace-chess/palace/selfplay"
+	"github.com/palace-chess/palace/store"
+)
+
+// tinyYAML is a run small enough for a unit test: a 1×8 network, 8 games
+// of at most 30 plies a generation, 4-pair matches.
+const tinyYAML = `
+rules: xiangqi
+seed: 5
+generations: 2
+network: {blocks: 1, filters: 8, policy_channels: 2, value_channels: 1, value_hidden: 8, seed: 2}
+selfplay:
+  games: 8
+  concurrent_games: 4
+  max_plies: 30
+  games_per_shard: 4
+  cache_entries: 4096
+  search: {simulations: 8, cheap_simulations: 2, gumbel_k: 4}
+train:
+  batch: 32
+  samples_per_position: 2
+  window: {min_rows: 100}
+  checkpoint_every: 4
+  schedule: {kind: constant, rate: 0.02}
+arena:
+  pairs: 4
+  opening_plies: 2
+  simulations: 4
+  concurrent_games: 4
+  evaluators: 1
+  sprt: {elo0: 0, elo1: 200}
+  accept_score: 0.5
+`
+
+func TestMain(m *testing.M) {
+	if os.Getenv("PALACE_BLAS") == "" {
+		os.Setenv("PALACE_BLAS", "off") // batch-independent outputs: reruns are exact
+	}
+	os.Exit(m.Run())
+}
+
+func tinyConfig(t *testing.T) loop.Config {
+	t.Helper()
+	c, err := loop.ParseConfig([]byte(tinyYAML), "tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// checkRun checks every artifact of a finished two-generation run.
+func checkRun(t *testing.T, dir string, c loop.Config) []loop.Metric {
+	t.Helper()
+	st, _ := store.NewDir(dir)
+	b, err := st.Read(loop.StateKey)
+	if err != nil || !strings.Contains(string(b), `"generation":2`) {
+		t.Fatalf("state %s, %v", b, err)
+	}
+	best, err := loop.BestOf(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for g := 0; g <= 2; g++ {
+		ck, err := model.Load(st.Local(loop.NetKey(g)))
+		if err != nil {
+			t.Fatalf("generation %d's network: %v", g, err)
+		}
+		if g > 0 && (ck.Steps == 0 || ck.Optimizer != nil) {
+			t.Errorf("candidate %d: %d steps, optimizer %v", g, ck.Steps, ck.Optimizer != nil)
+		}
+		if g == best.Generation && ck.Weights.ID() != best.NetworkID {
+			t.Errorf("best.json names %s, the file holds %s", best.NetworkID, ck.Weights.ID())
+		}
+	}
+	for g := 0; g < 2; g++ {
+		rep, err := selfplay.Verify(st.Local(loop.SelfplayKey(g)))
+		if err != nil {
+			t.Fatalf("generation %d's self-play: %v", g, err)
+		}
+		if rep.Games < c.Selfplay.Games {
+			t.Errorf("generation %d: %d games", g, rep.Games)
+		}
+		if probs, err := datasets.Verify(st.Local(loop.SelfplayKey(g))); err != nil || len(probs) > 0 {
+			t.Errorf("generation %d's shards: %v %v", g, err, probs)
+		}
+		h, recs, err := arena.ReadRecords(st.Local(loop.ArenaKey(g + 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := arena.Summarize(h, recs); !s.Done {
+			t.Errorf("match of candidate %d is not over: %+v", g+1, s)
+		}
+	}
+	ms, err := loop.ReadMetrics(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, m := range ms {
+		seen[m.Stage]++
+		if m.Stage == loop.StageGate && m.Match == nil {
+			t.Errorf("gate of generation %d without its match", m.Generation)
+		}
+		if m.Stage == loop.StageTrain && (m.Loss == nil || m.Steps == 0) {
+			t.Errorf("training of generation %d: %+v", m.Generation, m)
+		}
+	}
+	if seen[loop.StageSelfplay] != 2 || seen[loop.StageTrain] != 2 || seen[loop.StageGate] != 2 || len(ms) != 6 {
+		t.Errorf("metrics %v", seen)
+	}
+	return ms
+}
+
+func TestRunTwoGenerations(t *testing.T) {
+	c := tinyConfig(t)
+	dir := t.TempDir()
+	st, _ := store.NewDir(dir)
+	if err := loop.Run(context.Background(), st, c, loop.Options{CodeVersion: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	checkRun(t, dir, c)
+}
+
+// A run stopped after every stage, and cut short inside stages, ends as
+// a run left alone does: same networks, same decisions.
+func TestRunResumes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the loop twice")
+	}
+	c := tinyConfig(t)
+	whole := t.TempDir()
+	st, _ := store.NewDir(whole)
+	if err := loop.Run(context.Background(), st, c, loop.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	want := checkRun(t, whole, c)
+
+	cut := t.TempDir()
+	cst, _ := store.NewDir(cut)
+	for i := 0; i < 40; i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Duration(150+40*i)*time.Millisecond)
+		stops := 0
+		err := loop.Run(ctx, cst, c, loop.Options{StopAfter: func(loop.State) bool { stops++; return stops == 2 }})
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := cst.Read(loop.StateKey); strings.Contains(string(b), `"generation":2`) {
+			break
+		}
+	}
+	got := checkRun(t, cut, c)
+	for i := range want {
+		w, g := want[i], got[i]
+		if w.Stage != g.Stage || w.Generation != g.Generation || w.Promoted != g.Promoted || w.TotalSteps != g.TotalSteps || w.TotalPositions != g.TotalPositions {
+			t.Errorf("metric %d: uninterrupted %+v, resumed %+v", i, w, g)
+		}
+	}
+	for g := 0; g <= 2; g++ {
+		a, _ := model.Load(filepath.Join(whole, loop.NetKey(g)))
+		b, _ := model.Load(filepath.Join(cut, loop.NetKey(g)))
+		if a.Weights.ID() != b.Weights.ID() {
+			t.Errorf("generation %d: uninterrupted %s, resumed %s", g, a.Weights.ID(), b.Weights.ID())
+		}
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	for _, tc := range []struct{ yaml, want string }{
+		{"seed: 1", "missing rules"},
+		{"rules: xiangqi\nseed: 1\nbogus: 2", "bogus"},
+		{"rules: xiangqi\nseed: 1\nselfplay: {output: x}", "output"},
+		{"rules: xiangqi\nseed: 1\ntrain: {batch: 0}", "batch"},
+		{"rules: xiangqi\nseed: 1\narena: {sprt: {elo0: 10, elo1: 5}}", "sprt"},
+		{"rules: nosuch\nseed: 1", "rules"},
+	} {
+		_, err := loop.ParseConfig([]byte(tc.yaml), "t.yaml")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want an error about %s", tc.yaml, err, tc.want)
+		}
+	}
+}

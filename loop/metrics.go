@@ -1,0 +1,97 @@
+package loop
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/nn/gnet"
+	"github.com/palace-chess/palace/store"
+)
+
+// Metric is one finished stage, a line of metrics.jsonl. A stage redone
+// after a crash replaces its line, so each (generation, stage) appears
+// once.
+type Metric struct {
+	Generation int       `json:"generation"`
+	Stage      string    `json:"stage"`
+	Time       time.Time `json:"time"`
+	Seconds    float64   `json:"seconds,omitempty"`
+	// Network is the network the stage played with (self-play) or made
+	// (train), or the candidate (gate); Best the best it was gated against.
+	Network string `json:"network,omitempty"`
+	Best    string `json:"best,omitempty"`
+
+	// Self-play.
+	Games          int     `json:"games,omitempty"`
+	Positions      int64   `json:"positions,omitempty"`
+	TotalPositions int64   `json:"total_positions,omitempty"`
+	EvalsPerSecond float64 `json:"evals_per_second,omitempty"`
+	MeanPlies      float64 `json:"mean_plies,omitempty"`
+
+	// Training: this stage's steps and mean losses, the last report's
+	// losses, the trainer's step count after it.
+	Steps            int64        `json:"steps,omitempty"`
+	TotalSteps       int64        `json:"total_steps,omitempty"`
+	Loss             *gnet.Losses `json:"loss,omitempty"`
+	LastLoss         *gnet.Losses `json:"last_loss,omitempty"`
+	SamplesPerSecond float64      `json:"samples_per_second,omitempty"`
+	Window           int64        `json:"window,omitempty"`
+
+	// Gate.
+	Match    *arena.Summary `json:"match,omitempty"`
+	Promoted bool           `json:"promoted,omitempty"`
+	Reason   string         `json:"reason,omitempty"`
+}
+
+// metric records m, replacing an earlier line of the same stage.
+func (r *runner) metric(m Metric) error {
+	m.Time = time.Now().UTC()
+	ms, err := ReadMetrics(r.st)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	for _, old := range ms {
+		if old.Generation == m.Generation && old.Stage == m.Stage {
+			continue
+		}
+		line, _ := json.Marshal(old)
+		buf.Write(append(line, '\n'))
+	}
+	line, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("loop: metrics: %w", err)
+	}
+	buf.Write(append(line, '\n'))
+	if err := r.st.Write(MetricsKey, buf.Bytes()); err != nil {
+		return fmt.Errorf("loop: %w", err)
+	}
+	return nil
+}
+
+// ReadMetrics reads a run's metrics, in the order they were recorded.
+func ReadMetrics(st store.Store) ([]Metric, error) {
+	data, err := st.Read(MetricsKey)
+	if errors.Is(err, store.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("loop: %w", err)
+	}
+	var out []Metric
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<24)
+	for n := 1; sc.Scan(); n++ {
+		var m Metric
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			return nil, fmt.Errorf("loop: %s line %d: %w", MetricsKey, n, err)
+		}
+		out = append(out, m)
+	}
+	return out, sc.Err()
+}

@@ -1,0 +1,140 @@
+// Package store is where a run keeps its artifacts: a small key–value
+// interface over files, so that a shared object store can later take the
+// local directory's place without the run's code changing. Keys are
+// slash-separated paths relative to the store's root ("nets/gen-0001.palnet").
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/palace-chess/palace/internal/atomicfile"
+)
+
+// ErrNotExist is wrapped by Read for a key that holds nothing.
+var ErrNotExist = fs.ErrNotExist
+
+// Store holds a run's artifacts.
+type Store interface {
+	// Read returns the key's contents; errors wrap ErrNotExist when there
+	// are none.
+	Read(key string) ([]byte, error)
+	// Write replaces the key's contents atomically: a reader, or a run
+	// resumed after a crash, sees the old contents or the new, never a
+	// mixture.
+	Write(key string, data []byte) error
+	// List returns the keys under prefix, sorted.
+	List(prefix string) ([]string, error)
+	// Remove deletes the key; a missing key is no error.
+	Remove(key string) error
+	// Local is the key's path on this machine when the store is a local
+	// directory (stages that write files as they go, such as self-play's
+	// shards and a match's record file, work there directly), or "".
+	Local(key string) string
+	// String names the store in messages.
+	String() string
+}
+
+// Dir is a Store over a local directory.
+type Dir struct{ root string }
+
+// NewDir is the store over directory root, created if missing.
+func NewDir(root string) (*Dir, error) {
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	return &Dir{root: root}, nil
+}
+
+// checkKey refuses keys that would leave the root.
+func checkKey(key string) error {
+	if key == "" || path.IsAbs(key) || strings.Contains(key, "\\") || path.Clean(key) != key || key == ".." || strings.HasPrefix(key, "../") {
+		return fmt.Errorf("store: bad key %q", key)
+	}
+	return nil
+}
+
+func (d *Dir) path(key string) string { return filepath.Join(d.root, filepath.FromSlash(key)) }
+
+// Read implements Store.
+func (d *Dir) Read(key string) ([]byte, error) {
+	if err := checkKey(key); err != nil {
+		return nil, err
+	}
+	b, err := os.ReadFile(d.path(key))
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	return b, nil
+}
+
+// Write implements Store: temporary file, fsync, rename, directory fsync.
+func (d *Dir) Write(key string, data []byte) error {
+	if err := checkKey(key); err != nil {
+		return err
+	}
+	p := d.path(key)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	if err := atomicfile.WriteBytes(p, 0o644, data); err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	return nil
+}
+
+// List implements Store. Temporary files of unfinished writes are left
+// out.
+func (d *Dir) List(prefix string) ([]string, error) {
+	var keys []string
+	err := filepath.WalkDir(d.root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if e.IsDir() {
+			return nil
+		}
+		rel, err := filepath.Rel(d.root, p)
+		if err != nil {
+			return err
+		}
+		key := filepath.ToSlash(rel)
+		if strings.HasPrefix(key, prefix) && !strings.HasPrefix(path.Base(key), ".") {
+			keys = append(keys, key)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	sort.Strings(keys)
+	return keys, nil
+}
+
+// Remove implements Store.
+func (d *Dir) Remove(key string) error {
+	if err := checkKey(key); err != nil {
+		return err
+	}
+	if err := os.Remove(d.path(key)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("store: %w", err)
+	}
+	return nil
+}
+
+// Local implements Store.
+func (d *Dir) Local(key string) string {
+	if checkKey(key) != nil {
+		return ""
+	}
+	return d.path(key)
+}
+
+// String is the directory.
+func (d *Dir) String() string { return d.root }
