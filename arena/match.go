@@ -169,6 +169,12 @@ func Play(ctx context.Context, m Match) (Summary, error) {
 					return
 				}
 				mu.Lock()
+				if sum.Done {
+					// Decided while this game was played: it would not
+					// change the result.
+					mu.Unlock()
+					return
+				}
 				err = appendRecord(f, rec)
 				if err == nil {
 					recs = append(recs, rec)

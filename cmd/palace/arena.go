@@ -1,0 +1,434 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/nn"
+	"github.com/palace-chess/palace/nn/model"
+	"github.com/palace-chess/palace/rules"
+	"github.com/palace-chess/palace/stats"
+)
+
+// Defaults of a network player's spec.
+const (
+	arenaDefaultSims       = 32
+	arenaDefaultEvaluators = 2
+	arenaDefaultCache      = 65536
+)
+
+const arenaPlayerHelp = `a player, given twice: first A (the candidate), then B (the baseline). One of
+  random                                 a uniformly random legal mover
+  uniform[,sims=N]                       search with equal priors and value 0 (no network)
+  net:PATH[,sims=N][,evaluators=N][,cache=N]
+                                         search with the network checkpoint PATH
+sims defaults to 32, evaluators to 2, cache (evaluation cache entries, 0: none) to 65536`
+
+func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("arena", stderr)
+	ruleSet := fs.String("rules", "xiangqi", "rule set: a preset ("+strings.Join(rules.PresetNames(), ", ")+") or a YAML file")
+	maxPlies := fs.Int("max-plies", 0, "cap each game's length at this many plies, openings included (0: the rule set's own cap)")
+	var specs stringList
+	fs.Var(&specs, "player", arenaPlayerHelp)
+	pairs := fs.Int("pairs", 50, "game pairs to play at most (each opening twice, colours swapped)")
+	openings := fs.Int("openings", 0, "distinct random openings, used in turn by the pairs (default: one per pair)")
+	openingPlies := fs.Int("opening-plies", 2, "random plies in each opening")
+	seed := fs.Uint64("seed", 1, "random seed: the openings and each game's seeds")
+	concurrency := fs.Int("concurrency", 8, "games played at once")
+	records := fs.String("records", "arena.jsonl", "match record file: a game per line as it finishes; an existing file resumes the same match (the same flags), one holding another match is refused")
+	sprtFlag := fs.String("sprt", "", "sequential test ELO0,ELO1 (logistic Elo of A over B): stop once H0 (Elo = ELO0) or H1 (Elo = ELO1) is accepted; empty: play every pair")
+	alpha := fs.Float64("alpha", 0.05, "SPRT: probability of accepting H1 when H0 holds")
+	beta := fs.Float64("beta", 0.05, "SPRT: probability of accepting H0 when H1 holds")
+	progress := fs.String("progress", "", "progress after every game: terminal (one updated status line), log (a line per game) or none (default: terminal when stdout is a terminal, else log)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+
+	// Check every flag before loading anything.
+	if len(specs) != 2 {
+		return usageError{fmt.Sprintf("give --player exactly twice (A, the candidate, then B, the baseline); got %d", len(specs))}
+	}
+	parsed := make([]playerSpec, 2)
+	for i, s := range specs {
+		ps, err := parsePlayerSpec(s)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		parsed[i] = ps
+	}
+	switch {
+	case *maxPlies < 0:
+		return usageError{fmt.Sprintf("--max-plies %d: want 0 (the rule set's cap) or more", *maxPlies)}
+	case *pairs < 1:
+		return usageError{fmt.Sprintf("--pairs %d: want at least 1", *pairs)}
+	case *openings < 0:
+		return usageError{fmt.Sprintf("--openings %d: want at least 1 (0: one per pair)", *openings)}
+	case *openingPlies < 0:
+		return usageError{fmt.Sprintf("--opening-plies %d: want 0 or more", *openingPlies)}
+	case *concurrency < 1:
+		return usageError{fmt.Sprintf("--concurrency %d: want at least 1", *concurrency)}
+	case *records == "":
+		return usageError{"--records: want a file name"}
+	}
+	if *openings == 0 {
+		*openings = *pairs
+	}
+	sprt, err := parseSPRT(fs, *sprtFlag, *alpha, *beta)
+	if err != nil {
+		return err
+	}
+	display := *progress
+	switch display {
+	case "":
+		display = "log"
+		if isTerminal(stdout) {
+			display = "terminal"
+		}
+	case "terminal", "log", "none":
+	default:
+		return usageError{fmt.Sprintf("--progress %q: want terminal, log or none", *progress)}
+	}
+
+	rs, err := rules.LoadRuleSet(*ruleSet)
+	if err != nil {
+		return err
+	}
+	if *maxPlies > 0 {
+		capped := *rs
+		capped.MaxPlies = *maxPlies
+		rs = &capped
+	}
+	var players [2]arena.Player
+	for i, ps := range parsed {
+		p, err := ps.player()
+		if err != nil {
+			return fmt.Errorf("--player %s: %w", ps.spec, err)
+		}
+		players[i] = p
+	}
+	ops, err := arena.RandomOpenings(rs, *openings, *openingPlies, *seed)
+	if err != nil {
+		return err
+	}
+
+	// The games already recorded, to tell what this run adds. A file that
+	// cannot be read, or holds another match, is Play's to refuse.
+	before, another := 0, false
+	if _, err := os.Stat(*records); err == nil {
+		if h, recs, err := arena.ReadRecords(*records); err == nil {
+			another = h.A != players[0].Name() || h.B != players[1].Name() || h.RuleSet != rs.String() ||
+				h.Pairs != *pairs || h.Seed != *seed || h.Openings != len(ops)
+			if !another {
+				before = len(recs)
+			}
+		}
+	}
+
+	m := arena.Match{
+		RuleSet: rs, Openings: ops, A: players[0], B: players[1],
+		Pairs: *pairs, SPRT: sprt, Concurrency: *concurrency, Records: *records,
+		Seed: *seed, CodeVersion: codeVersion(),
+	}
+	maxGames := 2 * *pairs
+	// endLine ends the terminal's status line, if one is showing. Play
+	// calls Progress under its lock and has returned before endLine runs.
+	shown := false
+	endLine := func() {
+		if shown {
+			fmt.Fprintln(stdout)
+			shown = false
+		}
+	}
+	defer endLine()
+	if display != "none" {
+		fmt.Fprintf(stdout, "arena: %s (A) vs %s (B), %s, %d pairs, %d openings of %d plies, records %s",
+			m.A.Name(), m.B.Name(), rs, *pairs, len(ops), *openingPlies, *records)
+		if before > 0 {
+			fmt.Fprintf(stdout, " (resuming with %d games)", before)
+		}
+		fmt.Fprintln(stdout)
+		terminal := display == "terminal"
+		m.Progress = func(s arena.Summary) {
+			line := arenaStatusLine(s, maxGames, sprt != nil)
+			if terminal {
+				fmt.Fprintf(stdout, "\r%s\x1b[K", line)
+				shown = true
+			} else {
+				fmt.Fprintln(stdout, line)
+			}
+		}
+	}
+
+	// Interrupted, the match stops with every finished game recorded;
+	// the games in progress are played again by the next run.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	sum, playErr := arena.Play(ctx, m)
+	interrupted := playErr != nil && ctx.Err() != nil && errors.Is(playErr, ctx.Err())
+	if playErr != nil && !interrupted {
+		if another {
+			return fmt.Errorf("%w (give --records another file for a new match)", playErr)
+		}
+		return playErr
+	}
+	stop()
+	after := before
+	if _, recs, err := arena.ReadRecords(*records); err == nil {
+		after = len(recs)
+	}
+	endLine()
+	writeArenaSummary(stdout, arenaReport{
+		sum: sum, rs: rs, specs: parsed, sprt: sprt, pairs: *pairs, records: *records,
+		played: after - before, resumed: before, interrupted: interrupted,
+	})
+	if interrupted {
+		return fmt.Errorf("interrupted with %d of at most %d games recorded in %s; run the same command again to resume", after, maxGames, *records)
+	}
+	return nil
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, " ") }
+
+func (l *stringList) Set(s string) error {
+	*l = append(*l, s)
+	return nil
+}
+
+// playerSpec is a parsed --player value.
+type playerSpec struct {
+	spec       string
+	kind       string // random, uniform or net
+	path       string
+	sims       int
+	evaluators int
+	cache      int
+}
+
+// parsePlayerSpec parses random, uniform[,sims=N] or
+// net:PATH[,sims=N][,evaluators=N][,cache=N].
+func parsePlayerSpec(spec string) (playerSpec, error) {
+	ps := playerSpec{spec: spec, sims: arenaDefaultSims, evaluators: arenaDefaultEvaluators, cache: arenaDefaultCache}
+	fields := strings.Split(spec, ",")
+	head, opts := fields[0], fields[1:]
+	allowed := map[string]bool{}
+	switch {
+	case head == "random":
+		ps.kind = "random"
+	case head == "uniform":
+		ps.kind = "uniform"
+		allowed["sims"] = true
+	case strings.HasPrefix(head, "net:"):
+		ps.kind, ps.path = "net", strings.TrimPrefix(head, "net:")
+		if ps.path == "" {
+			return ps, fmt.Errorf("--player %q: net: needs a checkpoint path (net:PATH)", spec)
+		}
+		allowed["sims"], allowed["evaluators"], allowed["cache"] = true, true, true
+	default:
+		return ps, fmt.Errorf("--player %q: unknown player %q; want random, uniform[,sims=N] or net:PATH[,sims=N][,evaluators=N][,cache=N]", spec, head)
+	}
+	seen := map[string]bool{}
+	for _, opt := range opts {
+		key, val, ok := strings.Cut(opt, "=")
+		if !ok || key == "" {
+			return ps, fmt.Errorf("--player %q: option %q: want KEY=VALUE", spec, opt)
+		}
+		if !allowed[key] {
+			if len(allowed) == 0 {
+				return ps, fmt.Errorf("--player %q: %s takes no options, got %q", spec, ps.kind, key)
+			}
+			return ps, fmt.Errorf("--player %q: %s has no option %q", spec, ps.kind, key)
+		}
+		if seen[key] {
+			return ps, fmt.Errorf("--player %q: %s given twice", spec, key)
+		}
+		seen[key] = true
+		n, err := strconv.Atoi(val)
+		least := 1
+		if key == "cache" {
+			least = 0
+		}
+		if err != nil || n < least {
+			return ps, fmt.Errorf("--player %q: %s=%s: want an integer of at least %d", spec, key, val, least)
+		}
+		switch key {
+		case "sims":
+			ps.sims = n
+		case "evaluators":
+			ps.evaluators = n
+		case "cache":
+			ps.cache = n
+		}
+	}
+	return ps, nil
+}
+
+// player makes the player, loading its network.
+func (ps playerSpec) player() (arena.Player, error) {
+	switch ps.kind {
+	case "random":
+		return arena.Random{}, nil
+	case "uniform":
+		uniform := func() (nn.Evaluator, error) { return nn.NewUniform(encode.InputSize, encode.PolicySize()), nil }
+		return arena.NewSearch(fmt.Sprintf("uniform/sims=%d", ps.sims), arena.ArenaParams(ps.sims), uniform, arena.SearchOptions{Evaluators: 1})
+	}
+	ck, err := model.Load(ps.path)
+	if err != nil {
+		return nil, err
+	}
+	if ck.EncodingVersion != encode.Version {
+		return nil, fmt.Errorf("%s reads encoding version %d, this palace writes %d", ps.path, ck.EncodingVersion, encode.Version)
+	}
+	name := fmt.Sprintf("net:%s/sims=%d", ck.Weights.ID(), ps.sims)
+	return arena.NewNetwork(name, ck.Weights, arena.ArenaParams(ps.sims),
+		arena.SearchOptions{Evaluators: ps.evaluators, CacheEntries: ps.cache})
+}
+
+// describe says what the player is beyond its name.
+func (ps playerSpec) describe() string {
+	switch ps.kind {
+	case "net":
+		return fmt.Sprintf("%s, %d simulations", ps.path, ps.sims)
+	case "uniform":
+		return fmt.Sprintf("uniform evaluator, %d simulations", ps.sims)
+	}
+	return "uniformly random legal moves"
+}
+
+// parseSPRT reads --sprt ELO0,ELO1 with --alpha and --beta; nil without a
+// test.
+func parseSPRT(fs *flag.FlagSet, text string, alpha, beta float64) (*stats.SPRT, error) {
+	if text == "" {
+		set := false
+		fs.Visit(func(f *flag.Flag) { set = set || f.Name == "alpha" || f.Name == "beta" })
+		if set {
+			return nil, usageError{"--alpha and --beta go with --sprt ELO0,ELO1"}
+		}
+		return nil, nil
+	}
+	lo, hi, ok := strings.Cut(text, ",")
+	if !ok {
+		return nil, usageError{fmt.Sprintf("--sprt %q: want ELO0,ELO1", text)}
+	}
+	e0, err0 := strconv.ParseFloat(strings.TrimSpace(lo), 64)
+	e1, err1 := strconv.ParseFloat(strings.TrimSpace(hi), 64)
+	if err0 != nil || err1 != nil {
+		return nil, usageError{fmt.Sprintf("--sprt %q: want two numbers ELO0,ELO1", text)}
+	}
+	s := stats.SPRT{Elo0: e0, Elo1: e1, Alpha: alpha, Beta: beta}
+	if err := s.Validate(); err != nil {
+		msg := strings.ReplaceAll(err.Error(), "stats: ", "")
+		return nil, usageError{fmt.Sprintf("--sprt %s --alpha %v --beta %v: %s", text, alpha, beta, strings.ReplaceAll(msg, "\n", "; "))}
+	}
+	return &s, nil
+}
+
+// arenaStatusLine is the running standings after a game.
+func arenaStatusLine(s arena.Summary, maxGames int, test bool) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "games %d/%d  W-D-L %d-%d-%d  score %.3f  Elo %s",
+		s.Games, maxGames, s.WDL.Wins, s.WDL.Draws, s.WDL.Losses, s.WDL.Score(), fmtEloInterval(s.Elo))
+	if test {
+		fmt.Fprintf(&b, "  LLR %.2f [%.2f, %.2f]", s.LLR, s.Lower, s.Upper)
+		if s.Decision != stats.Continue {
+			fmt.Fprintf(&b, " %s", s.Decision)
+		}
+	}
+	return b.String()
+}
+
+// fmtEloInterval writes an estimate as ±half-width when the interval is
+// symmetric enough to say so, else with its bounds.
+func fmtEloInterval(e stats.EloEstimate) string {
+	lo, hi := e.CI.Lo, e.CI.Hi
+	if isFinite(e.Elo) && isFinite(lo) && isFinite(hi) {
+		below, above := e.Elo-lo, hi-e.Elo
+		if math.Abs(below-above) < 0.5 {
+			return fmt.Sprintf("%s ± %.0f", fmtElo(e.Elo), (below+above)/2)
+		}
+	}
+	return fmt.Sprintf("%s [%s, %s]", fmtElo(e.Elo), fmtElo(lo), fmtElo(hi))
+}
+
+func isFinite(x float64) bool { return !math.IsInf(x, 0) && !math.IsNaN(x) }
+
+func fmtElo(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "nan"
+	case math.IsInf(x, 1):
+		return "+inf"
+	case math.IsInf(x, -1):
+		return "-inf"
+	}
+	if math.Abs(x) < 0.5 {
+		return "0" // not -0
+	}
+	return fmt.Sprintf("%+.0f", x)
+}
+
+// arenaReport is what the final summary shows.
+type arenaReport struct {
+	sum         arena.Summary
+	rs          *rules.RuleSet
+	specs       []playerSpec
+	sprt        *stats.SPRT
+	pairs       int
+	records     string
+	played      int
+	resumed     int
+	interrupted bool
+}
+
+func writeArenaSummary(w io.Writer, r arenaReport) {
+	s := r.sum
+	state := "finished"
+	switch {
+	case r.interrupted:
+		state = "interrupted (standings so far)"
+	case r.sprt != nil && s.Decision != stats.Continue:
+		state = "decided by the SPRT"
+	}
+	fmt.Fprintf(w, "match %s\n", state)
+	fmt.Fprintf(w, "  A            %s (%s)\n", s.A, r.specs[0].describe())
+	fmt.Fprintf(w, "  B            %s (%s)\n", s.B, r.specs[1].describe())
+	limit := "no ply cap"
+	if r.rs.MaxPlies > 0 {
+		limit = fmt.Sprintf("games capped at %d plies", r.rs.MaxPlies)
+	}
+	fmt.Fprintf(w, "  rules        %s, %s\n", r.rs, limit)
+	fmt.Fprintf(w, "  games        %d of at most %d (%d pairs complete; %d played now, %d before)\n",
+		s.Games, 2*r.pairs, s.Pentanomial.Pairs(), r.played, r.resumed)
+	fmt.Fprintf(w, "  W-D-L        %d-%d-%d (A's view)\n", s.WDL.Wins, s.WDL.Draws, s.WDL.Losses)
+	p := s.Pentanomial
+	fmt.Fprintf(w, "  pentanomial  %d %d %d %d %d (pairs scoring 0, 0.5, 1, 1.5, 2)\n", p[0], p[1], p[2], p[3], p[4])
+	fmt.Fprintf(w, "  score        %.3f\n", s.WDL.Score())
+	fmt.Fprintf(w, "  Elo          %s (95%%, pentanomial; per game %s)\n", fmtEloInterval(s.Elo), fmtEloInterval(s.EloGames))
+	fmt.Fprintf(w, "  LOS          %.1f%%\n", 100*s.Elo.LOS)
+	if r.sprt != nil {
+		fmt.Fprintf(w, "  SPRT         elo0 %g, elo1 %g, alpha %g, beta %g: LLR %.2f [%.2f, %.2f], %s\n",
+			r.sprt.Elo0, r.sprt.Elo1, r.sprt.Alpha, r.sprt.Beta, s.LLR, s.Lower, s.Upper, s.Decision)
+	}
+	fmt.Fprintf(w, "  first mover  scores %.3f (%s)\n", s.WhiteScore, firstMoverName(r.rs))
+	fmt.Fprintf(w, "  records      %s\n", r.records)
+}
+
+func firstMoverName(rs *rules.RuleSet) string {
+	if rs.Game == rules.Janggi {
+		return "cho"
+	}
+	return "red"
+}

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/nn/model"
+)
+
+// arenaRun runs palace arena, returning its output and error.
+func arenaRun(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	err := runArena(args, strings.NewReader(""), &stdout, &stderr)
+	return stdout.String() + stderr.String(), err
+}
+
+func TestArenaRandomVsUniformResumes(t *testing.T) {
+	records := filepath.Join(t.TempDir(), "match.jsonl")
+	args := []string{"--rules", "xiangqi", "--max-plies", "40", "--pairs", "2", "--openings", "2",
+		"--player", "random", "--player", "uniform,sims=8", "--records", records, "--progress", "log", "--concurrency", "2"}
+	out, err := arenaRun(t, args...)
+	if err != nil {
+		t.Fatalf("arena: %v\n%s", err, out)
+	}
+	for _, want := range []string{"match finished", "random", "uniform/sims=8", "W-D-L", "pentanomial", "Elo", "LOS", "first mover", records, "games 4/4"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	h, recs, err := arena.ReadRecords(records)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 4 || h.A != "random" || h.B != "uniform/sims=8" {
+		t.Fatalf("records: %d games, players %s vs %s; want 4 games, random vs uniform/sims=8", len(recs), h.A, h.B)
+	}
+	for _, r := range recs {
+		if r.Plies+2 > 40 {
+			t.Errorf("pair %d game %d: %d plies after the opening, over the cap of 40", r.Pair, r.Game, r.Plies)
+		}
+	}
+
+	// Again: the match is complete, nothing is played.
+	out2, err := arenaRun(t, args...)
+	if err != nil {
+		t.Fatalf("arena again: %v\n%s", err, out2)
+	}
+	if !strings.Contains(out2, "0 played now, 4 before") {
+		t.Errorf("resumed run does not say it played nothing:\n%s", out2)
+	}
+	_, recs2, err := arena.ReadRecords(records)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(recs, recs2) {
+		t.Errorf("the resumed run changed the records:\n%v\n%v", recs, recs2)
+	}
+
+	// Another match into the same file is refused.
+	var other []string
+	for _, a := range args {
+		if a == "uniform,sims=8" {
+			a = "uniform,sims=4"
+		}
+		other = append(other, a)
+	}
+	if out, err := arenaRun(t, other...); err == nil || !strings.Contains(err.Error(), "another match") {
+		t.Errorf("another match in the same records: err %v, want a refusal\n%s", err, out)
+	}
+}
+
+func TestArenaBadFlags(t *testing.T) {
+	records := filepath.Join(t.TempDir(), "match.jsonl")
+	for _, tc := range []struct {
+		args  []string
+		usage bool
+		want  []string
+	}{
+		{[]string{"--player", "foo", "--player", "random"}, true, []string{`"foo"`, "unknown player"}},
+		{[]string{"--player", "net:/nonexistent", "--player", "random"}, false, []string{"net:/nonexistent"}},
+		{[]string{"--player", "random"}, true, []string{"exactly twice", "got 1"}},
+		{[]string{"--player", "random", "--player", "random", "--sprt", "5,0"}, true, []string{"--sprt", "elo0 5 is not below elo1 0"}},
+		{[]string{"--player", "random", "--player", "random", "--sprt", "x"}, true, []string{"ELO0,ELO1"}},
+		{[]string{"--player", "uniform,sims=0", "--player", "random"}, true, []string{"sims=0"}},
+		{[]string{"--player", "random,sims=8", "--player", "random"}, true, []string{"random takes no options"}},
+		{[]string{"--player", "uniform,cache=8", "--player", "random"}, true, []string{`no option "cache"`}},
+		{[]string{"--player", "net:", "--player", "random"}, true, []string{"checkpoint path"}},
+		{[]string{"--player", "random", "--player", "random", "--alpha", "0.1"}, true, []string{"--sprt"}},
+		{[]string{"--player", "random", "--player", "random", "--progress", "fancy"}, true, []string{"fancy"}},
+	} {
+		out, err := arenaRun(t, append(tc.args, "--records", records)...)
+		if err == nil {
+			t.Errorf("%q: no error\n%s", tc.args, out)
+			continue
+		}
+		if got := errors.As(err, new(usageError)); got != tc.usage {
+			t.Errorf("%q: usage error %v, want %v: %v", tc.args, got, tc.usage, err)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%q: error %q does not mention %q", tc.args, err, w)
+			}
+		}
+	}
+}
+
+func TestArenaNetworkPlayer(t *testing.T) {
+	dir := t.TempDir()
+	w, err := model.NewRandom(model.Config{Planes: encode.Planes, PolicySize: encode.PolicySize(), Blocks: 1, Filters: 8,
+		PolicyChannels: 2, ValueChannels: 1, ValueHidden: 8}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "tiny.ckpt")
+	if err := (&model.Checkpoint{Weights: w, EncodingVersion: encode.Version}).Save(path); err != nil {
+		t.Fatal(err)
+	}
+	records := filepath.Join(dir, "match.jsonl")
+	out, err := arenaRun(t, "--max-plies", "20", "--pairs", "1", "--player", "net:"+path+",sims=4,evaluators=1,cache=1024",
+		"--player", "random", "--records", records, "--progress", "none", "--sprt", "0,10")
+	if err != nil {
+		t.Fatalf("arena: %v\n%s", err, out)
+	}
+	name := "net:" + w.ID() + "/sims=4"
+	for _, want := range []string{name, "SPRT", "LLR", "games        2 of at most 2"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	h, recs, err := arena.ReadRecords(records)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.A != name || len(recs) != 2 {
+		t.Errorf("records: A %s with %d games, want %s with 2", h.A, len(recs), name)
+	}
+
+	// A checkpoint for another encoding is refused.
+	old := filepath.Join(dir, "old.ckpt")
+	if err := (&model.Checkpoint{Weights: w, EncodingVersion: encode.Version + 1}).Save(old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := arenaRun(t, "--player", "net:"+old, "--player", "random", "--records", filepath.Join(dir, "old.jsonl")); err == nil || !strings.Contains(err.Error(), "encoding version") {
+		t.Errorf("a checkpoint of another encoding: err %v, want an encoding version error", err)
+	}
+}

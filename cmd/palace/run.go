@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/palace-chess/palace/configs"
+	"github.com/palace-chess/palace/loop"
+	"github.com/palace-chess/palace/store"
+)
+
+// defaultRunConfig is what palace run plays with no --config.
+const defaultRunConfig = "quickstart-xiangqi.yaml"
+
+func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("run", stderr)
+	config := fs.String("config", "", "run configuration YAML (see configs/quickstart-*.yaml); default: the xiangqi quickstart built into palace, or the run directory's own config when it has one")
+	dir := fs.String("dir", "", "run directory (default runs/<config name>); an existing one resumes")
+	generations := fs.Int("generations", -1, "stop after this many generations in total (overrides the config's generations; 0: never)")
+	duration := fs.Duration("duration", 0, "stop after this long (the run resumes where it stopped); 0: until the generations are done")
+	progress := fs.String("progress", "auto", "progress display: auto (a status line on a terminal, else log lines), line, log or none")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *duration < 0 {
+		return usageError{"--duration must not be negative"}
+	}
+	var data []byte
+	var source string
+	var err error
+	if *config != "" {
+		if data, err = os.ReadFile(*config); err != nil {
+			return err
+		}
+		source = *config
+	}
+	if *dir == "" {
+		name := strings.TrimSuffix(defaultRunConfig, ".yaml")
+		if *config != "" {
+			name = strings.TrimSuffix(filepath.Base(*config), filepath.Ext(*config))
+		}
+		*dir = filepath.Join("runs", name)
+	}
+	st, err := store.NewDir(*dir)
+	if err != nil {
+		return err
+	}
+	// The run directory keeps the config it started with: a resumed run
+	// uses it, and a different one is refused rather than mixed in.
+	saved, err := st.Read(loop.ConfigKey)
+	switch {
+	case err == nil:
+		if data != nil && !bytes.Equal(saved, data) {
+			return fmt.Errorf("%s was started with another configuration (%s); resume it without --config, or give a new --dir", *dir, st.Local(loop.ConfigKey))
+		}
+		data, source = saved, st.Local(loop.ConfigKey)
+	case errors.Is(err, store.ErrNotExist):
+		if data == nil {
+			if data, err = configs.FS.ReadFile(defaultRunConfig); err != nil {
+				return err
+			}
+			source = "configs/" + defaultRunConfig + " (built in)"
+		}
+	default:
+		return err
+	}
+	cfg, err := loop.ParseConfig(data, source)
+	if err != nil {
+		return err
+	}
+	if saved == nil {
+		if err := st.Write(loop.ConfigKey, data); err != nil {
+			return err
+		}
+	}
+	if *generations >= 0 {
+		cfg.Generations = *generations
+	}
+	opt := loop.Options{Progress: stdout, CodeVersion: codeVersion()}
+	switch *progress {
+	case "auto":
+		opt.Terminal = isTerminal(stdout)
+	case "line":
+		opt.Terminal = true
+	case "log":
+	case "none":
+		opt.Progress = nil
+	default:
+		return usageError{fmt.Sprintf("--progress %q: want auto, line, log or none", *progress)}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if *duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *duration)
+		defer cancel()
+	}
+	fmt.Fprintf(stderr, "palace run: %s (%s); palace report %s shows its generations\n", *dir, source, *dir)
+	return loop.Run(ctx, st, cfg, opt)
+}

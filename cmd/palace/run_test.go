@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"image/png"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/loop"
+	"github.com/palace-chess/palace/nn/model"
+	"github.com/palace-chess/palace/store"
+)
+
+// tinyRunYAML is a whole run small enough for a test: two generations of a
+// 1×8 network.
+const tinyRunYAML = `
+rules: janggi
+seed: 3
+generations: 2
+network: {blocks: 1, filters: 8, policy_channels: 2, value_channels: 1, value_hidden: 8}
+selfplay:
+  games: 12
+  concurrent_games: 4
+  max_plies: 40
+  games_per_shard: 4
+  cache_entries: 4096
+  search: {simulations: 8, cheap_simulations: 2, gumbel_k: 4}
+train:
+  batch: 32
+  samples_per_position: 2
+  window: {min_rows: 200}
+  checkpoint_every: 4
+arena:
+  pairs: 6
+  simulations: 4
+  concurrent_games: 4
+  evaluators: 1
+  sprt: {elo0: 0, elo1: 300}
+`
+
+func startRun(t *testing.T, bin string, args ...string) (*exec.Cmd, <-chan string) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"run", "--progress", "log"}, args...)...)
+	cmd.Env = append(os.Environ(), "PALACE_BLAS=off") // batch-independent outputs: the run is exactly reproducible
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string, 1024)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	return cmd, lines
+}
+
+// The end-to-end test of palace's main job: a run killed with SIGKILL in
+// the middle of training and of a match, then resumed, finishes with every
+// artifact in place and the very networks and decisions of a run left
+// alone; palace report reads it back and draws its charts.
+func TestRunKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds palace and runs the loop twice")
+	}
+	bin := palaceBinary(t)
+	root := t.TempDir()
+	cfg := filepath.Join(root, "tiny.yaml")
+	if err := os.WriteFile(cfg, []byte(tinyRunYAML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ref, dir := filepath.Join(root, "reference"), filepath.Join(root, "killed")
+
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 2))
+	kills := 0
+	for _, at := range []string{"stage=train start", "stage=arena start", "stage=selfplay start"} {
+		cmd, lines := startRun(t, bin, "--config", cfg, "--dir", dir)
+		for line := range lines {
+			if strings.Contains(line, at) {
+				time.Sleep(time.Duration(rng.IntN(300)) * time.Millisecond)
+				break
+			}
+		}
+		cmd.Process.Signal(syscall.SIGKILL)
+		err := cmd.Wait()
+		for range lines {
+		}
+		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); err != nil && ok && ws.Signaled() {
+			kills++
+		}
+		b, _ := os.ReadFile(filepath.Join(dir, loop.StateKey))
+		t.Logf("killed at %q: state %s", at, strings.TrimSpace(string(b)))
+	}
+	if kills == 0 {
+		t.Fatal("no run was killed")
+	}
+	for _, d := range []string{dir, ref} {
+		cmd, lines := startRun(t, bin, "--config", cfg, "--dir", d)
+		var last []string
+		for line := range lines {
+			last = append(last, line)
+		}
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("run in %s: %v\n%s", d, err, strings.Join(last, "\n"))
+		}
+	}
+	for g := 0; g <= 2; g++ {
+		a, err := model.Load(filepath.Join(ref, loop.NetKey(g)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := model.Load(filepath.Join(dir, loop.NetKey(g)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Weights.ID() != b.Weights.ID() || a.Steps != b.Steps {
+			t.Errorf("generation %d: uninterrupted %s at step %d, killed and resumed %s at step %d", g, a.Weights.ID(), a.Steps, b.Weights.ID(), b.Steps)
+		}
+	}
+	rst, _ := store.NewDir(ref)
+	kst, _ := store.NewDir(dir)
+	rb, _ := loop.BestOf(rst)
+	kb, _ := loop.BestOf(kst)
+	if rb != kb {
+		t.Errorf("best: uninterrupted %+v, resumed %+v", rb, kb)
+	}
+	for g := 0; g < 2; g++ {
+		if code, out, errOut := runPalace(t, "", "shard", "verify", filepath.Join(dir, loop.SelfplayKey(g))); code != 0 {
+			t.Errorf("shard verify of generation %d: %s %s", g, out, errOut)
+		}
+		// Games finish in any order, and games of pairs after the one
+		// that decided a match may or may not have been recorded; the
+		// standings up to the decision are exact.
+		sa, sb := standings(t, filepath.Join(ref, loop.ArenaKey(g+1))), standings(t, filepath.Join(dir, loop.ArenaKey(g+1)))
+		if sa != sb {
+			t.Errorf("match %d: uninterrupted %s, killed and resumed %s", g+1, sa, sb)
+		}
+	}
+
+	code, out, errOut := runPalace(t, "", "report", dir)
+	if code != 0 {
+		t.Fatalf("report: exit %d %s", code, errOut)
+	}
+	t.Log("\n" + out)
+	if !strings.Contains(out, "Elo vs best") || strings.Count(out, "\n") < 4 || !strings.Contains(out, "best network: generation") {
+		t.Errorf("report:\n%s", out)
+	}
+	for _, name := range []string{"elo.png", "loss.png"} {
+		f, err := os.Open(filepath.Join(dir, "report", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := png.Decode(f); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		f.Close()
+	}
+
+	other := filepath.Join(root, "other.yaml")
+	os.WriteFile(other, []byte(strings.Replace(tinyRunYAML, "seed: 3", "seed: 4", 1)), 0o644)
+	if code, _, errOut := runPalace(t, "", "run", "--config", other, "--dir", dir); code != 1 || !strings.Contains(errOut, "another configuration") {
+		t.Errorf("another config over a run: exit %d, %s", code, errOut)
+	}
+	if code, _, errOut := runPalace(t, "", "report", root); code != 1 || !strings.Contains(errOut, "not a palace run") {
+		t.Errorf("report of a non-run: exit %d, %s", code, errOut)
+	}
+}
+
+// standings is a match record file's result.
+func standings(t *testing.T, path string) string {
+	t.Helper()
+	h, recs, err := arena.ReadRecords(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := arena.Summarize(h, recs)
+	return fmt.Sprintf("%d games %v %v %v", s.Games, s.WDL, s.Pentanomial, s.Decision)
+}
+
+func TestRunConfigsParse(t *testing.T) {
+	for _, name := range []string{"quickstart-xiangqi.yaml", "quickstart-janggi.yaml"} {
+		if _, err := loop.LoadConfig(filepath.Join("..", "..", "configs", name)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
