@@ -158,8 +158,9 @@ type trainFile struct {
 		Expansion *float64 `yaml:"expansion"`
 		MaxRows   *int     `yaml:"max_rows"`
 	} `yaml:"window"`
-	Mirror          *float64 `yaml:"mirror"`
-	CheckpointEvery *int     `yaml:"checkpoint_every"`
+	Mirror            *float64 `yaml:"mirror"`
+	SearchValueWeight *float64 `yaml:"search_value_weight"`
+	CheckpointEvery   *int     `yaml:"checkpoint_every"`
 }
 
 type arenaFile struct {
@@ -276,6 +277,7 @@ func ParseConfig(data []byte, source string) (Config, error) {
 			set(&tc.MaxRows, w.MaxRows)
 		}
 		set(&tc.Mirror, t.Mirror)
+		set(&tc.SearchValueWeight, t.SearchValueWeight)
 		set(&tc.CheckpointEvery, t.CheckpointEvery)
 	}
 	if a := f.Arena; a != nil {

@@ -301,7 +301,14 @@ func (r *runner) step(ctx context.Context, s State) (State, error) {
 		}
 		return State{Generation: gen, Stage: StageArena}, nil
 	case StageArena:
-		if _, err := r.arena(ctx, gen+1); err != nil {
+		start := time.Now()
+		sum, err := r.arena(ctx, gen+1)
+		if err != nil {
+			return s, err
+		}
+		m := Metric{Generation: gen, Stage: StageArena, Network: NetKey(gen + 1), Best: sum.B, Games: sum.Games,
+			Seconds: time.Since(start).Seconds()}
+		if err := r.metric(m); err != nil {
 			return s, err
 		}
 		return State{Generation: gen, Stage: StageGate}, nil

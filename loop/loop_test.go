@@ -119,7 +119,7 @@ func checkRun(t *testing.T, dir string, c loop.Config) []loop.Metric {
 			t.Errorf("training of generation %d: %+v", m.Generation, m)
 		}
 	}
-	if seen[loop.StageSelfplay] != 2 || seen[loop.StageTrain] != 2 || seen[loop.StageGate] != 2 || len(ms) != 6 {
+	if seen[loop.StageSelfplay] != 2 || seen[loop.StageTrain] != 2 || seen[loop.StageArena] != 2 || seen[loop.StageGate] != 2 || len(ms) != 8 {
 		t.Errorf("metrics %v", seen)
 	}
 	return ms

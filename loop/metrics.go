@@ -20,13 +20,15 @@ type Metric struct {
 	Generation int       `json:"generation"`
 	Stage      string    `json:"stage"`
 	Time       time.Time `json:"time"`
-	Seconds    float64   `json:"seconds,omitempty"`
+	// Seconds is the time the stage took (after a resume: the resumed
+	// part's).
+	Seconds float64 `json:"seconds,omitempty"`
 	// Network is the network the stage played with (self-play) or made
 	// (train), or the candidate (gate); Best the best it was gated against.
 	Network string `json:"network,omitempty"`
 	Best    string `json:"best,omitempty"`
 
-	// Self-play.
+	// Self-play (and the arena's games).
 	Games          int     `json:"games,omitempty"`
 	Positions      int64   `json:"positions,omitempty"`
 	TotalPositions int64   `json:"total_positions,omitempty"`

@@ -62,6 +62,13 @@ type Config struct {
 	MaxRows         int
 	// Mirror is the probability of training on a position's mirror image.
 	Mirror float64
+	// SearchValueWeight mixes the search's root WDL into the value
+	// target: (1−w)·(the game's result) + w·(the search's WDL). A game's
+	// result is one label shared by all of its ~150 positions, which a
+	// network memorises game by game long before it learns what wins (the
+	// overfitting AlphaGo's value network showed on whole games); the
+	// search's estimate differs from position to position.
+	SearchValueWeight float64
 	// CheckpointEvery is the number of steps between saves of the state.
 	CheckpointEvery int
 }
@@ -132,6 +139,9 @@ func (c *Config) Validate() error {
 	}
 	if !(c.Mirror >= 0 && c.Mirror <= 1) {
 		bad("mirror %v, want a probability", c.Mirror)
+	}
+	if !(c.SearchValueWeight >= 0 && c.SearchValueWeight <= 1) {
+		bad("search_value_weight %v, want 0 to 1", c.SearchValueWeight)
 	}
 	if c.CheckpointEvery < 1 {
 		bad("checkpoint_every %d, want ≥ 1", c.CheckpointEvery)
@@ -232,6 +242,7 @@ func Run(ctx context.Context, cfg Config, job Job) (Result, error) {
 		rsByID[rs.String()] = rs
 	}
 	b := newBatch(cfg.Batch)
+	b.searchWeight = float32(cfg.SearchValueWeight)
 	var sum gnet.Losses
 	var since gnet.Losses
 	sinceSteps, sinceStart := 0, time.Now()
@@ -337,10 +348,11 @@ func checkpoint(tr *gnet.Trainer, job Job) *model.Checkpoint {
 
 // batch is one step's input and targets.
 type batch struct {
-	samples []datasets.Sample
-	inputs  []float32
-	policy  []float32
-	wdl     []float32
+	searchWeight float32
+	samples      []datasets.Sample
+	inputs       []float32
+	policy       []float32
+	wdl          []float32
 }
 
 func newBatch(n int) *batch {
@@ -355,7 +367,8 @@ func newBatch(n int) *batch {
 // fill draws a batch. The policy target is the search's where the move had
 // a full search and zero elsewhere (a zero row adds nothing to the policy
 // loss: cheap searches train the value only, as playout-cap randomization
-// intends). The value target is the game's result.
+// intends). The value target is the game's result, mixed with the search's
+// WDL by searchWeight.
 func (b *batch) fill(s *datasets.Sampler, rsByID map[string]*rules.RuleSet) error {
 	if err := s.Fill(b.samples); err != nil {
 		return fmt.Errorf("train: %w", err)
@@ -390,6 +403,16 @@ func (b *batch) fill(s *datasets.Sampler, rsByID map[string]*rules.RuleSet) erro
 			w[2] = 1
 		default:
 			return fmt.Errorf("train: %s record %d: result %d", sm.Shard, sm.Index, sm.Result)
+		}
+		if b.searchWeight > 0 {
+			q := sm.WDL
+			sum := q[0] + q[1] + q[2]
+			if !(sum > 0.5 && sum < 1.5) {
+				return fmt.Errorf("train: %s record %d: search WDL %v does not sum to 1", sm.Shard, sm.Index, q)
+			}
+			for j := range w {
+				w[j] = (1-b.searchWeight)*w[j] + b.searchWeight*q[j]/sum
+			}
 		}
 	}
 	return nil

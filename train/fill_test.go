@@ -1,0 +1,72 @@
+package train
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/palace-chess/palace/datasets"
+	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/nn"
+	"github.com/palace-chess/palace/rules"
+	"github.com/palace-chess/palace/selfplay"
+)
+
+// The value target mixes the game's result and the search's WDL as asked,
+// and cheap searches get no policy target.
+func TestFillTargets(t *testing.T) {
+	c := selfplay.DefaultConfig()
+	c.Output = filepath.Join(t.TempDir(), "sp")
+	c.Rules, c.Games, c.Seed = "janggi", 4, 3
+	c.ConcurrentGames, c.GamesPerShard, c.MaxPlies, c.CacheEntries = 4, 4, 30, 4096
+	c.Search.Simulations, c.Search.CheapSimulations, c.Search.GumbelK = 8, 2, 4
+	opt := selfplay.Options{Evaluator: func() (nn.Evaluator, string, error) {
+		return nn.NewRandom(encode.InputSize, encode.PolicySize(), 5), "random-5", nil
+	}}
+	if _, err := selfplay.Run(context.Background(), c, opt); err != nil {
+		t.Fatal(err)
+	}
+	rs, _ := rules.Preset("janggi")
+	capped := *rs
+	capped.MaxPlies = 30
+	s, err := datasets.NewSampler([]string{c.Output}, datasets.WithWindow(10, 0.65, 0.75), datasets.WithSeed(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	b := newBatch(64)
+	b.searchWeight = 0.25
+	if err := b.fill(s, map[string]*rules.RuleSet{capped.String(): &capped}); err != nil {
+		t.Fatal(err)
+	}
+	ps := encode.PolicySize()
+	full := 0
+	for i, sm := range b.samples {
+		var onehot [3]float32
+		onehot[1-int(sm.Result)] = 1 // Win → 0, Draw → 1, Loss → 2
+		q := sm.WDL
+		sum := q[0] + q[1] + q[2]
+		for j := range 3 {
+			want := 0.75*onehot[j] + 0.25*q[j]/sum
+			if got := b.wdl[i*3+j]; math.Abs(float64(got-want)) > 1e-6 {
+				t.Fatalf("sample %d: WDL target %v, want %v from result %d and search %v", i, b.wdl[i*3:i*3+3], want, sm.Result, q)
+			}
+		}
+		var psum float32
+		for _, p := range b.policy[i*ps : (i+1)*ps] {
+			psum += p
+		}
+		if sm.Full {
+			full++
+			if math.Abs(float64(psum-1)) > 1e-3 {
+				t.Errorf("sample %d (full search): policy target sums to %v", i, psum)
+			}
+		} else if psum != 0 {
+			t.Errorf("sample %d (cheap search): policy target sums to %v, want none", i, psum)
+		}
+	}
+	if full == 0 || full == len(b.samples) {
+		t.Errorf("%d of %d samples had full searches; want some of each", full, len(b.samples))
+	}
+}
