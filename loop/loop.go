@@ -60,6 +60,7 @@ const (
 	BestKey    = "best.json"
 	MetricsKey = "metrics.jsonl"
 	TrainKey   = "train/state.palnet"
+	lockKey    = "run.lock"
 )
 
 // NetKey is generation gen's network.
@@ -167,9 +168,12 @@ func newRunner(st store.Store, cfg Config, opt Options) (*runner, error) {
 		r.arenaR = capped(cfg.Arena.MaxPlies)
 	}
 	r.p = newProgress(opt.Progress, opt.Terminal)
-	if dir := st.Local(""); dir != "" {
+	if lock := st.Local(lockKey); lock != "" {
 		// Whole-run lock: two processes in one run would both train.
-		unlock, err := lockDir(st.Local("run.lock"))
+		if err := os.MkdirAll(filepath.Dir(lock), 0o755); err != nil {
+			return nil, fmt.Errorf("loop: %w", err)
+		}
+		unlock, err := lockDir(lock)
 		if err != nil {
 			return nil, err
 		}
@@ -565,7 +569,7 @@ func (r *runner) gate(gen int) error {
 }
 
 func eloText(e stats.EloEstimate) string {
-	return fmt.Sprintf("%+.0f [%+.0f, %+.0f]", e.Elo, e.CI.Lo, e.CI.Hi)
+	return fmt.Sprintf("%s [%s, %s]", stats.FormatElo(e.Elo), stats.FormatElo(e.CI.Lo), stats.FormatElo(e.CI.Hi))
 }
 
 // mix is splitmix64's finaliser over two words.

@@ -179,6 +179,23 @@ func TestRunResumes(t *testing.T) {
 	}
 }
 
+// A second process on a run directory in use is refused.
+func TestRunLock(t *testing.T) {
+	c := tinyConfig(t)
+	st, _ := store.NewDir(t.TempDir())
+	var second error
+	err := loop.Run(context.Background(), st, c, loop.Options{StopAfter: func(loop.State) bool {
+		second = loop.Run(context.Background(), st, c, loop.Options{})
+		return true
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second == nil || !strings.Contains(second.Error(), "another palace run") {
+		t.Errorf("a second run on the same directory: %v", second)
+	}
+}
+
 func TestConfigErrors(t *testing.T) {
 	for _, tc := range []struct{ yaml, want string }{
 		{"seed: 1", "missing rules"},

@@ -402,3 +402,21 @@ func (s SPRT) Decide(llr float64) Decision {
 	}
 	return Continue
 }
+
+// FormatElo writes an Elo difference rounded to a whole number with its
+// sign ("+35", "-12", "0", "+inf"), never "-0".
+func FormatElo(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "nan"
+	case math.IsInf(x, 1):
+		return "+inf"
+	case math.IsInf(x, -1):
+		return "-inf"
+	}
+	r := math.Round(x)
+	if r == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%+.0f", r)
+}

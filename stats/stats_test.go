@@ -543,3 +543,14 @@ func TestDecisionString(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatElo(t *testing.T) {
+	for _, tc := range []struct {
+		x    float64
+		want string
+	}{{35.4, "+35"}, {-12.6, "-13"}, {-0.3, "0"}, {math.Copysign(0, -1), "0"}, {math.Inf(1), "+inf"}, {math.Inf(-1), "-inf"}, {math.NaN(), "nan"}} {
+		if got := FormatElo(tc.x); got != tc.want {
+			t.Errorf("FormatElo(%v) = %q, want %q", tc.x, got, tc.want)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/palace-chess/palace/internal/chart"
 	"github.com/palace-chess/palace/loop"
+	"github.com/palace-chess/palace/stats"
 	"github.com/palace-chess/palace/store"
 )
 
@@ -56,10 +57,10 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 				w := r.gate.Match.WDL
 				return fmt.Sprintf("%d-%d-%d", w.Wins, w.Draws, w.Losses)
 			}),
-			floatOr(r.gate != nil && r.gate.Match != nil, "%+.0f", func() float64 { return r.gate.Match.Elo.Elo }),
+			textOr(r.gate != nil && r.gate.Match != nil, func() string { return stats.FormatElo(r.gate.Match.Elo.Elo) }),
 			textOr(r.gate != nil && r.gate.Match != nil, func() string {
 				ci := r.gate.Match.Elo.CI
-				return fmt.Sprintf("[%+.0f, %+.0f]", ci.Lo, ci.Hi)
+				return fmt.Sprintf("[%s, %s]", stats.FormatElo(ci.Lo), stats.FormatElo(ci.Hi))
 			}),
 			textOr(r.gate != nil, func() string {
 				if r.gate.Promoted {
