@@ -27,6 +27,7 @@ var commands = map[string]command{
 	"search":     {"search a position with MCTS (a network, or a uniform evaluator)", runSearch},
 	"selfplay":   {"play games against itself and write training shards (resumes where it stopped)", runSelfplay},
 	"shard":      {"describe (inspect) one shard, or check (verify) a shard directory and replay its games", runShard},
+	"uci":        {"speak UCI/UCCI to GUIs and other programs (palace as an engine)", runUCI},
 	"version":    {"print palace's version and build information", runVersion},
 }
 

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/palace-chess/palace/uci"
+)
+
+// runUCI speaks UCI, UCI_Variant or UCCI on stdin and stdout: palace as an
+// engine for GUIs and match runners (see package uci).
+func runUCI(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("uci", stderr)
+	netFile := fs.String("net", "", "network checkpoint, loaded at the first isready or go; without it a uniform evaluator (equal priors, value 0) stands in")
+	nodes := fs.Int("nodes", 800, "simulations of a go without limits (the Nodes option)")
+	threads := fs.Int("threads", 1, "copies of the network evaluating each batch in parallel (the Threads option)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *nodes < 1 || *nodes > 1<<24 {
+		return usageError{fmt.Sprintf("--nodes %d: want 1–%d", *nodes, 1<<24)}
+	}
+	if *threads < 1 || *threads > 256 {
+		return usageError{fmt.Sprintf("--threads %d: want 1–256", *threads)}
+	}
+	if *netFile != "" {
+		// Loaded later, but a missing file is better said now.
+		if _, err := os.Stat(*netFile); err != nil {
+			return err
+		}
+	}
+	e := uci.NewEngine(uci.Options{Network: *netFile, Nodes: *nodes, Threads: *threads, Version: codeVersion()})
+	return e.Run(context.Background(), stdin, stdout)
+}

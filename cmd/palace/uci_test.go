@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestUCISession(t *testing.T) {
+	in := strings.Join([]string{
+		"uci",
+		"setoption name UCI_Variant value xiangqi",
+		"isready",
+		"go perft 1",
+		"position startpos moves h3e3 h10g8",
+		"go nodes 16",
+		"isready",
+	}, "\n")
+	var out, errOut bytes.Buffer
+	if err := runUCI([]string{"--nodes", "32"}, strings.NewReader(in+"\n"), &out, &errOut); err != nil {
+		t.Fatalf("runUCI: %v (%s)", err, errOut.String())
+	}
+	got := out.String()
+	for _, want := range []string{"id name palace ", "option name Nodes type spin default 32 ", "\nuciok\n", "\nreadyok\n", "\nNodes searched: 44\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in:\n%s", want, got)
+		}
+	}
+	if n := strings.Count(got, "\nbestmove "); n != 1 {
+		t.Errorf("%d bestmoves, want 1:\n%s", n, got)
+	}
+	if !strings.Contains(got, "info depth ") || !strings.Contains(got, " nodes 16 ") {
+		t.Errorf("no info line of 16 nodes:\n%s", got)
+	}
+}
+
+// quit ends the session: nothing after it is read.
+func TestUCIQuit(t *testing.T) {
+	var out bytes.Buffer
+	if err := runUCI(nil, strings.NewReader("ucci\nquit\ngo nodes 8\n"), &out, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(out.String(), "\nucciok\nbye\n") {
+		t.Errorf("got:\n%s", out.String())
+	}
+}
+
+// At the end of the input a search with limits is finished, so a piped
+// script gets its answer.
+func TestUCIEndOfInput(t *testing.T) {
+	var out bytes.Buffer
+	if err := runUCI(nil, strings.NewReader("ucci\nposition startpos\ngo nodes 8"), &out, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "\nucciok\n") || !strings.Contains(out.String(), "\nbestmove ") {
+		t.Errorf("got:\n%s", out.String())
+	}
+}
+
+func TestUCIFlags(t *testing.T) {
+	var out bytes.Buffer
+	for _, args := range [][]string{{"--nodes", "0"}, {"--threads", "0"}, {"--bogus"}, {"extra"}} {
+		if err := runUCI(args, strings.NewReader(""), &out, &out); !errors.As(err, new(usageError)) {
+			t.Errorf("%q: got %v, want a usage error", args, err)
+		}
+	}
+	if err := runUCI([]string{"--net", "no/such/file.palnet"}, strings.NewReader(""), &out, &out); err == nil {
+		t.Errorf("--net of a missing file: no error")
+	}
+}

@@ -1,0 +1,463 @@
+package uci
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/palace-chess/palace/mcts"
+	"github.com/palace-chess/palace/rules"
+)
+
+// Options configure an Engine. The client changes them with setoption
+// (WeightsFile, Nodes, Threads); the rest are fixed.
+type Options struct {
+	// Network is a checkpoint file (palace net init, or a run's nets/),
+	// loaded at the first isready or go. "" searches with the uniform
+	// evaluator (equal priors, value 0): plain MCTS.
+	Network string
+	// Nodes is the simulation budget of a go without limits (0: 800).
+	Nodes int
+	// Threads is how many copies of the network evaluate each batch in
+	// parallel; the search gathers 8 leaves per thread for each batch
+	// (0: 1).
+	Threads int
+	// Version is the code version "id name palace VERSION" names ("" :
+	// "dev").
+	Version string
+}
+
+const (
+	defaultNodes    = 800
+	defaultOverhead = 30 // ms
+	leavesPerThread = 8
+	maxThreads      = 256
+	maxNodes        = 1 << 24 // mcts's largest simulation budget
+	maxLine         = 1 << 20 // bytes; a longer line is dropped
+)
+
+type dialect uint8
+
+const (
+	dialectUCI dialect = iota
+	dialectUCCI
+)
+
+// Engine answers one client at a time over UCI or UCCI. Its settings (the
+// options the client set, the position, the search tree) last from one Run
+// to the next.
+type Engine struct {
+	opts Options
+	out  *output
+
+	// What the client set.
+	dialect    dialect
+	variant    string
+	variantSet bool   // the client set UCI_Variant: Fairy-Stockfish's notation
+	notation   string // MoveNotation: auto, ranks1, ranks0
+	showWDL    bool
+	milli      bool // UCCI's usemillisec
+	network    string
+	threads    int
+	nodes      int
+	overhead   int // ms
+
+	rulesets map[string]*rules.RuleSet // one pointer per variant, so mcts can reuse its tree
+	game     *rules.Game               // the position; nil: the variant's start
+
+	// The search machinery, built at the first go or isready after a change.
+	search *mcts.Search
+	stale  bool
+
+	job *job // the search or perft running, or the last one
+
+	// Tests: serial waits for a finite search to finish before the next
+	// command, so a session's output does not depend on timing; trace sees
+	// each line before it is handled.
+	serial bool
+	trace  func(line string)
+}
+
+// NewEngine makes an engine with opts; nothing is loaded yet.
+func NewEngine(opts Options) *Engine {
+	if opts.Nodes <= 0 {
+		opts.Nodes = defaultNodes
+	}
+	opts.Nodes = min(opts.Nodes, maxNodes)
+	if opts.Threads <= 0 {
+		opts.Threads = 1
+	}
+	opts.Threads = min(opts.Threads, maxThreads)
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	return &Engine{
+		opts:     opts,
+		variant:  "xiangqi",
+		notation: "auto",
+		network:  opts.Network,
+		threads:  opts.Threads,
+		nodes:    opts.Nodes,
+		overhead: defaultOverhead,
+		rulesets: map[string]*rules.RuleSet{},
+		stale:    true,
+	}
+}
+
+// Run reads commands from in and writes answers to out until quit, the end
+// of in, or ctx's end. At the end of in a search with limits is finished
+// and an infinite one stopped, so a piped script gets its answers. It
+// returns nil after quit or the end of in, ctx's error when ctx ends, and
+// the error of reading in or writing out. One Run at a time; after quit or
+// ctx's end a read of in already under way is left to finish (at in's next
+// line or its close), its line unused.
+func (e *Engine) Run(ctx context.Context, in io.Reader, out io.Writer) error {
+	e.out = &output{w: out}
+	lines := make(chan inputLine)
+	readErr := make(chan error, 1)
+	done := make(chan struct{})
+	defer close(done)
+	go readLines(in, lines, readErr, done)
+	for {
+		select {
+		case <-ctx.Done():
+			e.stopSearch()
+			e.wait()
+			return ctx.Err()
+		case l, ok := <-lines:
+			if !ok {
+				if j := e.job; j != nil && !j.waitStop {
+					select {
+					case <-j.done:
+					case <-ctx.Done():
+					}
+				}
+				e.stopSearch()
+				e.wait()
+				if err := <-readErr; err != nil {
+					return fmt.Errorf("uci: reading commands: %w", err)
+				}
+				return e.out.Err()
+			}
+			if e.serial && e.job != nil && !e.job.waitStop {
+				e.wait()
+			}
+			if e.trace != nil {
+				e.trace(l.text)
+			}
+			if l.tooLong {
+				e.out.info(fmt.Errorf("uci: a line longer than %d bytes, ignored", maxLine))
+				continue
+			}
+			if e.handle(l.text) {
+				return e.out.Err()
+			}
+			if err := e.out.Err(); err != nil {
+				e.stopSearch()
+				e.wait()
+				return err
+			}
+		}
+	}
+}
+
+type inputLine struct {
+	text    string
+	tooLong bool
+}
+
+// readLines sends in's lines (without "\r\n") until its end, then closes
+// lines; a line longer than maxLine is sent as tooLong, without its text.
+func readLines(in io.Reader, lines chan<- inputLine, readErr chan<- error, done <-chan struct{}) {
+	defer close(lines)
+	r := bufio.NewReaderSize(in, 64*1024)
+	var buf []byte
+	long := false
+	for {
+		frag, err := r.ReadSlice('\n')
+		if !long {
+			if len(buf)+len(frag) > maxLine {
+				long, buf = true, buf[:0]
+			} else {
+				buf = append(buf, frag...)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if len(frag) > 0 || long || len(buf) > 0 {
+			l := inputLine{text: string(bytes.TrimRight(buf, "\r\n")), tooLong: long}
+			select {
+			case lines <- l:
+			case <-done:
+				readErr <- nil
+				return
+			}
+		}
+		buf, long = buf[:0], false
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = nil
+			}
+			readErr <- err
+			return
+		}
+	}
+}
+
+// handle carries out one command line; it reports whether to quit.
+func (e *Engine) handle(line string) bool {
+	line = strings.TrimSpace(line)
+	fields := strings.Fields(line)
+	if len(fields) == 0 {
+		return false
+	}
+	cmd, args := strings.ToLower(fields[0]), fields[1:]
+	rest := strings.TrimSpace(line[len(fields[0]):])
+	switch cmd {
+	case "uci":
+		e.dialect = dialectUCI
+		e.identify("uciok")
+	case "ucci":
+		e.dialect = dialectUCCI
+		e.identify("ucciok")
+	case "isready":
+		if e.idle() && e.stale {
+			e.machinery()
+		}
+		e.out.line("readyok")
+	case "setoption":
+		if err := e.setOption(rest); err != nil {
+			e.out.info(err)
+		}
+	case "ucinewgame":
+		e.stopSearch()
+		e.wait()
+		if e.search != nil {
+			e.search.Reset()
+		}
+		e.game = nil
+	case "position":
+		if err := e.position(args); err != nil {
+			e.out.info(err)
+		}
+	case "go":
+		// A search still running is stopped (a client should have waited
+		// for its bestmove); a perft is finished, for scripts.
+		if j := e.job; j != nil && j.perft == 0 {
+			e.stopSearch()
+		}
+		e.wait()
+		e.goCmd(args)
+	case "stop", "ponderhit":
+		e.stopSearch()
+	case "d":
+		g, err := e.current()
+		if err != nil {
+			e.out.info(err)
+			break
+		}
+		e.out.line("Fen: " + g.Position().FEN())
+	case "quit":
+		e.stopSearch()
+		e.wait()
+		if e.dialect == dialectUCCI {
+			e.out.line("bye")
+		}
+		return true
+	case "debug", "register":
+	default:
+		e.out.info(fmt.Errorf("uci: unknown command %q", fields[0]))
+	}
+	return false
+}
+
+func (e *Engine) identify(ok string) {
+	e.out.line("id name palace " + e.opts.Version)
+	e.out.line("id author the palace authors")
+	for i := range options {
+		if line, ok := options[i].declare(e); ok {
+			e.out.line(line)
+		}
+	}
+	e.out.line(ok)
+}
+
+// base is the move notation in force.
+func (e *Engine) base() rules.RankBase {
+	switch {
+	case e.notation == "ranks1":
+		return rules.Ranks1
+	case e.notation == "ranks0":
+		return rules.Ranks0
+	case e.dialect == dialectUCI && e.variantSet:
+		return rules.Ranks1
+	}
+	return rules.Ranks0
+}
+
+// ruleSet is the variant's rule set, one pointer per name.
+func (e *Engine) ruleSet() (*rules.RuleSet, error) {
+	if rs, ok := e.rulesets[e.variant]; ok {
+		return rs, nil
+	}
+	rs, err := rules.Preset(e.variant)
+	if err != nil {
+		return nil, fmt.Errorf("uci: %w", err)
+	}
+	e.rulesets[e.variant] = rs
+	return rs, nil
+}
+
+// current is the position, the variant's start when none was set.
+func (e *Engine) current() (*rules.Game, error) {
+	if e.game != nil {
+		return e.game, nil
+	}
+	rs, err := e.ruleSet()
+	if err != nil {
+		return nil, err
+	}
+	g, err := rules.NewGame(rs, rs.StartFEN())
+	if err != nil {
+		return nil, fmt.Errorf("uci: %w", err)
+	}
+	e.game = g
+	return g, nil
+}
+
+// position sets the position. A bad FEN keeps the previous one; a bad move
+// keeps the position just before it.
+func (e *Engine) position(args []string) error {
+	rs, err := e.ruleSet()
+	if err != nil {
+		return err
+	}
+	var fen string
+	i := 0
+	switch {
+	case len(args) == 0:
+		return errors.New("uci: position: want startpos or fen FEN")
+	case args[0] == "startpos":
+		fen, i = rs.StartFEN(), 1
+	case args[0] == "fen":
+		i = 1
+		for i < len(args) && args[i] != "moves" {
+			i++
+		}
+		f := args[1:i]
+		if len(f) > 1 && f[1] == "r" {
+			f = append(append([]string{}, f[0], "w"), f[2:]...)
+		}
+		fen = strings.Join(f, " ")
+	default:
+		return fmt.Errorf("uci: position: %q: want startpos or fen FEN", args[0])
+	}
+	g, err := rules.NewGame(rs, fen)
+	if err != nil {
+		return fmt.Errorf("uci: position: %w", err)
+	}
+	e.game = g
+	switch {
+	case i == len(args):
+		return nil
+	case args[i] != "moves":
+		return fmt.Errorf("uci: position: %q after the position: want moves", args[i])
+	}
+	base := e.base()
+	for k, text := range args[i+1:] {
+		if _, err := g.PlayText(text, base); err != nil {
+			return fmt.Errorf("uci: position: move %d (%s): %w; the position is the one before it", k+1, text, err)
+		}
+	}
+	return nil
+}
+
+// machinery builds the search over the evaluator the options ask for; a
+// network that fails to load is reported and the uniform evaluator stands
+// in.
+func (e *Engine) machinery() *mcts.Search {
+	if !e.stale && e.search != nil {
+		return e.search
+	}
+	ev, err := newEvaluator(e.network, e.threads)
+	if err != nil {
+		e.out.info(fmt.Errorf("%w; searching with the uniform evaluator", err))
+		ev = uniform()
+	}
+	s, err := mcts.New(playParams(e.nodes, e.threads), ev)
+	if err != nil { // the parameters are ours: cannot happen
+		e.out.info(fmt.Errorf("uci: %w", err))
+		return e.search
+	}
+	e.search, e.stale = s, false
+	return s
+}
+
+func (e *Engine) idle() bool {
+	if e.job == nil {
+		return true
+	}
+	select {
+	case <-e.job.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// stopSearch asks the running search to end; its bestmove follows.
+func (e *Engine) stopSearch() {
+	if j := e.job; j != nil && !j.stopped {
+		j.stopped = true
+		j.halt.Store(true)
+		close(j.stop)
+	}
+}
+
+// wait blocks until the running search has written its answer.
+func (e *Engine) wait() {
+	if e.job != nil {
+		<-e.job.done
+	}
+}
+
+// output writes whole lines, from the command loop and the search alike.
+type output struct {
+	mu  sync.Mutex
+	w   io.Writer
+	err error
+}
+
+func (o *output) line(s string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.err == nil {
+		_, o.err = io.WriteString(o.w, s+"\n")
+	}
+}
+
+// info reports err to the client as "info string".
+func (o *output) info(err error) {
+	msg := strings.Map(func(r rune) rune {
+		if r < ' ' || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(err.Error(), "\uFFFD"))
+	o.line("info string " + msg)
+}
+
+func (o *output) Err() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.err != nil {
+		return fmt.Errorf("uci: writing answers: %w", o.err)
+	}
+	return nil
+}

@@ -1,0 +1,68 @@
+package uci
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// FuzzEngineInput feeds arbitrary lines (at most 64) to an engine with a
+// tiny budget: it must neither panic nor hang, and must return once its
+// context ends. Seeds: the golden sessions' commands and a few odd lines.
+//
+//	go test -fuzz FuzzEngineInput ./uci
+func FuzzEngineInput(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.txt"))
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		var in strings.Builder
+		for _, line := range strings.Split(string(data), "\n") {
+			if cmd, ok := strings.CutPrefix(line, "> "); ok {
+				in.WriteString(cmd + "\n")
+			}
+		}
+		f.Add(in.String())
+	}
+	for _, s := range []string{
+		"",
+		"go\ngo\ngo\n",
+		"position fen\ngo depth\ngo perft\n",
+		"position fen / w\n",
+		"position fen 9/9/9/9/9/9/9/9/9/9 w - - 0 1 moves\n",
+		"position startpos moves a0a0 e1e1 e2e2 a10a10 z9z9\n",
+		"setoption name\nsetoption\nsetoption name UCI_Variant value\nsetoption name Threads value 99999999999999999999\n",
+		"ucci\ngo time -5 increment 1e308 opptime NaN\n",
+		"go infinite\nisready\nucinewgame\ngo nodes 3\nstop\n",
+		"go ponder\nponderhit\ngo depth infinite\nquit\n",
+		"\x00\xff\r\n\t \nd\n",
+		"go perft 3\nstop\nquit\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, input string) {
+		lines := strings.SplitAfter(input, "\n")
+		if len(lines) > 64 {
+			lines = lines[:64]
+		}
+		e := NewEngine(Options{Nodes: 8, Version: "fuzz"})
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		done := make(chan error, 1)
+		go func() { done <- e.Run(ctx, strings.NewReader(strings.Join(lines, "")), io.Discard) }()
+		select {
+		case err := <-done:
+			if err != nil && ctx.Err() == nil {
+				t.Fatalf("Run: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("Run hung on %q", input)
+		}
+	})
+}

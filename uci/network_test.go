@@ -1,0 +1,47 @@
+package uci
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/nn/model"
+)
+
+// A network checkpoint is loaded at isready, searched with one thread or
+// several (each batch split among copies), and a file that does not load
+// is reported, the uniform evaluator standing in.
+func TestNetworkEvaluator(t *testing.T) {
+	w, err := model.NewRandom(model.Config{Planes: encode.Planes, PolicySize: encode.PolicySize(), Blocks: 1, Filters: 8,
+		PolicyChannels: 2, ValueChannels: 1, ValueHidden: 8}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "tiny.palnet")
+	if err := (&model.Checkpoint{Weights: w, EncodingVersion: encode.Version}).Save(path); err != nil {
+		t.Fatal(err)
+	}
+	for _, threads := range []string{"1", "3"} {
+		out := session(t, Options{Network: path, Nodes: 48, Version: "test"}, []string{
+			"uci", "setoption name Threads value " + threads, "isready", "position startpos", "go", "go nodes 24",
+		}, nil)
+		if strings.Contains(out, "info string") || strings.Count(out, "< bestmove ") != 2 {
+			t.Fatalf("threads %s:\n%s", threads, out)
+		}
+		if !strings.Contains(out, "option name WeightsFile type string default "+path+"\n") {
+			t.Errorf("WeightsFile's default is not the network:\n%s", out)
+		}
+		if !strings.Contains(out, " nodes 48 ") || !strings.Contains(out, " nodes 24 ") {
+			t.Errorf("threads %s: budgets not spent:\n%s", threads, out)
+		}
+	}
+
+	out := session(t, Options{Network: path, Nodes: 8, Version: "test"}, []string{
+		"uci", "setoption name WeightsFile value " + filepath.Join(t.TempDir(), "missing.palnet"), "isready", "go",
+		"setoption name WeightsFile value <empty>", "go",
+	}, nil)
+	if strings.Count(out, "searching with the uniform evaluator") != 1 || strings.Count(out, "< bestmove ") != 2 {
+		t.Errorf("a missing network:\n%s", out)
+	}
+}

@@ -1,0 +1,179 @@
+package uci
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/palace-chess/palace/rules"
+)
+
+// option is one setting the engine advertises and setoption changes.
+type option struct {
+	name     string
+	kind     string // check, spin, combo, string
+	only     int    // 0: both dialects; 1: UCI only; 2: UCCI only
+	min, max int    // spin
+	vars     func() []string
+	def      func(e *Engine) string // the value before any setoption
+	set      func(e *Engine, v string) error
+}
+
+const (
+	both = iota
+	uciOnly
+	ucciOnly
+)
+
+var options = []option{
+	{name: "UCI_Variant", kind: "combo", vars: rules.PresetNames,
+		def: func(*Engine) string { return "xiangqi" },
+		set: func(e *Engine, v string) error {
+			if e.variant != v {
+				e.variant, e.game = v, nil
+			}
+			e.variantSet = true
+			return nil
+		}},
+	{name: "MoveNotation", kind: "combo", vars: func() []string { return []string{"auto", "ranks1", "ranks0"} },
+		def: func(*Engine) string { return "auto" },
+		set: func(e *Engine, v string) error { e.notation = v; return nil }},
+	{name: "UCI_ShowWDL", kind: "check", only: uciOnly,
+		def: func(*Engine) string { return "false" },
+		set: func(e *Engine, v string) error { return setBool(&e.showWDL, v) }},
+	{name: "usemillisec", kind: "check", only: ucciOnly,
+		def: func(*Engine) string { return "false" },
+		set: func(e *Engine, v string) error { return setBool(&e.milli, v) }},
+	{name: "Threads", kind: "spin", min: 1, max: maxThreads,
+		def: func(e *Engine) string { return strconv.Itoa(e.opts.Threads) },
+		set: func(e *Engine, v string) error {
+			n, _ := strconv.Atoi(v)
+			if n != e.threads {
+				e.threads, e.stale = n, true
+			}
+			return nil
+		}},
+	{name: "Nodes", kind: "spin", min: 1, max: maxNodes,
+		def: func(e *Engine) string { return strconv.Itoa(e.opts.Nodes) },
+		set: func(e *Engine, v string) error { e.nodes, _ = strconv.Atoi(v); return nil }},
+	{name: "MoveOverhead", kind: "spin", min: 0, max: 10000,
+		def: func(*Engine) string { return strconv.Itoa(defaultOverhead) },
+		set: func(e *Engine, v string) error { e.overhead, _ = strconv.Atoi(v); return nil }},
+	{name: "WeightsFile", kind: "string",
+		def: func(e *Engine) string {
+			if e.opts.Network == "" {
+				return "<empty>"
+			}
+			return e.opts.Network
+		},
+		set: func(e *Engine, v string) error {
+			if v == "<empty>" {
+				v = ""
+			}
+			e.network, e.stale = v, true
+			return nil
+		}},
+}
+
+func setBool(dst *bool, v string) error {
+	switch strings.ToLower(v) {
+	case "true", "on":
+		*dst = true
+	case "false", "off":
+		*dst = false
+	default:
+		return fmt.Errorf("want true or false")
+	}
+	return nil
+}
+
+// shown reports whether the option is advertised in the dialect.
+func (o *option) shown(d dialect) bool {
+	return o.only == both || o.only == uciOnly && d == dialectUCI || o.only == ucciOnly && d == dialectUCCI
+}
+
+// declare is the option's line for "uci" or "ucci".
+func (o *option) declare(e *Engine) (string, bool) {
+	if !o.shown(e.dialect) {
+		return "", false
+	}
+	var b strings.Builder
+	b.WriteString("option ")
+	if e.dialect == dialectUCI {
+		b.WriteString("name ")
+	}
+	b.WriteString(o.name)
+	b.WriteString(" type " + o.kind)
+	b.WriteString(" default " + o.def(e))
+	if o.kind == "spin" {
+		fmt.Fprintf(&b, " min %d max %d", o.min, o.max)
+	}
+	if o.vars != nil {
+		for _, v := range o.vars() {
+			b.WriteString(" var " + v)
+		}
+	}
+	return b.String(), true
+}
+
+// setOption carries out "name N [value V]" (UCI) or "N [V]" (UCCI).
+func (e *Engine) setOption(rest string) error {
+	var name, value string
+	if f := strings.Fields(rest); len(f) > 0 && strings.EqualFold(f[0], "name") {
+		rest = strings.TrimSpace(rest[len(f[0]):])
+		low := strings.ToLower(rest)
+		switch i := strings.Index(low, " value"); {
+		case strings.HasPrefix(low, "value ") || low == "value":
+			return fmt.Errorf("uci: setoption: no option name")
+		case i >= 0 && (len(low) == i+6 || low[i+6] == ' '):
+			name, value = strings.TrimSpace(rest[:i]), strings.TrimSpace(rest[i+6:])
+		default:
+			name = rest
+		}
+	} else {
+		name, value, _ = strings.Cut(strings.TrimSpace(rest), " ")
+		value = strings.TrimSpace(value)
+	}
+	if name == "" {
+		return fmt.Errorf("uci: setoption: no option name")
+	}
+	for i := range options {
+		o := &options[i]
+		if !strings.EqualFold(o.name, name) || !o.shown(e.dialect) {
+			continue
+		}
+		v, err := o.check(value)
+		if err != nil {
+			return fmt.Errorf("uci: option %s: value %q: %w", o.name, value, err)
+		}
+		return o.set(e, v)
+	}
+	return fmt.Errorf("uci: unknown option %s", name)
+}
+
+// check validates a value against the option's type and returns it in
+// canonical form.
+func (o *option) check(v string) (string, error) {
+	switch o.kind {
+	case "spin":
+		n, err := strconv.Atoi(v)
+		if err != nil || n < o.min || n > o.max {
+			return "", fmt.Errorf("want an integer in %d–%d", o.min, o.max)
+		}
+		return strconv.Itoa(n), nil
+	case "combo":
+		for _, c := range o.vars() {
+			if strings.EqualFold(c, v) {
+				return c, nil
+			}
+		}
+		return "", fmt.Errorf("want one of %s", strings.Join(o.vars(), ", "))
+	case "check":
+		var b bool
+		if err := setBool(&b, v); err != nil {
+			return "", err
+		}
+		return strconv.FormatBool(b), nil
+	}
+	return v, nil
+}
