@@ -123,7 +123,10 @@ func reportRows(ms []loop.Metric) []reportRow {
 // interval, and the promoted networks' cumulative gain) and loss.png.
 func reportCharts(rows []reportRow, dir string) ([]string, error) {
 	var gate, cum, loss, policy, wdl chart.Series
-	gate.Name, cum.Name = "candidate vs best", "best network, cumulative"
+	// The sum overstates the best network's gain: a promoted candidate's
+	// estimate is selected for being high. palace arena against generation
+	// 0 measures it.
+	gate.Name, cum.Name = "candidate vs best", "best: sum of promoted gains"
 	loss.Name, policy.Name, wdl.Name = "total", "policy", "value (WDL)"
 	total := 0.0
 	cum.X, cum.Y = append(cum.X, 0), append(cum.Y, 0)
@@ -134,8 +137,8 @@ func reportCharts(rows []reportRow, dir string) ([]string, error) {
 			gate.X, gate.Y = append(gate.X, x), append(gate.Y, e.Elo)
 			gate.Lo, gate.Hi = append(gate.Lo, e.CI.Lo), append(gate.Hi, e.CI.Hi)
 		}
-		if r.gate != nil && r.gate.Promoted {
-			if r.gate.Match != nil && !math.IsInf(r.gate.Match.Elo.Elo, 0) {
+		if r.gate != nil {
+			if r.gate.Promoted && r.gate.Match != nil && !math.IsInf(r.gate.Match.Elo.Elo, 0) {
 				total += r.gate.Match.Elo.Elo
 			}
 			cum.X, cum.Y = append(cum.X, x), append(cum.Y, total)
