@@ -1,8 +1,9 @@
 // Package uci is palace's side of the text protocols chess GUIs and match
 // runners speak to engines: UCI, UCI with Fairy-Stockfish's UCI_Variant,
-// and UCCI. Engine reads commands line by line and answers them; its search
-// runs in a goroutine of its own, so stop, isready and quit are answered
-// while it thinks.
+// and UCCI, in both directions. Engine reads commands line by line and
+// answers them; its search runs in a goroutine of its own, so stop, isready
+// and quit are answered while it thinks. Client drives another engine's
+// process (client.go): palace arena plays external engines through it.
 //
 // # Dialects and move notation
 //

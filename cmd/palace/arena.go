@@ -33,6 +33,7 @@ const arenaPlayerHelp = `a player, given twice: first A (the candidate), then B 
   uniform[,sims=N]                       search with equal priors and value 0 (no network)
   net:PATH[,sims=N][,evaluators=N][,cache=N]
                                          search with the network checkpoint PATH
+` + arenaUCIHelp + `
 sims defaults to 32, evaluators to 2, cache (evaluation cache entries, 0: none) to 65536`
 
 func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -110,8 +111,16 @@ func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		rs = &capped
 	}
 	var players [2]arena.Player
+	defer func() {
+		// External engines end with the match.
+		for _, p := range players {
+			if c, ok := p.(interface{ Close() }); ok {
+				c.Close()
+			}
+		}
+	}()
 	for i, ps := range parsed {
-		p, err := ps.player()
+		p, err := ps.player(rs)
 		if err != nil {
 			return fmt.Errorf("--player %s: %w", ps.spec, err)
 		}
@@ -189,7 +198,7 @@ func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	endLine()
 	writeArenaSummary(stdout, arenaReport{
-		sum: sum, rs: rs, specs: parsed, sprt: sprt, pairs: *pairs, records: *records,
+		sum: sum, rs: rs, specs: parsed, players: players, sprt: sprt, pairs: *pairs, records: *records,
 		played: after - before, resumed: before, interrupted: interrupted,
 	})
 	if interrupted {
@@ -211,15 +220,17 @@ func (l *stringList) Set(s string) error {
 // playerSpec is a parsed --player value.
 type playerSpec struct {
 	spec       string
-	kind       string // random, uniform or net
+	kind       string // random, uniform, net or uci
 	path       string
 	sims       int
 	evaluators int
 	cache      int
+	uci        *uciSpec
 }
 
-// parsePlayerSpec parses random, uniform[,sims=N] or
-// net:PATH[,sims=N][,evaluators=N][,cache=N].
+// parsePlayerSpec parses random, uniform[,sims=N],
+// net:PATH[,sims=N][,evaluators=N][,cache=N] or uci:PATH[,...] (see
+// parseUCISpec).
 func parsePlayerSpec(spec string) (playerSpec, error) {
 	ps := playerSpec{spec: spec, sims: arenaDefaultSims, evaluators: arenaDefaultEvaluators, cache: arenaDefaultCache}
 	fields := strings.Split(spec, ",")
@@ -237,8 +248,16 @@ func parsePlayerSpec(spec string) (playerSpec, error) {
 			return ps, fmt.Errorf("--player %q: net: needs a checkpoint path (net:PATH)", spec)
 		}
 		allowed["sims"], allowed["evaluators"], allowed["cache"] = true, true, true
+	case strings.HasPrefix(head, "uci:"):
+		ps.kind = "uci"
+		u, err := parseUCISpec(spec, fields)
+		if err != nil {
+			return ps, err
+		}
+		ps.uci, ps.path = u, u.path
+		return ps, nil
 	default:
-		return ps, fmt.Errorf("--player %q: unknown player %q; want random, uniform[,sims=N] or net:PATH[,sims=N][,evaluators=N][,cache=N]", spec, head)
+		return ps, fmt.Errorf("--player %q: unknown player %q; want random, uniform[,sims=N], net:PATH[,sims=N][,evaluators=N][,cache=N] or uci:PATH,nodes=N|depth=N|movetime=MS|tc=SEC[+INC][,...]", spec, head)
 	}
 	seen := map[string]bool{}
 	for _, opt := range opts {
@@ -276,9 +295,12 @@ func parsePlayerSpec(spec string) (playerSpec, error) {
 	return ps, nil
 }
 
-// player makes the player, loading its network.
-func (ps playerSpec) player() (arena.Player, error) {
+// player makes the player for rule set rs, loading its network or
+// starting its engine.
+func (ps playerSpec) player(rs *rules.RuleSet) (arena.Player, error) {
 	switch ps.kind {
+	case "uci":
+		return newUCIPlayer(ps.uci, rs)
 	case "random":
 		return arena.Random{}, nil
 	case "uniform":
@@ -297,9 +319,14 @@ func (ps playerSpec) player() (arena.Player, error) {
 		arena.SearchOptions{Evaluators: ps.evaluators, CacheEntries: ps.cache})
 }
 
-// describe says what the player is beyond its name.
-func (ps playerSpec) describe() string {
+// describe says what player p, made from the spec, is beyond its name.
+func (ps playerSpec) describe(p arena.Player) string {
 	switch ps.kind {
+	case "uci":
+		if up, ok := p.(*uciPlayer); ok {
+			return up.describe()
+		}
+		return ps.path
 	case "net":
 		return fmt.Sprintf("%s, %d simulations", ps.path, ps.sims)
 	case "uniform":
@@ -385,6 +412,7 @@ type arenaReport struct {
 	sum         arena.Summary
 	rs          *rules.RuleSet
 	specs       []playerSpec
+	players     [2]arena.Player
 	sprt        *stats.SPRT
 	pairs       int
 	records     string
@@ -403,8 +431,8 @@ func writeArenaSummary(w io.Writer, r arenaReport) {
 		state = "decided by the SPRT"
 	}
 	fmt.Fprintf(w, "match %s\n", state)
-	fmt.Fprintf(w, "  A            %s (%s)\n", s.A, r.specs[0].describe())
-	fmt.Fprintf(w, "  B            %s (%s)\n", s.B, r.specs[1].describe())
+	fmt.Fprintf(w, "  A            %s (%s)\n", s.A, r.specs[0].describe(r.players[0]))
+	fmt.Fprintf(w, "  B            %s (%s)\n", s.B, r.specs[1].describe(r.players[1]))
 	limit := "no ply cap"
 	if r.rs.MaxPlies > 0 {
 		limit = fmt.Sprintf("games capped at %d plies", r.rs.MaxPlies)

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/encode"
@@ -94,6 +95,18 @@ func TestArenaBadFlags(t *testing.T) {
 		{[]string{"--player", "net:", "--player", "random"}, true, []string{"checkpoint path"}},
 		{[]string{"--player", "random", "--player", "random", "--alpha", "0.1"}, true, []string{"--sprt"}},
 		{[]string{"--player", "random", "--player", "random", "--progress", "fancy"}, true, []string{"fancy"}},
+		{[]string{"--player", "uci:", "--player", "random"}, true, []string{"engine program"}},
+		{[]string{"--player", "uci:fsf", "--player", "random"}, true, []string{"limit", "nodes=N"}},
+		{[]string{"--player", "uci:fsf,nodes=0", "--player", "random"}, true, []string{"nodes=0"}},
+		{[]string{"--player", "uci:fsf,movetime=100,tc=10", "--player", "random"}, true, []string{"do not go together"}},
+		{[]string{"--player", "uci:fsf,nodes=1,tc=x", "--player", "random"}, true, []string{"tc=x", "SEC[+INC]"}},
+		{[]string{"--player", "uci:fsf,nodes=1,protocol=xboard", "--player", "random"}, true, []string{"protocol=xboard"}},
+		{[]string{"--player", "uci:fsf,nodes=1,notation=iccs", "--player", "random"}, true, []string{"notation=iccs"}},
+		{[]string{"--player", "uci:fsf,nodes=1,timeout=soon", "--player", "random"}, true, []string{"timeout=soon"}},
+		{[]string{"--player", "uci:fsf,nodes=1,nodes=2", "--player", "random"}, true, []string{"nodes given twice"}},
+		{[]string{"--player", "uci:fsf,nodes=1,option.Hash=1,option.hash=2", "--player", "random"}, true, []string{"option hash given twice"}},
+		{[]string{"--player", "uci:fsf,nodes=1,sims=2", "--player", "random"}, true, []string{`uci has no option "sims"`}},
+		{[]string{"--player", "uci:/nonexistent/engine,nodes=1", "--player", "random"}, false, []string{"/nonexistent/engine"}},
 	} {
 		out, err := arenaRun(t, append(tc.args, "--records", records)...)
 		if err == nil {
@@ -149,5 +162,45 @@ func TestArenaNetworkPlayer(t *testing.T) {
 	}
 	if _, err := arenaRun(t, "--player", "net:"+old, "--player", "random", "--records", filepath.Join(dir, "old.jsonl")); err == nil || !strings.Contains(err.Error(), "encoding version") {
 		t.Errorf("a checkpoint of another encoding: err %v, want an encoding version error", err)
+	}
+}
+
+func TestArenaUCISpec(t *testing.T) {
+	for _, tc := range []struct {
+		spec, name string
+		check      func(u *uciSpec) bool
+	}{
+		{"uci:/usr/games/fairy-stockfish,nodes=1000", "uci:fairy-stockfish/nodes=1000",
+			func(u *uciSpec) bool {
+				return u.path == "/usr/games/fairy-stockfish" && u.limits.Nodes == 1000 && u.args == nil
+			}},
+		{"uci:fsf,depth=3,movetime=250,option.Skill Level=5,option.Hash=64,protocol=ucci,notation=ranks0,timeout=2s,dir=/tmp,log=x.log",
+			"uci:fsf/depth=3/movetime=250/Skill Level=5/Hash=64",
+			func(u *uciSpec) bool {
+				return u.limits.Depth == 3 && u.limits.MoveTime == 250*time.Millisecond && u.protocol == "ucci" && u.notation == "ranks0" &&
+					u.timeout == 2*time.Second && u.dir == "/tmp" && u.log == "x.log" && len(u.options) == 2 && u.options[0].Name == "Skill Level"
+			}},
+		{"uci:/bin/palace,args=uci --net n.palnet,arg=--threads,arg=2,nodes=64", "uci:palace uci --net n.palnet --threads 2/nodes=64",
+			func(u *uciSpec) bool { return strings.Join(u.args, "|") == "uci|--net|n.palnet|--threads|2" }},
+		{"uci:pikafish,tc=10+0.1", "uci:pikafish/tc=10+0.1",
+			func(u *uciSpec) bool { return u.tcBase == 10*time.Second && u.tcInc == 100*time.Millisecond }},
+		{"uci:pikafish,tc=5,nodes=100", "uci:pikafish/nodes=100/tc=5+0",
+			func(u *uciSpec) bool { return u.tcBase == 5*time.Second && u.tcInc == 0 }},
+	} {
+		ps, err := parsePlayerSpec(tc.spec)
+		if err != nil {
+			t.Errorf("%q: %v", tc.spec, err)
+			continue
+		}
+		if ps.kind != "uci" || ps.uci == nil {
+			t.Errorf("%q: kind %q", tc.spec, ps.kind)
+			continue
+		}
+		if got := ps.uci.name(); got != tc.name {
+			t.Errorf("%q: name %q, want %q", tc.spec, got, tc.name)
+		}
+		if !tc.check(ps.uci) {
+			t.Errorf("%q: parsed as %+v", tc.spec, *ps.uci)
+		}
 	}
 }

@@ -22,7 +22,7 @@ var commands = map[string]command{
 	"run":        {"palace's main job: generations of self-play, training and gating in one resumable run directory", runRun},
 	"moves":      {"list the legal moves of positions", runMoves},
 	"adjudicate": {"decide game results from a start FEN and moves (batch)", runAdjudicate},
-	"arena":      {"play a match between players (palace networks, a random mover) and report W/D/L, Elo and the SPRT", runArena},
+	"arena":      {"play a match between players (palace networks, UCI/UCCI engines, a random mover) and report W/D/L, Elo and the SPRT", runArena},
 	"net":        {"create (init), describe (info) and measure (bench) networks", runNet},
 	"search":     {"search a position with MCTS (a network, or a uniform evaluator)", runSearch},
 	"selfplay":   {"play games against itself and write training shards (resumes where it stopped)", runSelfplay},

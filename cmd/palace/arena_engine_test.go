@@ -1,0 +1,196 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/uci"
+)
+
+// fakeEngineEnv makes the test binary, started as an engine, a fake
+// engine (fakeEngine) instead of the tests; its first argument is the
+// fault.
+const fakeEngineEnv = "PALACE_FAKE_ENGINE"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(fakeEngineEnv) == "1" && len(os.Args) > 1 {
+		os.Exit(fakeEngine(os.Args[1]))
+	}
+	os.Exit(m.Run())
+}
+
+// fakeEngine is palace's own engine behind a filter that injects a fault
+// at the first go of a position at least PLY plies into the game (mode
+// FAULT@PLY): hang (no answer, not even to stop), crash (exit status 3),
+// illegal (bestmove a1i10, a rook that cannot go there), slow (a 300 ms
+// pause before the search).
+func fakeEngine(mode string) int {
+	fault, at, _ := strings.Cut(mode, "@")
+	from, err := strconv.Atoi(at)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "fake engine: mode %q: want FAULT@PLY\n", mode)
+		return 2
+	}
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- uci.NewEngine(uci.Options{}).Run(context.Background(), pr, os.Stdout) }()
+	plies := 0
+	sc := bufio.NewScanner(os.Stdin)
+	for sc.Scan() {
+		line := sc.Text()
+		f := strings.Fields(line)
+		switch {
+		case len(f) > 0 && f[0] == "position":
+			plies = 0
+			for i, w := range f {
+				if w == "moves" {
+					plies = len(f) - i - 1
+				}
+			}
+		case len(f) > 0 && f[0] == "go" && plies >= from:
+			switch fault {
+			case "hang":
+				time.Sleep(time.Hour)
+			case "crash":
+				fmt.Fprintln(os.Stderr, "fake engine: crashing on purpose")
+				return 3
+			case "illegal":
+				fmt.Println("bestmove a1i10")
+				continue
+			case "slow":
+				time.Sleep(300 * time.Millisecond)
+			}
+		}
+		fmt.Fprintln(pw, line)
+	}
+	pw.Close()
+	if err := <-done; err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// A hung, a crashed and an illegal-moving engine lose their games on
+// forfeit; the match goes on, with a fresh process for each game after a
+// crash or hang.
+func TestArenaEngineFaults(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(fakeEngineEnv, "1")
+	for _, tc := range []struct{ fault, limits, want string }{
+		{"hang", "nodes=4,timeout=300ms", "no answer to go within 300ms"},
+		{"crash", "nodes=4", "exit status 3"},
+		{"illegal", "nodes=4", "illegal: palace dev: bestmove a1i10"},
+		{"slow", "tc=0.2+0.01", "out of time"},
+	} {
+		t.Run(tc.fault, func(t *testing.T) {
+			dir := t.TempDir()
+			records := filepath.Join(dir, "match.jsonl")
+			spec := "uci:" + exe + ",arg=" + tc.fault + "@4," + tc.limits + ",log=" + filepath.Join(dir, "engine.log")
+			start := time.Now()
+			out, err := arenaRun(t, "--max-plies", "30", "--pairs", "2", "--concurrency", "2", "--player", spec, "--player", "random",
+				"--records", records, "--progress", "none")
+			if err != nil {
+				t.Fatalf("arena: %v\n%s", err, out)
+			}
+			if d := time.Since(start); d > 20*time.Second {
+				t.Errorf("the match took %v", d)
+			}
+			h, recs, err := arena.ReadRecords(records)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(recs) != 4 {
+				t.Fatalf("%d games recorded, want 4\n%s", len(recs), out)
+			}
+			for _, r := range recs {
+				if r.Reason != "forfeit" || r.Score != 0 || !strings.HasPrefix(r.Forfeit, h.A+": ") || !strings.Contains(r.Forfeit, tc.want) {
+					t.Errorf("pair %d game %d: %s %s, score %v, forfeit %q; want A's forfeit saying %q", r.Pair, r.Game, r.Result, r.Reason, r.Score, r.Forfeit, tc.want)
+				}
+			}
+			if !strings.Contains(out, "W-D-L        0-0-4") {
+				t.Errorf("summary:\n%s", out)
+			}
+		})
+	}
+}
+
+// palace uci, a process of its own, against Fairy-Stockfish: every game
+// completes, with no forfeit, no illegal move and no complaint from
+// either engine.
+func TestArenaPalaceUCIVersusFairyStockfish(t *testing.T) {
+	const fsf = "/usr/games/fairy-stockfish"
+	if _, err := os.Stat(fsf); err != nil {
+		if os.Getenv("PALACE_REQUIRE_FSF") == "1" {
+			t.Fatalf("PALACE_REQUIRE_FSF=1: %v", err)
+		}
+		t.Skipf("no Fairy-Stockfish: %v", err)
+	}
+	if testing.Short() {
+		t.Skip("builds palace")
+	}
+	bin := palaceBinary(t)
+	for _, game := range []string{"xiangqi", "janggi"} {
+		t.Run(game, func(t *testing.T) {
+			dir := t.TempDir()
+			records := filepath.Join(dir, "match.jsonl")
+			palaceLog, fsfLog := filepath.Join(dir, "palace.log"), filepath.Join(dir, "fsf.log")
+			out, err := arenaRun(t, "--rules", game, "--max-plies", "60", "--pairs", "2", "--concurrency", "2",
+				"--player", "uci:"+bin+",arg=uci,nodes=16,log="+palaceLog,
+				"--player", "uci:"+fsf+",nodes=100,option.Hash=8,log="+fsfLog,
+				"--records", records, "--progress", "none")
+			if err != nil {
+				t.Fatalf("arena: %v\n%s", err, out)
+			}
+			h, recs, err := arena.ReadRecords(records)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h.A != "uci:palace uci/nodes=16" || h.B != "uci:fairy-stockfish/nodes=100/Hash=8" {
+				t.Errorf("players %q and %q", h.A, h.B)
+			}
+			if len(recs) != 4 {
+				t.Fatalf("%d games, want 4\n%s", len(recs), out)
+			}
+			for _, r := range recs {
+				if r.Forfeit != "" || r.Reason == "forfeit" || r.Plies == 0 {
+					t.Errorf("pair %d game %d: %s %s after %d plies, forfeit %q", r.Pair, r.Game, r.Result, r.Reason, r.Plies, r.Forfeit)
+				}
+			}
+			for _, log := range []string{palaceLog, fsfLog} {
+				data, err := os.ReadFile(log)
+				if err != nil {
+					t.Fatal(err)
+				}
+				text := string(data)
+				for _, bad := range []string{"info string uci:", "No such option", "Unknown command", "Illegal", "! uci:"} {
+					if strings.Contains(text, bad) {
+						t.Errorf("%s has %q", filepath.Base(log), bad)
+					}
+				}
+				if want := "UCI_Variant value " + game; !strings.Contains(text, want) || !strings.Contains(text, "< bestmove") {
+					t.Errorf("%s lacks %q or bestmoves", filepath.Base(log), want)
+				}
+				// Two games at a time: two processes, each reused.
+				if strings.Contains(text, " [3] ") || strings.Count(text, "> ucinewgame") != 4 {
+					t.Errorf("%s: more than two processes, or not 4 new games", filepath.Base(log))
+				}
+			}
+			if !strings.Contains(out, "Fairy-Stockfish") || !strings.Contains(out, "UCI_Variant "+game) {
+				t.Errorf("the summary does not describe the engines:\n%s", out)
+			}
+		})
+	}
+}
