@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/palace-chess/palace/internal/splitmix"
 	"github.com/palace-chess/palace/rules"
 	"github.com/palace-chess/palace/stats"
 )
@@ -250,7 +251,7 @@ func (m *Match) playGame(ctx context.Context, p, gi int) (GameRecord, error) {
 	}
 	var movers [2]Mover
 	for c := range 2 {
-		seed := mix(m.Seed, uint64(p)<<2|uint64(gi)<<1|uint64(c))
+		seed := splitmix.Mix(m.Seed, uint64(p)<<2|uint64(gi)<<1|uint64(c))
 		mv, err := players[c].NewGame(seed)
 		if err != nil {
 			return GameRecord{}, err
@@ -588,15 +589,4 @@ func openRecordsReadOnly(path string, h Header) ([]GameRecord, error) {
 func digest(b []byte) string {
 	h := sha256.Sum256(b)
 	return hex.EncodeToString(h[:8])
-}
-
-// mix is splitmix64's finaliser over two words.
-func mix(a, b uint64) uint64 {
-	z := a ^ (b+0x9e3779b97f4a7c15)*0xbf58476d1ce4e5b9
-	z ^= z >> 30
-	z *= 0xbf58476d1ce4e5b9
-	z ^= z >> 27
-	z *= 0x94d049bb133111eb
-	z ^= z >> 31
-	return z
 }

@@ -37,6 +37,7 @@ import (
 	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/datasets"
 	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/internal/splitmix"
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/rules"
 	"github.com/palace-chess/palace/selfplay"
@@ -365,7 +366,7 @@ func (r *runner) selfplay(ctx context.Context, gen int) error {
 	}
 	cfg := r.cfg.Selfplay
 	cfg.Output, cfg.Rules, cfg.Network = dirs[gen], r.cfg.Rules, r.st.Local(best.Key)
-	cfg.Seed = mix(r.cfg.Seed, uint64(gen))
+	cfg.Seed = splitmix.Mix(r.cfg.Seed, uint64(gen))
 	var total int64
 	var last selfplay.Stats
 	start := time.Now()
@@ -490,7 +491,7 @@ func (r *runner) match(gen int) (*arena.Match, error) {
 	if err != nil {
 		return nil, err
 	}
-	ops, err := arena.RandomOpenings(r.arenaR, a.Pairs, a.OpeningPlies, mix(r.cfg.Seed, 0x6172656e61))
+	ops, err := arena.RandomOpenings(r.arenaR, a.Pairs, a.OpeningPlies, splitmix.Mix(r.cfg.Seed, 0x6172656e61))
 	if err != nil {
 		return nil, err
 	}
@@ -500,7 +501,7 @@ func (r *runner) match(gen int) (*arena.Match, error) {
 	}
 	sprt := a.SPRT
 	return &arena.Match{RuleSet: r.arenaR, Openings: ops, A: pa, B: pb, Pairs: a.Pairs, SPRT: &sprt,
-		Concurrency: a.Concurrency, Records: recs, Seed: mix(r.cfg.Seed, uint64(gen)), CodeVersion: r.opt.CodeVersion}, nil
+		Concurrency: a.Concurrency, Records: recs, Seed: splitmix.Mix(r.cfg.Seed, uint64(gen)), CodeVersion: r.opt.CodeVersion}, nil
 }
 
 // gate promotes candidate gen or keeps the best, and records why.
@@ -570,15 +571,4 @@ func (r *runner) gate(gen int) error {
 
 func eloText(e stats.EloEstimate) string {
 	return fmt.Sprintf("%s [%s, %s]", stats.FormatElo(e.Elo), stats.FormatElo(e.CI.Lo), stats.FormatElo(e.CI.Hi))
-}
-
-// mix is splitmix64's finaliser over two words.
-func mix(a, b uint64) uint64 {
-	z := a ^ (b+0x9e3779b97f4a7c15)*0xbf58476d1ce4e5b9
-	z ^= z >> 30
-	z *= 0xbf58476d1ce4e5b9
-	z ^= z >> 27
-	z *= 0x94d049bb133111eb
-	z ^= z >> 31
-	return z
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/bits"
 	"sync"
+
+	"github.com/palace-chess/palace/internal/splitmix"
 )
 
 // Cache remembers evaluations by Input.Key in a table of fixed size, so a
@@ -203,7 +205,7 @@ func (c *Cache) fill(in []Input, out []Output, miss []int) error {
 // slot maps a key to an entry. Keys are usually Zobrist hashes already, but
 // mixing costs little and protects against keys with structure.
 func (t *cacheTable) slot(key uint64) *cacheEntry {
-	hi, _ := bits.Mul64(mix64(key), uint64(len(t.entries)))
+	hi, _ := bits.Mul64(splitmix.Finalize(key), uint64(len(t.entries)))
 	return &t.entries[hi]
 }
 
@@ -243,5 +245,5 @@ func hashLegal(legal []int32) uint64 {
 	for _, m := range legal {
 		h = (h + uint64(uint32(m)) + 1) * 0x9e3779b97f4a7c15
 	}
-	return mix64(h)
+	return splitmix.Finalize(h)
 }

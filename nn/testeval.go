@@ -1,6 +1,10 @@
 package nn
 
-import "math"
+import (
+	"math"
+
+	"github.com/palace-chess/palace/internal/splitmix"
+)
 
 // Uniform is a backend with no network: a uniform policy over the legal moves
 // and a certain draw (value 0). Search driven by it is plain MCTS with
@@ -46,7 +50,7 @@ type Random struct {
 
 // NewRandom returns a Random evaluator for the given sizes and seed.
 func NewRandom(inputSize, policySize int, seed uint64) *Random {
-	return &Random{inputSize: inputSize, policySize: policySize, seed: mix64(seed ^ 0x72616e646f6d)} // "random"
+	return &Random{inputSize: inputSize, policySize: policySize, seed: splitmix.Finalize(seed ^ 0x72616e646f6d)} // "random"
 }
 
 func (r *Random) InputSize() int  { return r.inputSize }
@@ -65,17 +69,17 @@ func (r *Random) Evaluate(in []Input, out []Output) error {
 		if h == 0 {
 			h = hashInput(&in[i])
 		}
-		h = mix64(r.seed ^ mix64(h))
+		h = splitmix.Finalize(r.seed ^ splitmix.Finalize(h))
 		// A move's logit depends on its policy index, not its place in the
 		// list, so reordering Legal permutes the policy the same way.
 		p := out[i].Policy
 		for j, m := range in[i].Legal {
-			p[j] = randomLogitScale * (unit(mix64(h^(uint64(m)+1)*0x9e3779b97f4a7c15)) - 0.5)
+			p[j] = randomLogitScale * (unit(splitmix.Finalize(h^(uint64(m)+1)*0x9e3779b97f4a7c15)) - 0.5)
 		}
 		softmax(p)
 		wdl := &out[i].WDL
 		for k := range wdl {
-			wdl[k] = randomLogitScale * (unit(mix64(h+uint64(k+1)*0xd1b54a32d192ed03)) - 0.5)
+			wdl[k] = randomLogitScale * (unit(splitmix.Finalize(h+uint64(k+1)*0xd1b54a32d192ed03)) - 0.5)
 		}
 		softmax(wdl[:])
 	}
@@ -86,10 +90,10 @@ func (r *Random) Evaluate(in []Input, out []Output) error {
 func hashInput(x *Input) uint64 {
 	h := uint64(len(x.Planes))<<32 | uint64(len(x.Legal))
 	for _, v := range x.Planes {
-		h = mix64(h ^ uint64(math.Float32bits(v)))
+		h = splitmix.Finalize(h ^ uint64(math.Float32bits(v)))
 	}
 	for _, m := range x.Legal {
-		h = mix64(h ^ uint64(uint32(m)) ^ 1<<40)
+		h = splitmix.Finalize(h ^ uint64(uint32(m)) ^ 1<<40)
 	}
 	return h
 }
@@ -111,16 +115,6 @@ func softmax(x []float32) {
 	for j := range x {
 		x[j] = float32(float64(x[j]) * inv)
 	}
-}
-
-// mix64 is splitmix64's finaliser: every input bit affects every output bit.
-func mix64(z uint64) uint64 {
-	z ^= z >> 30
-	z *= 0xbf58476d1ce4e5b9
-	z ^= z >> 27
-	z *= 0x94d049bb133111eb
-	z ^= z >> 31
-	return z
 }
 
 // unit maps a hash to [0, 1).

@@ -61,6 +61,7 @@ import (
 
 	"github.com/palace-chess/palace/datasets"
 	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/internal/splitmix"
 	"github.com/palace-chess/palace/mcts"
 	"github.com/palace-chess/palace/nn"
 	"github.com/palace-chess/palace/nn/model"
@@ -462,16 +463,7 @@ func (r *runner) play(parent context.Context, todo []uint64) error {
 // gameSeed is game id's seed under the run's seed (splitmix64 mixing), so
 // that every game's randomness is its own and the same in every run.
 func gameSeed(seed, id uint64) uint64 {
-	return mix64(seed ^ mix64(id+0x9e3779b97f4a7c15))
-}
-
-func mix64(z uint64) uint64 {
-	z ^= z >> 30
-	z *= 0xbf58476d1ce4e5b9
-	z ^= z >> 27
-	z *= 0x94d049bb133111eb
-	z ^= z >> 31
-	return z
+	return splitmix.Finalize(seed ^ splitmix.Finalize(id+splitmix.Golden))
 }
 
 // playGame plays game id to its end and returns its records.

@@ -31,6 +31,7 @@ import (
 
 	"github.com/palace-chess/palace/datasets"
 	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/internal/splitmix"
 	"github.com/palace-chess/palace/nn/gnet"
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/rules"
@@ -251,7 +252,7 @@ func Run(ctx context.Context, cfg Config, job Job) (Result, error) {
 		first := tr.Steps()
 		last := min(job.TargetSteps, (first/int64(cfg.CheckpointEvery)+1)*int64(cfg.CheckpointEvery))
 		s, err := datasets.NewSampler(job.Dirs,
-			datasets.WithSeed(mix(job.Seed, uint64(first))),
+			datasets.WithSeed(splitmix.Mix(job.Seed, uint64(first))),
 			datasets.WithWindow(cfg.MinRows, cfg.WindowExponent, cfg.WindowExpansion),
 			datasets.WithMaxWindow(cfg.MaxRows),
 			datasets.WithMirror(cfg.Mirror))
@@ -431,15 +432,4 @@ func scale(l gnet.Losses, n int) gnet.Losses {
 	}
 	f := 1 / float64(n)
 	return gnet.Losses{Policy: l.Policy * f, WDL: l.WDL * f, L2: l.L2 * f, Total: l.Total * f}
-}
-
-// mix is splitmix64's finaliser over two words.
-func mix(a, b uint64) uint64 {
-	z := a ^ (b+0x9e3779b97f4a7c15)*0xbf58476d1ce4e5b9
-	z ^= z >> 30
-	z *= 0xbf58476d1ce4e5b9
-	z ^= z >> 27
-	z *= 0x94d049bb133111eb
-	z ^= z >> 31
-	return z
 }
