@@ -37,6 +37,7 @@ import (
 	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/datasets"
 	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/internal/runlock"
 	"github.com/palace-chess/palace/internal/splitmix"
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/rules"
@@ -174,9 +175,12 @@ func newRunner(st store.Store, cfg Config, opt Options) (*runner, error) {
 		if err := os.MkdirAll(filepath.Dir(lock), 0o755); err != nil {
 			return nil, fmt.Errorf("loop: %w", err)
 		}
-		unlock, err := lockDir(lock)
+		unlock, err := runlock.Lock(lock)
+		if errors.Is(err, runlock.ErrLocked) {
+			return nil, fmt.Errorf("loop: another palace run is using %s", lock)
+		}
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("loop: %w", err)
 		}
 		r.unlock = unlock
 	}

@@ -61,6 +61,7 @@ import (
 
 	"github.com/palace-chess/palace/datasets"
 	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/internal/runlock"
 	"github.com/palace-chess/palace/internal/splitmix"
 	"github.com/palace-chess/palace/mcts"
 	"github.com/palace-chess/palace/nn"
@@ -458,6 +459,22 @@ func (r *runner) play(parent context.Context, todo []uint64) error {
 		return err
 	}
 	return writeErr
+}
+
+// lockName is the file a run holds locked for its life, so that two runs
+// never play into one directory: each would replay the other's games.
+const lockName = ".selfplay.lock"
+
+// lockRun takes dir's run lock without waiting.
+func lockRun(dir string) (unlock func(), err error) {
+	unlock, err = runlock.Lock(filepath.Join(dir, lockName))
+	if errors.Is(err, runlock.ErrLocked) {
+		return nil, fmt.Errorf("selfplay: another self-play run is writing to %s", dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("selfplay: run lock: %w", err)
+	}
+	return unlock, nil
 }
 
 // gameSeed is game id's seed under the run's seed (splitmix64 mixing), so

@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly
 
-package loop
+package runlock
 
 import (
 	"errors"
@@ -9,13 +9,12 @@ import (
 	"syscall"
 )
 
-// lockDir takes the run's lock file without waiting, so that two processes
-// never run one directory (both would train and promote). The kernel drops
-// it when the process dies, kill -9 included.
-func lockDir(path string) (unlock func(), err error) {
+// Lock takes the lock file at path without waiting. The kernel drops it
+// when the process dies, kill -9 included.
+func Lock(path string) (unlock func(), err error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("loop: run lock: %w", err)
+		return nil, fmt.Errorf("runlock: %w", err)
 	}
 	for {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
@@ -26,9 +25,9 @@ func lockDir(path string) (unlock func(), err error) {
 	if err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("loop: another palace run is using %s", path)
+			return nil, ErrLocked
 		}
-		return nil, fmt.Errorf("loop: run lock %s: %w", path, err)
+		return nil, fmt.Errorf("runlock: %s: %w", path, err)
 	}
 	return func() {
 		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
