@@ -9,13 +9,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/palace-chess/palace/internal/atomicfile"
 	"github.com/palace-chess/palace/internal/splitmix"
 	"github.com/palace-chess/palace/rules"
 	"github.com/palace-chess/palace/stats"
@@ -413,62 +414,76 @@ func openRecords(path string, hdr Header) ([]GameRecord, error) {
 		if err != nil {
 			return nil, fmt.Errorf("arena: %w", err)
 		}
-		if err := writeNew(path, append(line, '\n')); err != nil {
-			return nil, err
+		if err := atomicfile.WriteBytes(path, 0o644, append(line, '\n')); err != nil {
+			return nil, fmt.Errorf("arena: %w", err)
 		}
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("arena: %w", err)
 	}
-	if i := bytes.LastIndexByte(data, '\n'); i < len(data)-1 {
-		// A torn last line: the game it held was not complete; cut it.
-		if i < 0 {
-			return nil, fmt.Errorf("arena: %s: no complete header line", path)
-		}
-		if err := os.Truncate(path, int64(i+1)); err != nil {
+	whole := completeLines(data)
+	h, recs, err := parseRecords(path, whole)
+	if err != nil {
+		return nil, err
+	}
+	if err := sameMatch(h, hdr); err != nil {
+		return nil, fmt.Errorf("arena: %s holds another match: %w", path, err)
+	}
+	if len(whole) < len(data) {
+		// A torn last line: the game it held was not complete; cut it
+		// (only now that the file is known to be this match's).
+		if err := os.Truncate(path, int64(len(whole))); err != nil {
 			return nil, fmt.Errorf("arena: %s: cutting a torn last line: %w", path, err)
 		}
-		data = data[:i+1]
 	}
+	return recs, nil
+}
+
+// completeLines is data up to its last newline: what a crash mid-write
+// leaves complete.
+func completeLines(data []byte) []byte {
+	return data[:bytes.LastIndexByte(data, '\n')+1]
+}
+
+// parseRecords reads a record file's complete lines: the header, then one
+// game a line, each checked (in range, not twice).
+func parseRecords(path string, data []byte) (Header, []GameRecord, error) {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, 1<<24)
+	var h Header
+	if !sc.Scan() {
+		return h, nil, fmt.Errorf("arena: %s: no complete header line", path)
+	}
+	if err := json.Unmarshal(sc.Bytes(), &h); err != nil || h.Format != RecordsFormat {
+		return h, nil, fmt.Errorf("arena: %s: not a palace match record file", path)
+	}
+	if h.Version != RecordsVersion {
+		return h, nil, fmt.Errorf("arena: %s: version %d, this palace reads %d", path, h.Version, RecordsVersion)
+	}
 	var recs []GameRecord
 	seen := map[[2]int]bool{}
-	for n := 1; sc.Scan(); n++ {
-		if n == 1 {
-			var h Header
-			if err := json.Unmarshal(sc.Bytes(), &h); err != nil || h.Format != RecordsFormat {
-				return nil, fmt.Errorf("arena: %s: not a palace match record file", path)
-			}
-			if h.Version != RecordsVersion {
-				return nil, fmt.Errorf("arena: %s: version %d, this palace reads %d", path, h.Version, RecordsVersion)
-			}
-			if err := sameMatch(h, hdr); err != nil {
-				return nil, fmt.Errorf("arena: %s holds another match: %w", path, err)
-			}
-			continue
-		}
+	for n := 2; sc.Scan(); n++ {
 		var r GameRecord
 		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&r); err != nil {
-			return nil, fmt.Errorf("arena: %s line %d: %w", path, n, err)
+			return h, nil, fmt.Errorf("arena: %s line %d: %w", path, n, err)
 		}
-		if r.Pair < 0 || r.Pair >= hdr.Pairs || r.Game < 0 || r.Game > 1 || !(r.Score == 0 || r.Score == 0.5 || r.Score == 1) {
-			return nil, fmt.Errorf("arena: %s line %d: pair %d game %d score %v out of range", path, n, r.Pair, r.Game, r.Score)
+		if r.Pair < 0 || r.Pair >= h.Pairs || r.Game < 0 || r.Game > 1 || !(r.Score == 0 || r.Score == 0.5 || r.Score == 1) {
+			return h, nil, fmt.Errorf("arena: %s line %d: pair %d game %d score %v out of range", path, n, r.Pair, r.Game, r.Score)
 		}
 		k := [2]int{r.Pair, r.Game}
 		if seen[k] {
-			return nil, fmt.Errorf("arena: %s line %d: pair %d game %d recorded twice", path, n, r.Pair, r.Game)
+			return h, nil, fmt.Errorf("arena: %s line %d: pair %d game %d recorded twice", path, n, r.Pair, r.Game)
 		}
 		seen[k] = true
 		recs = append(recs, r)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("arena: %s: %w", path, err)
+		return h, nil, fmt.Errorf("arena: %s: %w", path, err)
 	}
-	return recs, nil
+	return h, recs, nil
 }
 
 // sameMatch compares everything but the start time and code version.
@@ -487,42 +502,7 @@ func sameMatch(got, want Header) error {
 		diffs = append(diffs, "another sequential test")
 	}
 	if len(diffs) > 0 {
-		return errors.New(joinComma(diffs))
-	}
-	return nil
-}
-
-func joinComma(s []string) string {
-	var b bytes.Buffer
-	for i, x := range s {
-		if i > 0 {
-			b.WriteString("; ")
-		}
-		b.WriteString(x)
-	}
-	return b.String()
-}
-
-// writeNew creates path with data, fsynced with its directory.
-func writeNew(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return fmt.Errorf("arena: %w", err)
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("arena: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("arena: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("arena: %w", err)
-	}
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		d.Sync()
-		d.Close()
+		return errors.New(strings.Join(diffs, "; "))
 	}
 	return nil
 }
@@ -543,47 +523,20 @@ func appendRecord(f *os.File, r GameRecord) error {
 	return nil
 }
 
-// ReadRecords reads a match record file: its header and games.
+// ReadRecords reads a match record file: its header and games, in pair
+// order. A torn last line (a match still being written, or killed) is left
+// alone and ignored.
 func ReadRecords(path string) (Header, []GameRecord, error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return Header{}, nil, fmt.Errorf("arena: %w", err)
 	}
-	defer f.Close()
-	br := bufio.NewReader(f)
-	first, err := br.ReadBytes('\n')
-	if err != nil && !errors.Is(err, io.EOF) {
-		return Header{}, nil, fmt.Errorf("arena: %s: %w", path, err)
-	}
-	var h Header
-	if err := json.Unmarshal(first, &h); err != nil || h.Format != RecordsFormat {
-		return Header{}, nil, fmt.Errorf("arena: %s: not a palace match record file", path)
-	}
-	recs, err := openRecordsReadOnly(path, h)
-	return h, recs, err
-}
-
-// openRecordsReadOnly is openRecords without repairs: a torn line is left
-// alone (and ignored).
-func openRecordsReadOnly(path string, h Header) ([]GameRecord, error) {
-	data, err := os.ReadFile(path)
+	h, recs, err := parseRecords(path, completeLines(data))
 	if err != nil {
-		return nil, fmt.Errorf("arena: %w", err)
-	}
-	if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
-		data = data[:i+1]
-	}
-	lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
-	var recs []GameRecord
-	for n, line := range lines[1:] {
-		var r GameRecord
-		if err := json.Unmarshal(line, &r); err != nil {
-			return nil, fmt.Errorf("arena: %s line %d: %w", path, n+2, err)
-		}
-		recs = append(recs, r)
+		return h, nil, err
 	}
 	slices.SortFunc(recs, func(a, b GameRecord) int { return (a.Pair*2 + a.Game) - (b.Pair*2 + b.Game) })
-	return recs, nil
+	return h, recs, nil
 }
 
 func digest(b []byte) string {
