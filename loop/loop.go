@@ -463,7 +463,7 @@ func (r *runner) arena(ctx context.Context, gen int) (arena.Summary, error) {
 	r.p.stage(gen-1, StageArena, fmt.Sprintf("%s vs %s", m.A.Name(), m.B.Name()))
 	m.Progress = func(s arena.Summary) {
 		r.p.status(fmt.Sprintf("%d games W/D/L %d/%d/%d Elo %s LLR %.2f [%.2f, %.2f]",
-			s.Games, s.WDL.Wins, s.WDL.Draws, s.WDL.Losses, eloText(s.Elo), s.LLR, s.Lower, s.Upper))
+			s.Games, s.WDL.Wins, s.WDL.Draws, s.WDL.Losses, s.Elo, s.LLR, s.Lower, s.Upper))
 	}
 	return arena.Play(ctx, *m)
 }
@@ -565,14 +565,10 @@ func (r *runner) gate(gen int) error {
 	}
 	if m.Match != nil {
 		r.logf("gen %d gate: %s (%s): %d games W/D/L %d/%d/%d Elo %s", gen, verdict, m.Reason, m.Match.Games,
-			m.Match.WDL.Wins, m.Match.WDL.Draws, m.Match.WDL.Losses, eloText(m.Match.Elo))
+			m.Match.WDL.Wins, m.Match.WDL.Draws, m.Match.WDL.Losses, m.Match.Elo)
 	} else {
 		r.logf("gen %d gate: %s (%s)", gen, verdict, m.Reason)
 	}
 	r.p.gate(fmt.Sprintf("gen %d %s", gen, verdict))
 	return r.metric(m)
-}
-
-func eloText(e stats.EloEstimate) string {
-	return fmt.Sprintf("%s [%s, %s]", stats.FormatElo(e.Elo), stats.FormatElo(e.CI.Lo), stats.FormatElo(e.CI.Hi))
 }

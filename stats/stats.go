@@ -420,3 +420,8 @@ func FormatElo(x float64) string {
 	}
 	return fmt.Sprintf("%+.0f", r)
 }
+
+// String writes the estimate with its interval: "+35 [+12, +58]".
+func (e EloEstimate) String() string {
+	return fmt.Sprintf("%s [%s, %s]", FormatElo(e.Elo), FormatElo(e.CI.Lo), FormatElo(e.CI.Hi))
+}

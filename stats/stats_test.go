@@ -554,3 +554,10 @@ func TestFormatElo(t *testing.T) {
 		}
 	}
 }
+
+func TestEloEstimateString(t *testing.T) {
+	e := EloEstimate{Elo: 35.2, CI: Interval{Lo: -0.2, Hi: math.Inf(1)}}
+	if got := e.String(); got != "+35 [0, +inf]" {
+		t.Errorf("%#v.String() = %q", e, got)
+	}
+}

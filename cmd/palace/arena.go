@@ -384,28 +384,13 @@ func fmtEloInterval(e stats.EloEstimate) string {
 	if isFinite(e.Elo) && isFinite(lo) && isFinite(hi) {
 		below, above := e.Elo-lo, hi-e.Elo
 		if math.Abs(below-above) < 0.5 {
-			return fmt.Sprintf("%s ± %.0f", fmtElo(e.Elo), (below+above)/2)
+			return fmt.Sprintf("%s ± %.0f", stats.FormatElo(e.Elo), (below+above)/2)
 		}
 	}
-	return fmt.Sprintf("%s [%s, %s]", fmtElo(e.Elo), fmtElo(lo), fmtElo(hi))
+	return fmt.Sprintf("%s [%s, %s]", stats.FormatElo(e.Elo), stats.FormatElo(lo), stats.FormatElo(hi))
 }
 
 func isFinite(x float64) bool { return !math.IsInf(x, 0) && !math.IsNaN(x) }
-
-func fmtElo(x float64) string {
-	switch {
-	case math.IsNaN(x):
-		return "nan"
-	case math.IsInf(x, 1):
-		return "+inf"
-	case math.IsInf(x, -1):
-		return "-inf"
-	}
-	if math.Abs(x) < 0.5 {
-		return "0" // not -0
-	}
-	return fmt.Sprintf("%+.0f", x)
-}
 
 // arenaReport is what the final summary shows.
 type arenaReport struct {
