@@ -2,15 +2,12 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/palace-chess/palace/configs"
 	"github.com/palace-chess/palace/loop"
@@ -84,25 +81,16 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if *generations >= 0 {
 		cfg.Generations = *generations
 	}
-	opt := loop.Options{Progress: stdout, CodeVersion: codeVersion()}
-	switch *progress {
-	case "auto":
-		opt.Terminal = isTerminal(stdout)
-	case "line":
-		opt.Terminal = true
-	case "log":
-	case "none":
-		opt.Progress = nil
-	default:
-		return usageError{fmt.Sprintf("--progress %q: want auto, line, log or none", *progress)}
+	show, line, err := progressFlag(*progress, stdout)
+	if err != nil {
+		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	opt := loop.Options{Terminal: line, CodeVersion: codeVersion()}
+	if show {
+		opt.Progress = stdout
+	}
+	ctx, stop := stopContext(*duration)
 	defer stop()
-	if *duration > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, *duration)
-		defer cancel()
-	}
 	fmt.Fprintf(stderr, "palace run: %s (%s); palace report %s shows its generations\n", *dir, source, *dir)
 	return loop.Run(ctx, st, cfg, opt)
 }

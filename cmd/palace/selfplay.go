@@ -1,12 +1,8 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/palace-chess/palace/selfplay"
 )
@@ -38,29 +34,21 @@ func runSelfplay(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if *output != "" {
 		cfg.Output = *output
 	}
-	opt := selfplay.Options{Progress: stdout, Interval: *interval, CodeVersion: codeVersion()}
-	switch *progress {
-	case "auto":
-		if isTerminal(stdout) {
-			opt.Display = selfplay.DisplayTerminal
-		}
-	case "line":
+	show, line, err := progressFlag(*progress, stdout)
+	if err != nil {
+		return err
+	}
+	opt := selfplay.Options{Interval: *interval, CodeVersion: codeVersion()}
+	if show {
+		opt.Progress = stdout
+	}
+	if line {
 		opt.Display = selfplay.DisplayTerminal
-	case "log":
-	case "none":
-		opt.Progress = nil
-	default:
-		return usageError{fmt.Sprintf("--progress %q: want auto, line, log or none", *progress)}
 	}
 	// Interrupted or out of time, the run commits the games it finished
 	// and leaves the rest to the next run.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := stopContext(*duration)
 	defer stop()
-	if *duration > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, *duration)
-		defer cancel()
-	}
 	st, err := selfplay.Run(ctx, cfg, opt)
 	if err != nil {
 		return err
@@ -69,14 +57,4 @@ func runSelfplay(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		fmt.Fprintf(stderr, "palace selfplay: stopped with %d of %d games in %s; run again to continue\n", complete, st.Target, cfg.Output)
 	}
 	return nil
-}
-
-// isTerminal reports whether w is a terminal (a character device).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

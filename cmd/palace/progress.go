@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+// progressFlag reads a long-running command's --progress: auto (a status
+// line redrawn on a terminal, else log lines), line, log or none.
+func progressFlag(value string, stdout io.Writer) (show, line bool, err error) {
+	switch value {
+	case "auto":
+		return true, isTerminal(stdout), nil
+	case "line":
+		return true, true, nil
+	case "log":
+		return true, false, nil
+	case "none":
+		return false, false, nil
+	}
+	return false, false, usageError{fmt.Sprintf("--progress %q: want auto, line, log or none", value)}
+}
+
+// isTerminal reports whether w is a terminal (a character device).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// stopContext is cancelled by Ctrl-C or SIGTERM, or after duration when it
+// is positive: long jobs stop cleanly and resume on the next run.
+func stopContext(duration time.Duration) (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	if duration <= 0 {
+		return ctx, stop
+	}
+	ctx, cancel := context.WithTimeout(ctx, duration)
+	return ctx, func() {
+		cancel()
+		stop()
+	}
+}
