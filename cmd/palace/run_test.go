@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"image/png"
 	"math/rand/v2"
@@ -48,25 +47,7 @@ arena:
 
 func startRun(t *testing.T, bin string, args ...string) (*exec.Cmd, <-chan string) {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"run", "--progress", "log"}, args...)...)
-	cmd.Env = append(os.Environ(), "PALACE_BLAS=off") // batch-independent outputs: the run is exactly reproducible
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = cmd.Stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := make(chan string, 1024)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	return cmd, lines
+	return startPalace(t, bin, append([]string{"run", "--progress", "log"}, args...)...)
 }
 
 // The end-to-end test of palace's main job: a run killed with SIGKILL in

@@ -141,19 +141,25 @@ func palaceBinary(t *testing.T) string {
 }
 
 // startSelfplay starts palace selfplay as a process; lines delivers its
-// stdout line by line.
+// output line by line.
 func startSelfplay(t *testing.T, bin, cfg string) (*exec.Cmd, <-chan string) {
 	t.Helper()
-	cmd := exec.Command(bin, "selfplay", "--config", cfg, "--progress", "log", "--interval", "50ms")
-	// The Go kernel's outputs do not depend on the batch, so a resumed run
-	// plays exactly the games an uninterrupted one does (see selfplay's
-	// package doc).
+	return startPalace(t, bin, "selfplay", "--config", cfg, "--progress", "log", "--interval", "50ms")
+}
+
+// startPalace starts palace with args as a process on the Go kernel, whose
+// outputs do not depend on the batch, so that a resumed run plays exactly
+// what an uninterrupted one does (see selfplay's package doc); lines
+// delivers its stdout and stderr line by line.
+func startPalace(t *testing.T, bin string, args ...string) (*exec.Cmd, <-chan string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "PALACE_BLAS=off")
-	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
+	cmd.Stderr = cmd.Stdout
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
