@@ -1,17 +1,14 @@
 package loop
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/internal/yamlconf"
 	"github.com/palace-chess/palace/mcts"
 	"github.com/palace-chess/palace/nn/gnet"
 	"github.com/palace-chess/palace/nn/model"
@@ -152,15 +149,10 @@ type trainFile struct {
 	L2                 *float64       `yaml:"l2"`
 	BNMomentum         *float64       `yaml:"bn_momentum"`
 	SamplesPerPosition *float64       `yaml:"samples_per_position"`
-	Window             *struct {
-		MinRows   *int     `yaml:"min_rows"`
-		Exponent  *float64 `yaml:"exponent"`
-		Expansion *float64 `yaml:"expansion"`
-		MaxRows   *int     `yaml:"max_rows"`
-	} `yaml:"window"`
-	Mirror            *float64 `yaml:"mirror"`
-	SearchValueWeight *float64 `yaml:"search_value_weight"`
-	CheckpointEvery   *int     `yaml:"checkpoint_every"`
+	Window             *windowFile    `yaml:"window"`
+	Mirror             *float64       `yaml:"mirror"`
+	SearchValueWeight  *float64       `yaml:"search_value_weight"`
+	CheckpointEvery    *int           `yaml:"checkpoint_every"`
 }
 
 type arenaFile struct {
@@ -170,14 +162,23 @@ type arenaFile struct {
 	Search       *selfplay.SearchFile `yaml:"search"`
 	Concurrency  *int                 `yaml:"concurrent_games"`
 	Evaluators   *int                 `yaml:"evaluators"`
-	SPRT         *struct {
-		Elo0  *float64 `yaml:"elo0"`
-		Elo1  *float64 `yaml:"elo1"`
-		Alpha *float64 `yaml:"alpha"`
-		Beta  *float64 `yaml:"beta"`
-	} `yaml:"sprt"`
-	AcceptScore *float64 `yaml:"accept_score"`
-	MaxPlies    *int     `yaml:"max_plies"`
+	SPRT         *sprtFile            `yaml:"sprt"`
+	AcceptScore  *float64             `yaml:"accept_score"`
+	MaxPlies     *int                 `yaml:"max_plies"`
+}
+
+type windowFile struct {
+	MinRows   *int     `yaml:"min_rows"`
+	Exponent  *float64 `yaml:"exponent"`
+	Expansion *float64 `yaml:"expansion"`
+	MaxRows   *int     `yaml:"max_rows"`
+}
+
+type sprtFile struct {
+	Elo0  *float64 `yaml:"elo0"`
+	Elo1  *float64 `yaml:"elo1"`
+	Alpha *float64 `yaml:"alpha"`
+	Beta  *float64 `yaml:"beta"`
 }
 
 func set[T any](dst *T, v *T) {
@@ -185,6 +186,23 @@ func set[T any](dst *T, v *T) {
 		*dst = *v
 	}
 }
+
+// sectionNames maps the Go types of configFile's sections to their YAML
+// names, for messages about unknown keys.
+var sectionNames = func() map[string]string {
+	m := map[string]string{
+		"loop.configFile":  "the config",
+		"loop.networkFile": "network",
+		"loop.trainFile":   "train",
+		"loop.arenaFile":   "arena",
+		"loop.windowFile":  "window",
+		"loop.sprtFile":    "sprt",
+	}
+	for typ, name := range selfplay.SectionNames {
+		m[typ] = name
+	}
+	return m
+}()
 
 // LoadConfig reads a run's YAML configuration.
 func LoadConfig(path string) (Config, error) {
@@ -199,12 +217,8 @@ func LoadConfig(path string) (Config, error) {
 // it; unknown keys are errors, and source names the input in messages.
 func ParseConfig(data []byte, source string) (Config, error) {
 	var f configFile
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
-		msg := err.Error()
-		msg = strings.ReplaceAll(msg, "not found in type", "is unknown in")
-		return Config{}, fmt.Errorf("loop: %s: %s", source, msg)
+	if err := yamlconf.Decode(data, &f, sectionNames); err != nil {
+		return Config{}, fmt.Errorf("loop: %s: %w", source, err)
 	}
 	c := DefaultConfig()
 	var missing []string

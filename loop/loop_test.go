@@ -204,6 +204,9 @@ func TestConfigErrors(t *testing.T) {
 		{"rules: xiangqi\nseed: 1\ntrain: {batch: 0}", "batch"},
 		{"rules: xiangqi\nseed: 1\narena: {sprt: {elo0: 10, elo1: 5}}", "sprt"},
 		{"rules: nosuch\nseed: 1", "rules"},
+		{"rules: xiangqi\nseed: 1\nselfplay: {concurrent_gmes: 3}", "unknown keys concurrent_gmes"},
+		{"rules: xiangqi\nseed: 1\ntrain: {window: {min_rowz: 3}}", "unknown key min_rowz in window"},
+		{"rules: xiangqi\nseed: 1\narena: {search: {simz: 3}}", "unknown key simz in search"},
 	} {
 		_, err := loop.ParseConfig([]byte(tc.yaml), "t.yaml")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -1,23 +1,19 @@
 package selfplay
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
-	"regexp"
 	"runtime"
 	"slices"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/internal/yamlconf"
 	"github.com/palace-chess/palace/mcts"
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/rules"
@@ -302,14 +298,14 @@ func set[T any](dst *T, v *T) {
 	}
 }
 
-var (
-	unknownNested = regexp.MustCompile(`field (\S+) not found in type (\S+)`)
-	sectionNames  = map[string]string{
-		"selfplay.SearchFile":    "search",
-		"selfplay.randomNetFile": "random_network",
-		"selfplay.setupsFile":    "janggi_setups",
-	}
-)
+// SectionNames maps the Go types of File's sections to their YAML names,
+// for messages about unknown keys (files that embed a File add them to
+// theirs).
+var SectionNames = map[string]string{
+	"selfplay.SearchFile":    "search",
+	"selfplay.randomNetFile": "random_network",
+	"selfplay.setupsFile":    "janggi_setups",
+}
 
 // LoadConfig reads a YAML configuration file.
 func LoadConfig(path string) (Config, error) {
@@ -324,29 +320,8 @@ func LoadConfig(path string) (Config, error) {
 // it. Unknown keys are errors; source names the input in messages.
 func ParseConfig(data []byte, source string) (Config, error) {
 	var f File
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
-		var te *yaml.TypeError
-		if errors.As(err, &te) {
-			// Name the section, not the Go type behind it.
-			msgs := make([]string, len(te.Errors))
-			for i, m := range te.Errors {
-				msgs[i] = unknownNested.ReplaceAllString(m, "unknown key $1 in $2")
-				for typ, key := range sectionNames {
-					msgs[i] = strings.ReplaceAll(msgs[i], typ, key)
-				}
-			}
-			return Config{}, fmt.Errorf("selfplay: %s: %s", source, strings.Join(msgs, "; "))
-		}
+	if err := yamlconf.Decode(data, &f, SectionNames); err != nil {
 		return Config{}, fmt.Errorf("selfplay: %s: %w", source, err)
-	}
-	if len(f.Extra) > 0 {
-		keys := make([]string, 0, len(f.Extra))
-		for k := range f.Extra {
-			keys = append(keys, k)
-		}
-		return Config{}, fmt.Errorf("selfplay: %s: unknown keys %s", source, strings.Join(slices.Sorted(slices.Values(keys)), ", "))
 	}
 	return f.Config(source)
 }
@@ -354,6 +329,13 @@ func ParseConfig(data []byte, source string) (Config, error) {
 // Config is the configuration the file gives over DefaultConfig, validated;
 // source names the file in messages.
 func (f *File) Config(source string) (Config, error) {
+	if len(f.Extra) > 0 {
+		keys := make([]string, 0, len(f.Extra))
+		for k := range f.Extra {
+			keys = append(keys, k)
+		}
+		return Config{}, fmt.Errorf("selfplay: %s: unknown keys %s", source, strings.Join(slices.Sorted(slices.Values(keys)), ", "))
+	}
 	c := DefaultConfig()
 	c.Output, c.Rules, c.Network = f.Output, f.Rules, f.Network
 	var missing []string

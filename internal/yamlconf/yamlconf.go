@@ -1,0 +1,41 @@
+// Package yamlconf decodes palace's YAML configuration files strictly: an
+// unknown key is an error that names its line and its section, never the Go
+// type behind the section.
+package yamlconf
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+var unknownField = regexp.MustCompile(`field (\S+) not found in type (\S+)`)
+
+// Decode decodes data into dst, refusing unknown keys; an empty document
+// leaves dst as it is. sections maps the Go types of dst's sections
+// ("selfplay.SearchFile") to their YAML names ("search") for messages.
+func Decode(data []byte, dst any, sections map[string]string) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	err := dec.Decode(dst)
+	if err == nil || errors.Is(err, io.EOF) {
+		return nil
+	}
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return err
+	}
+	msgs := make([]string, len(te.Errors))
+	for i, m := range te.Errors {
+		m = unknownField.ReplaceAllString(m, "unknown key $1 in $2")
+		for typ, name := range sections {
+			m = strings.ReplaceAll(m, typ, name)
+		}
+		msgs[i] = m
+	}
+	return errors.New(strings.Join(msgs, "; "))
+}
