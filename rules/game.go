@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"slices"
 )
 
 // Game is a position plus the plies that led to it from its root FEN. It
@@ -162,8 +161,7 @@ func (g *Game) Undo() bool {
 
 // IsLegal reports whether m is legal now, history included.
 func (g *Game) IsLegal(m Move) bool {
-	var buf [maxMoves]Move
-	return slices.Contains(g.LegalMoves(buf[:0]), m)
+	return !g.historyEnded() && g.pos.IsLegal(m)
 }
 
 // PlayText parses a move (ranks as base says), checks it is legal now and

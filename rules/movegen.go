@@ -402,10 +402,28 @@ func (p *Position) legalAfter(m Move, bikjang bool) bool {
 	return ok
 }
 
-// IsLegal reports whether m is among the position's legal moves.
+// IsLegal reports whether m is among the position's legal moves. It
+// generates only the moving piece's moves (importers and move parsers
+// check every ply this way), and all of them only for a pass, whose
+// legality depends on whether anything else can move.
 func (p *Position) IsLegal(m Move) bool {
-	var buf [maxMoves]Move
-	return slices.Contains(p.LegalMoves(buf[:0]), m)
+	from, to := m.From(), m.To()
+	if m == NoMove || int(from) >= Squares || int(to) >= Squares || m>>14 != 0 {
+		return false
+	}
+	if m.IsPass() {
+		var buf [maxMoves]Move
+		return slices.Contains(p.LegalMoves(buf[:0]), m)
+	}
+	pc := p.board[from]
+	if pc == NoPiece || pc.Color() != p.side {
+		return false
+	}
+	var buf [maxPieceMoves]Move
+	if !slices.Contains(p.appendPieceMoves(buf[:0], from), m) {
+		return false
+	}
+	return p.legalAfter(m, p.InBikjang())
 }
 
 // maxPieceMoves bounds one piece's moves (a janggi chariot in a palace

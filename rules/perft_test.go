@@ -2,6 +2,7 @@ package rules
 
 import (
 	"bufio"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -112,8 +113,12 @@ func TestLegalMoveTables(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s:%d: %v", tc.file, n, err)
 				}
-				if got := SortedMoveText(pos.LegalMoves(nil)); got != want {
+				legal := pos.LegalMoves(nil)
+				if got := SortedMoveText(legal); got != want {
 					t.Errorf("%s:%d: %s\n got  %s\n want %s", tc.file, n, fen, got, want)
+				}
+				if m, ok := isLegalDisagrees(&pos, legal); ok {
+					t.Errorf("%s:%d: %s: IsLegal(%s) disagrees with LegalMoves", tc.file, n, fen, m)
 				}
 				if got := pos.FEN(); got != fen {
 					t.Errorf("%s:%d: FEN round trip: got %s", tc.file, n, got)
@@ -124,5 +129,63 @@ func TestLegalMoveTables(t *testing.T) {
 				t.Fatal("no lines")
 			}
 		})
+	}
+}
+
+// isLegalDisagrees finds a move, among every from–to pair of squares,
+// that IsLegal judges otherwise than membership in legal.
+func isLegalDisagrees(pos *Position, legal []Move) (Move, bool) {
+	in := map[Move]bool{}
+	for _, m := range legal {
+		in[m] = true
+	}
+	for from := Square(0); from < Squares; from++ {
+		for to := Square(0); to < Squares; to++ {
+			if m := NewMove(from, to); m != NoMove && pos.IsLegal(m) != in[m] {
+				return m, true
+			}
+		}
+	}
+	return NoMove, false
+}
+
+// TestIsLegalAgreesInPlay checks IsLegal against LegalMoves along random
+// games of every preset, where passes, bikjang and history-ended games
+// occur, through Game as importers use it.
+func TestIsLegalAgreesInPlay(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	games := 6
+	if testing.Short() {
+		games = 2
+	}
+	for _, name := range PresetNames() {
+		rs := MustPreset(name)
+		for i := 0; i < games; i++ {
+			g, err := NewGame(rs, rs.StartFEN())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for ply := 0; ply < 300 && !g.ImmediateResult().Over(); ply++ {
+				legal := g.LegalMoves(nil)
+				in := map[Move]bool{}
+				for _, m := range legal {
+					in[m] = true
+				}
+				for from := Square(0); from < Squares; from++ {
+					for to := Square(0); to < Squares; to++ {
+						if m := NewMove(from, to); m != NoMove && g.IsLegal(m) != in[m] {
+							t.Fatalf("%s: %s: IsLegal(%s) = %t, LegalMoves has it: %t", name, g.Position().FEN(), m, !in[m], in[m])
+						}
+					}
+				}
+				if len(legal) == 0 {
+					break
+				}
+				g.Play(legal[rng.IntN(len(legal))])
+			}
+			if g.Position().IsLegal(Move(0xffff)) || g.IsLegal(NoMove) {
+				t.Fatal("an out-of-range move is legal")
+			}
+		}
 	}
 }

@@ -20,9 +20,13 @@ var commands = map[string]command{
 	"perft":      {"count legal-move tree leaves (single position or a batch file)", runPerft},
 	"report":     {"print a run's generations and draw its Elo and loss charts", runReport},
 	"run":        {"palace's main job: generations of self-play, training and gating in one resumable run directory", runRun},
+	"experiment": {"play paired self-play games under two rule sets and compare first-move advantage, draws, length and endings", runExperiment},
+	"import":     {"read game records (PGN in ICCS, WXF or Chinese notation, Fairy-Stockfish PGN, janggi .gib) into a palace games file", runImport},
+	"export":     {"write games (imported, self-play, a run's) as PGN for liground and pychess-variants", runExport},
 	"moves":      {"list the legal moves of positions", runMoves},
 	"adjudicate": {"decide game results from a start FEN and moves (batch)", runAdjudicate},
 	"arena":      {"play a match between players (palace networks, UCI/UCCI engines, a random mover) and report W/D/L, Elo and the SPRT", runArena},
+	"openings":   {"opening statistics from game records: move frequencies, W/D/L and scores with 95% intervals per position; janggi setup matrix", runOpenings},
 	"net":        {"create (init), describe (info) and measure (bench) networks", runNet},
 	"search":     {"search a position with MCTS (a network, or a uniform evaluator)", runSearch},
 	"selfplay":   {"play games against itself and write training shards (resumes where it stopped)", runSelfplay},
@@ -102,4 +106,28 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
 	return nil
+}
+
+// parseArgs parses flags wherever they stand among the positional
+// arguments (palace openings games.jsonl --depth 4), all of them after
+// "--", and returns the positional ones.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usageError{err.Error()}
+		}
+		left := fs.Args()
+		if len(left) == 0 {
+			return rest, nil
+		}
+		if n := len(args) - len(left); n > 0 && args[n-1] == "--" {
+			return append(rest, left...), nil
+		}
+		rest = append(rest, left[0])
+		args = left[1:]
+	}
 }

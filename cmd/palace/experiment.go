@@ -1,0 +1,262 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/experiment"
+	"github.com/palace-chess/palace/nn"
+	"github.com/palace-chess/palace/nn/model"
+	"github.com/palace-chess/palace/rules"
+)
+
+func runExperiment(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	// Interrupted, the experiment stops with every finished game recorded;
+	// the games in progress are played again by the next run.
+	ctx, stop := stopContext(0)
+	defer stop()
+	return experimentCommand(ctx, args, stdout, stderr)
+}
+
+// experimentOptions are palace experiment's flags, checked.
+type experimentOptions struct {
+	rulesA, rulesB string
+	net            string
+	games, sims    int
+	seed           uint64
+	maxPlies       int
+	openingPlies   int
+	concurrency    int
+	evaluators     int
+	cache          int
+	out            string
+	json           bool
+	show, line     bool
+}
+
+func parseExperimentFlags(args []string, stdout, stderr io.Writer) (experimentOptions, error) {
+	var o experimentOptions
+	fs := newFlagSet("experiment", stderr)
+	presets := strings.Join(rules.PresetNames(), ", ")
+	fs.StringVar(&o.rulesA, "rules-a", "", "rule set A: a preset ("+presets+") or a YAML file")
+	fs.StringVar(&o.rulesB, "rules-b", "", "rule set B, of the same game as A")
+	fs.StringVar(&o.net, "net", "", "the player, on both sides: a network checkpoint FILE, uniform (search with equal priors and value 0: no network) or random (search with the hash-based random evaluator)")
+	fs.IntVar(&o.games, "games", 100, "game indices, each played once under A and once under B with the same opening and seed (more later extends the experiment)")
+	fs.IntVar(&o.sims, "sims", 32, "search simulations a move (self-play's Gumbel search, its noise on every move)")
+	fs.Uint64Var(&o.seed, "seed", 1, "random seed: the openings and every game's search")
+	fs.IntVar(&o.maxPlies, "max-plies", 400, "cap every game at this many plies, opening included, adjudicated by each rule set (a rule set's own smaller cap stays; 0: the rule sets' own caps)")
+	fs.IntVar(&o.openingPlies, "opening-plies", 0, "random plies (no passes) opening each game, the same under A and B; 0 starts from the setup (janggi: the 16 setups in turn)")
+	fs.IntVar(&o.concurrency, "concurrency", 8, "games played at once")
+	fs.IntVar(&o.evaluators, "evaluators", 2, "network copies (a batcher each) the games share")
+	fs.IntVar(&o.cache, "cache", 65536, "evaluation cache entries (0: none)")
+	fs.StringVar(&o.out, "out", "", "record file: a game per line as it finishes; an existing file resumes the same experiment, one holding another is refused")
+	progress := fs.String("progress", "auto", "progress after every game: auto (a status line on a terminal, else log lines), line, log or none")
+	fs.BoolVar(&o.json, "json", false, "print the analysis as JSON instead of the table (progress then goes to stderr)")
+	if err := parseFlags(fs, args); err != nil {
+		return o, err
+	}
+	switch {
+	case o.rulesA == "" || o.rulesB == "":
+		return o, usageError{"give --rules-a and --rules-b: the two rule sets compared (presets: " + presets + "; or YAML files)"}
+	case o.net == "":
+		return o, usageError{"--net: give a network checkpoint, uniform or random"}
+	case o.out == "":
+		return o, usageError{"--out: give the record file (FILE.jsonl; an existing one resumes)"}
+	case o.games < 1:
+		return o, usageError{fmt.Sprintf("--games %d: want at least 1", o.games)}
+	case o.sims < 1:
+		return o, usageError{fmt.Sprintf("--sims %d: want at least 1", o.sims)}
+	case o.maxPlies < 0:
+		return o, usageError{fmt.Sprintf("--max-plies %d: want 0 (the rule sets' own caps) or more", o.maxPlies)}
+	case o.openingPlies < 0:
+		return o, usageError{fmt.Sprintf("--opening-plies %d: want 0 or more", o.openingPlies)}
+	case o.concurrency < 1:
+		return o, usageError{fmt.Sprintf("--concurrency %d: want at least 1", o.concurrency)}
+	case o.evaluators < 1:
+		return o, usageError{fmt.Sprintf("--evaluators %d: want at least 1", o.evaluators)}
+	case o.cache < 0:
+		return o, usageError{fmt.Sprintf("--cache %d: want 0 (none) or more", o.cache)}
+	}
+	progressOut := stdout
+	if o.json {
+		progressOut = stderr
+	}
+	var err error
+	o.show, o.line, err = progressFlag(*progress, progressOut)
+	return o, err
+}
+
+func experimentCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseExperimentFlags(args, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	var sets [2]*rules.RuleSet
+	for i, arg := range []string{o.rulesA, o.rulesB} {
+		rs, err := rules.LoadRuleSet(arg)
+		if err != nil {
+			return fmt.Errorf("--rules-%c: %w", 'a'+i, err)
+		}
+		sets[i] = capRuleSet(rs, o.maxPlies)
+	}
+	if err := experiment.SameGame(sets[0], sets[1]); err != nil {
+		return usageError{fmt.Sprintf("--rules-a %s --rules-b %s: %s", o.rulesA, o.rulesB, strings.TrimPrefix(err.Error(), "experiment: "))}
+	}
+	player, about, err := experimentPlayer(o)
+	if err != nil {
+		return fmt.Errorf("--net %s: %w", o.net, err)
+	}
+
+	progressOut := stdout
+	if o.json {
+		progressOut = stderr
+	}
+	total := 2 * o.games
+	shown := false
+	endLine := func() {
+		if shown {
+			fmt.Fprintln(progressOut)
+			shown = false
+		}
+	}
+	defer endLine()
+	c := experiment.Config{A: sets[0], B: sets[1], Player: player, Games: o.games, OpeningPlies: o.openingPlies,
+		Seed: o.seed, Concurrency: o.concurrency, Records: o.out, CodeVersion: codeVersion()}
+	if o.show {
+		fmt.Fprintf(progressOut, "experiment: %s (A) vs %s (B), %s, %d games each, records %s\n",
+			sets[0], sets[1], player.Name(), o.games, o.out)
+		first := firstMoverName(sets[0])
+		c.Progress = func(s experiment.Status) {
+			line := experimentStatusLine(s, first)
+			if o.line {
+				fmt.Fprintf(progressOut, "\r%s\x1b[K", line)
+				shown = true
+			} else {
+				fmt.Fprintln(progressOut, line)
+			}
+		}
+	}
+
+	res, runErr := experiment.Run(ctx, c)
+	interrupted := runErr != nil && ctx.Err() != nil && errors.Is(runErr, ctx.Err())
+	if runErr != nil && !interrupted {
+		if strings.Contains(runErr.Error(), "holds another experiment") {
+			return fmt.Errorf("%w (give --out another file for a new experiment)", runErr)
+		}
+		return runErr
+	}
+	endLine()
+	an := experiment.Analyze(res.Header, res.Records)
+	if o.json {
+		doc := experimentJSON{Records: o.out, Games: o.games, Recorded: len(res.Records), Played: res.Played,
+			Before: res.Before, Interrupted: interrupted, RulesA: res.Header.A, RulesB: res.Header.B, Analysis: an}
+		data, err := json.MarshalIndent(doc, "", "  ")
+		if err != nil {
+			return err
+		}
+		if _, err := stdout.Write(append(data, '\n')); err != nil {
+			return err
+		}
+	} else {
+		state := "finished"
+		if interrupted {
+			state = "interrupted (the pairs so far)"
+		}
+		fmt.Fprintf(stdout, "experiment %s: %d of %d games (%d played now, %d before), records %s\n",
+			state, len(res.Records), total, res.Played, res.Before, o.out)
+		if res.Beyond > 0 {
+			fmt.Fprintf(stdout, "  (%d more recorded games, of indices past --games %d, left out)\n", res.Beyond, o.games)
+		}
+		fmt.Fprintf(stdout, "  caps    %s; %s\n", capText(sets[0]), capText(sets[1]))
+		fmt.Fprintf(stdout, "  search  %s\n", about)
+		if err := an.WriteText(stdout); err != nil {
+			return err
+		}
+	}
+	if interrupted {
+		return fmt.Errorf("interrupted with %d of %d games recorded in %s; run the same command again to resume", len(res.Records), total, o.out)
+	}
+	return nil
+}
+
+// experimentJSON is --json's document: the run, both rule sets in full,
+// and the analysis's fields.
+type experimentJSON struct {
+	Records     string                 `json:"records"`
+	Games       int                    `json:"games"`
+	Recorded    int                    `json:"recorded"`
+	Played      int                    `json:"played"`
+	Before      int                    `json:"before"`
+	Interrupted bool                   `json:"interrupted"`
+	RulesA      experiment.RuleSetInfo `json:"rules_a"`
+	RulesB      experiment.RuleSetInfo `json:"rules_b"`
+	experiment.Analysis
+}
+
+// capRuleSet caps rs's games at maxPlies unless its own cap is already
+// that short; the copy's hash changes with its cap, as it plays differently.
+func capRuleSet(rs *rules.RuleSet, maxPlies int) *rules.RuleSet {
+	if maxPlies == 0 || (rs.MaxPlies > 0 && rs.MaxPlies <= maxPlies) {
+		return rs
+	}
+	capped := *rs
+	capped.MaxPlies = maxPlies
+	return &capped
+}
+
+func capText(rs *rules.RuleSet) string {
+	if rs.MaxPlies == 0 {
+		return rs.Name + " uncapped"
+	}
+	end := "a draw"
+	if rs.Counting {
+		end = "counted"
+	}
+	return fmt.Sprintf("%s at %d plies (%s)", rs.Name, rs.MaxPlies, end)
+}
+
+// experimentPlayer makes --net's player and says what it is.
+func experimentPlayer(o experimentOptions) (arena.Player, string, error) {
+	params := experiment.SearchParams(o.sims)
+	budget := fmt.Sprintf("%d simulations a move, Gumbel noise on every move", o.sims)
+	switch o.net {
+	case "uniform":
+		p, err := arena.NewSearch(fmt.Sprintf("uniform/sims=%d", o.sims), params,
+			func() (nn.Evaluator, error) { return nn.NewUniform(encode.InputSize, encode.PolicySize()), nil },
+			arena.SearchOptions{Evaluators: 1})
+		return p, "uniform evaluator, " + budget, err
+	case "random":
+		p, err := arena.NewSearch(fmt.Sprintf("random-evaluator/sims=%d", o.sims), params,
+			func() (nn.Evaluator, error) { return nn.NewRandom(encode.InputSize, encode.PolicySize(), 1), nil },
+			arena.SearchOptions{Evaluators: 1})
+		return p, "random evaluator, " + budget, err
+	}
+	ck, err := model.Load(o.net)
+	if err != nil {
+		return nil, "", err
+	}
+	if ck.EncodingVersion != encode.Version {
+		return nil, "", fmt.Errorf("%s reads encoding version %d, this palace writes %d", o.net, ck.EncodingVersion, encode.Version)
+	}
+	name := fmt.Sprintf("net:%s/sims=%d", ck.Weights.ID(), o.sims)
+	p, err := arena.NewNetwork(name, ck.Weights, params, arena.SearchOptions{Evaluators: o.evaluators, CacheEntries: o.cache})
+	return p, fmt.Sprintf("%s, %s", o.net, budget), err
+}
+
+// experimentStatusLine is the running tally after a game.
+func experimentStatusLine(s experiment.Status, first string) string {
+	side := func(t experiment.Tally) string {
+		if t.Games == 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%s %.3f, draws %.0f%%, %.0f plies", first, t.Score(), 100*float64(t.Draws)/float64(t.Games),
+			float64(t.Plies)/float64(t.Games))
+	}
+	return fmt.Sprintf("games %d/%d  A: %s  B: %s", s.Recorded, s.Target, side(s.Tally[0]), side(s.Tally[1]))
+}

@@ -1,0 +1,387 @@
+// Package experiment measures what a change of rules does to the game: one
+// player (a network with its search) plays itself under two rule sets, A
+// and B, in paired games, and the analysis reports the first mover's
+// advantage, the draw rate, game length and how games end under each, with
+// the differences B − A and whether they are significant.
+//
+// Game i under A and game i under B start from the same position (janggi's
+// setups in turn, then the same random opening moves) and use the same seed
+// for the search's random numbers, so the two games differ only through the
+// rules and what they lead the search to. The per-pair differences are the
+// observations, which removes the openings' and the seeds' share of the
+// variance from the comparison.
+//
+// Every game is appended to the experiment's record file as it finishes,
+// fsynced, so an experiment killed at any moment resumes with the games it
+// has and plays only the rest; with a deterministic evaluator (the portable
+// kernel, or the test evaluators) the resumed records equal an
+// uninterrupted run's.
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/internal/splitmix"
+	"github.com/palace-chess/palace/mcts"
+	"github.com/palace-chess/palace/rules"
+)
+
+// Config is one experiment.
+type Config struct {
+	// A and B are the rule sets compared: two rule sets of the same game.
+	A, B *rules.RuleSet
+	// Player plays both sides of every game (self-play). Its Name is
+	// recorded and must change whenever its play can.
+	Player arena.Player
+	// Games is the number of game indices: 0 to Games-1, each played once
+	// under A and once under B. A record file holding fewer resumes; asking
+	// for more later extends the experiment.
+	Games int
+	// OpeningPlies random moves (no passes) open each game, the same under
+	// A and B; 0 starts from the setup itself.
+	OpeningPlies int
+	// Seed decides every game's opening and search seed.
+	Seed uint64
+	// Concurrency is the number of games played at once (0: 1).
+	Concurrency int
+	// Records is the record file: appended as games finish, read back to
+	// resume.
+	Records     string
+	CodeVersion string
+	// Progress, when set, is called after every recorded game (never
+	// concurrently).
+	Progress func(Status)
+}
+
+// Status is an experiment's progress.
+type Status struct {
+	// Recorded counts the games recorded of Target (2·Games); Played those
+	// this run added.
+	Recorded, Target, Played int
+	// Tally holds the running counts under A and B.
+	Tally [2]Tally
+	Last  GameRecord
+}
+
+// Tally counts games from the first mover's view.
+type Tally struct{ Games, Wins, Draws, Losses, Plies int }
+
+// Score is the first mover's mean score (0.5 with no games).
+func (t Tally) Score() float64 {
+	if t.Games == 0 {
+		return 0.5
+	}
+	return (float64(t.Wins) + float64(t.Draws)/2) / float64(t.Games)
+}
+
+func (t *Tally) add(r GameRecord) {
+	t.Games++
+	t.Plies += r.Plies
+	switch r.FirstMoverScore() {
+	case 1:
+		t.Wins++
+	case 0:
+		t.Losses++
+	default:
+		t.Draws++
+	}
+}
+
+// Outcome is what Run leaves: the records of game indices below Games.
+type Outcome struct {
+	Header Header
+	// Records are ordered by index, A before B.
+	Records []GameRecord
+	// Before counts the records found at the start, Played those added.
+	Before, Played int
+	// Beyond counts records of indices at or past Games (an experiment
+	// that once asked for more games): kept in the file, left out here.
+	Beyond int
+}
+
+// maxGamePlies stops a game no rule set ends: a rule set without a move
+// limit or length cap can let a search shuffle forever.
+const maxGamePlies = 20000
+
+// maxOpeningAttempts bounds the redraws of an opening that one rule set
+// refuses.
+const maxOpeningAttempts = 1000
+
+// SearchParams are the search settings of an experiment's player: palace's
+// self-play search (Gumbel, with its noise on every move so that games
+// differ) with the full budget on every move, since no move is a training
+// target and the rules should meet the player at one strength throughout.
+func SearchParams(simulations int) mcts.Params {
+	p := mcts.DefaultParams()
+	p.Simulations = simulations
+	p.CheapSimulations, p.FullFraction = 0, 1
+	return p
+}
+
+// GameSeed is game index i's seed, shared by its games under A and B.
+func GameSeed(seed uint64, i int) uint64 { return splitmix.Mix(seed, uint64(i)) }
+
+// Seeds derived from a game's seed, one per use.
+const (
+	moverSeed   = 1
+	openingSeed = 2
+)
+
+// Run plays the experiment's missing games, or until ctx is cancelled:
+// then the games in progress are dropped, to be played again on resume,
+// and ctx's error is returned with what is recorded.
+func Run(ctx context.Context, c Config) (Outcome, error) {
+	if err := c.check(); err != nil {
+		return Outcome{}, err
+	}
+	hdr := c.header()
+	rf, recs, err := openRecords(c.Records, hdr)
+	if err != nil {
+		return Outcome{}, err
+	}
+	defer rf.Close()
+
+	out := Outcome{Header: hdr}
+	have := map[[2]int]bool{}
+	st := Status{Target: 2 * c.Games}
+	for _, r := range recs {
+		if r.Index >= c.Games {
+			out.Beyond++
+			continue
+		}
+		have[[2]int{r.Index, r.side()}] = true
+		out.Records = append(out.Records, r)
+		st.Tally[r.side()].add(r)
+	}
+	out.Before = len(out.Records)
+	st.Recorded = out.Before
+	var todo [][2]int
+	for i := range c.Games {
+		for s := range 2 {
+			if !have[[2]int{i, s}] {
+				todo = append(todo, [2]int{i, s})
+			}
+		}
+	}
+
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var (
+		mu   sync.Mutex
+		next int
+		wg   sync.WaitGroup
+	)
+	for range max(1, min(c.Concurrency, len(todo))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				mu.Lock()
+				if next >= len(todo) {
+					mu.Unlock()
+					return
+				}
+				job := todo[next]
+				next++
+				mu.Unlock()
+				rec, err := c.playGame(ctx, job[0], job[1])
+				if err != nil {
+					if ctx.Err() == nil {
+						cancel(err)
+					}
+					return
+				}
+				mu.Lock()
+				err = rf.appendRecord(rec)
+				if err == nil {
+					out.Records = append(out.Records, rec)
+					out.Played++
+					st.Recorded++
+					st.Played++
+					st.Tally[job[1]].add(rec)
+					st.Last = rec
+					if c.Progress != nil {
+						c.Progress(st)
+					}
+				}
+				mu.Unlock()
+				if err != nil {
+					cancel(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	sortRecords(out.Records)
+	if out.Played == len(todo) {
+		return out, nil // complete, even if ctx ended as the last game was recorded
+	}
+	return out, context.Cause(ctx)
+}
+
+func (c *Config) check() error {
+	switch {
+	case c.A == nil || c.B == nil:
+		return errors.New("experiment: a rule set is missing (want A and B)")
+	case c.Player == nil:
+		return errors.New("experiment: no player")
+	case c.Games < 1:
+		return fmt.Errorf("experiment: %d games, want at least 1", c.Games)
+	case c.OpeningPlies < 0:
+		return fmt.Errorf("experiment: %d opening plies, want 0 or more", c.OpeningPlies)
+	case c.Records == "":
+		return errors.New("experiment: no record file")
+	}
+	for _, rs := range []*rules.RuleSet{c.A, c.B} {
+		if err := rs.Validate(); err != nil {
+			return fmt.Errorf("experiment: %w", err)
+		}
+	}
+	return SameGame(c.A, c.B)
+}
+
+// SameGame reports, as an error, rule sets of two different games: their
+// positions and moves have nothing in common to pair.
+func SameGame(a, b *rules.RuleSet) error {
+	if a.Game != b.Game {
+		return fmt.Errorf("experiment: rule set %s is for %s and %s for %s; an experiment compares two rule sets of the same game",
+			a.Name, a.Game, b.Name, b.Game)
+	}
+	return nil
+}
+
+func (c *Config) header() Header {
+	return Header{Format: RecordsFormat, Version: RecordsVersion, A: Describe(c.A), B: Describe(c.B),
+		Player: c.Player.Name(), OpeningPlies: c.OpeningPlies, Seed: c.Seed, CodeVersion: c.CodeVersion,
+		Started: time.Now().UTC()}
+}
+
+// playGame plays game index i under rule set side (0: A, 1: B).
+func (c *Config) playGame(ctx context.Context, i, side int) (GameRecord, error) {
+	rs := c.A
+	if side == 1 {
+		rs = c.B
+	}
+	o, err := OpeningFor(c.A, c.B, c.OpeningPlies, c.Seed, i)
+	if err != nil {
+		return GameRecord{}, err
+	}
+	g, err := o.Game(rs)
+	if err != nil {
+		return GameRecord{}, fmt.Errorf("experiment: game %d: %w", i, err)
+	}
+	seed := GameSeed(c.Seed, i)
+	// One mover plays both sides: self-play, with one search tree reused
+	// across both sides' moves.
+	mv, err := c.Player.NewGame(splitmix.Mix(seed, moverSeed))
+	if err != nil {
+		return GameRecord{}, fmt.Errorf("experiment: game %d: %w", i, err)
+	}
+	defer mv.Close()
+	var res rules.Result
+	for {
+		if res = g.Result(); res.Over() {
+			break
+		}
+		if g.Ply() >= maxGamePlies {
+			return GameRecord{}, fmt.Errorf("experiment: game %d under %s passed %d plies without ending; give the rule sets a length cap (maxPlies)", i, rs.Name, maxGamePlies)
+		}
+		m, err := mv.Move(ctx, g)
+		if ctx.Err() != nil {
+			return GameRecord{}, ctx.Err()
+		}
+		if err != nil {
+			return GameRecord{}, fmt.Errorf("experiment: game %d under %s, ply %d: %w", i, rs.Name, g.Ply()+1, err)
+		}
+		if !g.IsLegal(m) {
+			return GameRecord{}, fmt.Errorf("experiment: game %d under %s: %s played the illegal move %s in %s", i, rs.Name, c.Player.Name(), m, g.Position().FEN())
+		}
+		g.Play(m)
+	}
+	var b []byte
+	passes := 0
+	for k, m := range g.Moves(nil) {
+		if k > 0 {
+			b = append(b, ' ')
+		}
+		b = m.AppendText(b, rules.Ranks1)
+		if m.IsPass() {
+			passes++
+		}
+	}
+	return GameRecord{Index: i, Rules: sideNames[side], Seed: seed, Opening: o.Name, Result: res.Score(),
+		Reason: res.Reason.String(), Plies: g.Ply(), Passes: passes, StartFEN: g.RootFEN(), Moves: string(b)}, nil
+}
+
+// OpeningFor is game index i's opening, the same under a and b: for
+// janggi the setups in turn (i mod 16: Cho's setup i/4 mod 4, Han's i mod
+// 4, as arena.RandomOpenings cycles them), then plies random legal moves
+// other than passes, drawn from seed and i. A move one rule set refuses,
+// or an opening after which either rule set ends the game, is redrawn
+// whole, for both: the pair must start alike.
+func OpeningFor(a, b *rules.RuleSet, plies int, seed uint64, i int) (arena.Opening, error) {
+	if err := SameGame(a, b); err != nil {
+		return arena.Opening{}, err
+	}
+	fen, name := a.StartFEN(), a.Game.String()
+	if a.Game == rules.Janggi {
+		k := i % 16
+		cho, han := rules.JanggiSetup(k/4), rules.JanggiSetup(k%4)
+		fen, name = rules.JanggiSetupFEN(cho, han), "janggi "+cho.String()+","+han.String()
+	}
+	gs := [2]*rules.Game{}
+	for s, rs := range []*rules.RuleSet{a, b} {
+		g, err := rules.NewGame(rs, fen)
+		if err != nil {
+			return arena.Opening{}, fmt.Errorf("experiment: %w", err)
+		}
+		gs[s] = g
+	}
+	over := func() bool { return gs[0].Result().Over() || gs[1].Result().Over() }
+	seed = splitmix.Mix(GameSeed(seed, i), openingSeed)
+	var legal []rules.Move
+	for attempt := range maxOpeningAttempts {
+		rng := rand.New(rand.NewPCG(seed, uint64(attempt)))
+		for _, g := range gs {
+			g.Reset()
+		}
+		var moves []rules.Move
+		for len(moves) < plies && !over() {
+			legal = gs[0].LegalMoves(legal[:0])
+			n := 0
+			for _, m := range legal {
+				if !m.IsPass() { // a pass would only waste the opening
+					legal[n] = m
+					n++
+				}
+			}
+			if n == 0 {
+				break
+			}
+			m := legal[rng.IntN(n)]
+			if !gs[1].IsLegal(m) {
+				break
+			}
+			gs[0].Play(m)
+			gs[1].Play(m)
+			moves = append(moves, m)
+		}
+		if len(moves) == plies && !over() {
+			o := arena.Opening{FEN: fen, Moves: moves}
+			o.Name = strings.TrimSpace(name + " " + o.MovesText())
+			return o, nil
+		}
+		if plies == 0 {
+			break // nothing to redraw
+		}
+	}
+	return arena.Opening{}, fmt.Errorf("experiment: no opening of %d plies for game %d is playable under both %s and %s", plies, i, a.Name, b.Name)
+}

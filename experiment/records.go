@@ -1,0 +1,373 @@
+package experiment
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/palace-chess/palace/internal/runlock"
+	"github.com/palace-chess/palace/rules"
+)
+
+// RecordsFormat and RecordsVersion identify an experiment's record file.
+const (
+	RecordsFormat  = "palace-experiment"
+	RecordsVersion = 1
+)
+
+// Header is a record file's first line: what the experiment is, so that a
+// resumed one with other rules, another player or seed is refused. The game
+// count is not part of it: game i's opening and seed depend on i alone, so
+// an experiment grows by asking for more games.
+type Header struct {
+	Format  string `json:"format"`
+	Version int    `json:"version"`
+	// A and B are the two rule sets, every switch written out.
+	A            RuleSetInfo `json:"a"`
+	B            RuleSetInfo `json:"b"`
+	Player       string      `json:"player"`
+	OpeningPlies int         `json:"opening_plies"`
+	Seed         uint64      `json:"seed"`
+	CodeVersion  string      `json:"code_version,omitempty"`
+	Started      time.Time   `json:"started"`
+}
+
+// GameRecord is one finished game.
+type GameRecord struct {
+	Index int `json:"index"`
+	// Rules is "A" or "B": which rule set the game was played under.
+	Rules string `json:"rules"`
+	// Seed is the game's seed, shared by the games of its index.
+	Seed    uint64 `json:"seed"`
+	Opening string `json:"opening"`
+	Result  string `json:"result"` // 1-0, 0-1, 1/2-1/2 (the first mover's view)
+	Reason  string `json:"reason"` // rules.Termination's label
+	// Plies is the whole game's length, the opening's plies included: the
+	// rule sets' limits count them too.
+	Plies    int    `json:"plies"`
+	Passes   int    `json:"passes"`
+	StartFEN string `json:"start_fen"`
+	Moves    string `json:"moves"` // ranks 1–10, the opening's first
+}
+
+// FirstMoverScore is the game's score for the side that moved first (red,
+// cho): 1, 0.5 or 0.
+func (r GameRecord) FirstMoverScore() float64 {
+	switch r.Result {
+	case "1-0":
+		return 1
+	case "0-1":
+		return 0
+	}
+	return 0.5
+}
+
+// side is 0 for A and 1 for B.
+func (r GameRecord) side() int {
+	if r.Rules == "B" {
+		return 1
+	}
+	return 0
+}
+
+var sideNames = [2]string{"A", "B"}
+
+// RuleSetInfo is a rule set written out in full: its name@hash and every
+// switch under the key a rule-set YAML file gives it.
+type RuleSetInfo struct {
+	ID                  string  `json:"id" yaml:"-"`
+	Game                string  `json:"game" yaml:"-"`
+	Name                string  `json:"name" yaml:"name"`
+	Pass                string  `json:"pass" yaml:"pass"`
+	FacingKings         string  `json:"facingKings" yaml:"facingKings"`
+	BikjangClaim        bool    `json:"bikjangClaim" yaml:"bikjangClaim"`
+	Counting            bool    `json:"counting" yaml:"counting"`
+	HanBonus            float64 `json:"hanBonus" yaml:"hanBonus"`
+	Repetition          int     `json:"repetition" yaml:"repetition"`
+	PerpetualCheckLoses bool    `json:"perpetualCheckLoses" yaml:"perpetualCheckLoses"`
+	ChaseRule           bool    `json:"chaseRule" yaml:"chaseRule"`
+	ShuttleRule         bool    `json:"shuttleRule" yaml:"shuttleRule"`
+	MoveLimit           int     `json:"moveLimit" yaml:"moveLimit"`
+	CheckExtension      bool    `json:"checkExtension" yaml:"checkExtension"`
+	MaterialDraw        bool    `json:"materialDraw" yaml:"materialDraw"`
+	MaxPlies            int     `json:"maxPlies" yaml:"maxPlies"`
+}
+
+// Describe writes rs out in full.
+func Describe(rs *rules.RuleSet) RuleSetInfo {
+	return RuleSetInfo{
+		ID: rs.String(), Game: rs.Game.String(), Name: rs.Name, Pass: rs.Pass.String(), FacingKings: rs.Facing.String(),
+		BikjangClaim: rs.BikjangClaim, Counting: rs.Counting, HanBonus: float64(rs.HanBonusHalves) / 2,
+		Repetition: rs.Repetition, PerpetualCheckLoses: rs.PerpetualCheckLoses, ChaseRule: rs.ChaseRule,
+		ShuttleRule: rs.ShuttleRule, MoveLimit: rs.MoveLimit, CheckExtension: rs.CheckExtension,
+		MaterialDraw: rs.MaterialDraw, MaxPlies: rs.MaxPlies,
+	}
+}
+
+// RuleSet rebuilds the rule set, through the YAML form (the game's base
+// preset with every switch set), and checks it hashes to ID.
+func (ri RuleSetInfo) RuleSet() (*rules.RuleSet, error) {
+	doc := struct {
+		Base        string `yaml:"base"`
+		RuleSetInfo `yaml:",inline"`
+	}{ri.Game, ri}
+	data, err := yaml.Marshal(doc)
+	if err != nil {
+		return nil, fmt.Errorf("experiment: rule set %s: %w", ri.ID, err)
+	}
+	rs, err := rules.ParseRuleSet(data, "rule set "+ri.ID)
+	if err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
+	}
+	if rs.String() != ri.ID {
+		return nil, fmt.Errorf("experiment: rule set %s: its switches hash to %s", ri.ID, rs.String())
+	}
+	return rs, nil
+}
+
+// RuleSets rebuilds the header's two rule sets.
+func (h Header) RuleSets() (a, b *rules.RuleSet, err error) {
+	if a, err = h.A.RuleSet(); err != nil {
+		return nil, nil, err
+	}
+	if b, err = h.B.RuleSet(); err != nil {
+		return nil, nil, err
+	}
+	return a, b, nil
+}
+
+// recordFile is an open record file, locked against a second writer.
+type recordFile struct {
+	f      *os.File
+	unlock func()
+}
+
+func (rf *recordFile) Close() {
+	rf.f.Close()
+	rf.unlock()
+}
+
+// openRecords opens the record file at path to resume it, or starts it with
+// hdr. It holds a lock on the file until Close, so two processes never
+// append to one experiment. A last line cut short by a crash is removed;
+// any other damage is an error naming the line.
+func openRecords(path string, hdr Header) (*recordFile, []GameRecord, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, nil, fmt.Errorf("experiment: %w", err)
+	}
+	// The lock is on the record file itself (created empty if missing):
+	// nothing is left beside it.
+	unlock, err := runlock.Lock(path)
+	if errors.Is(err, runlock.ErrLocked) {
+		return nil, nil, fmt.Errorf("experiment: %s is being written by another process", path)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("experiment: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	if err != nil {
+		unlock()
+		return nil, nil, fmt.Errorf("experiment: %w", err)
+	}
+	rf := &recordFile{f: f, unlock: unlock}
+	recs, err := rf.load(path, hdr)
+	if err != nil {
+		rf.Close()
+		return nil, nil, err
+	}
+	return rf, recs, nil
+}
+
+func (rf *recordFile) load(path string, hdr Header) ([]GameRecord, error) {
+	data, err := io.ReadAll(rf.f)
+	if err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
+	}
+	whole := completeLines(data)
+	if len(whole) == 0 && isHeaderStart(data) {
+		// New, or killed while writing its header: no game can be there.
+		line, err := json.Marshal(hdr)
+		if err != nil {
+			return nil, fmt.Errorf("experiment: %w", err)
+		}
+		if err := rf.f.Truncate(0); err != nil {
+			return nil, fmt.Errorf("experiment: %w", err)
+		}
+		if err := writeSynced(rf.f, line); err != nil {
+			return nil, fmt.Errorf("experiment: %s: writing the header: %w", path, err)
+		}
+		syncDir(filepath.Dir(path))
+		return nil, nil
+	}
+	h, recs, err := parseRecords(path, whole)
+	if err != nil {
+		return nil, err
+	}
+	if err := sameExperiment(h, hdr); err != nil {
+		return nil, fmt.Errorf("experiment: %s holds another experiment: %w", path, err)
+	}
+	if len(whole) < len(data) {
+		// A torn last line: its game was not complete. Cut it, only now
+		// that the file is known to be this experiment's.
+		if err := rf.f.Truncate(int64(len(whole))); err != nil {
+			return nil, fmt.Errorf("experiment: %s: cutting a torn last line: %w", path, err)
+		}
+	}
+	return recs, nil
+}
+
+// isHeaderStart reports whether data is empty or the start of a header line
+// cut short: the only contents a new experiment may overwrite.
+func isHeaderStart(data []byte) bool {
+	prefix := []byte(`{"format":"` + RecordsFormat + `"`)
+	n := min(len(data), len(prefix))
+	return bytes.Equal(data[:n], prefix[:n])
+}
+
+// completeLines is data up to its last newline: what a crash mid-write
+// leaves complete.
+func completeLines(data []byte) []byte {
+	return data[:bytes.LastIndexByte(data, '\n')+1]
+}
+
+// parseRecords reads a record file's complete lines: the header, then one
+// game a line, each checked (in range, not twice).
+func parseRecords(path string, data []byte) (Header, []GameRecord, error) {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<24)
+	var h Header
+	if !sc.Scan() {
+		return h, nil, fmt.Errorf("experiment: %s: no complete header line", path)
+	}
+	if err := json.Unmarshal(sc.Bytes(), &h); err != nil || h.Format != RecordsFormat {
+		return h, nil, fmt.Errorf("experiment: %s: not a palace experiment record file", path)
+	}
+	if h.Version != RecordsVersion {
+		return h, nil, fmt.Errorf("experiment: %s: version %d, this palace reads %d", path, h.Version, RecordsVersion)
+	}
+	var recs []GameRecord
+	seen := map[[2]int]bool{}
+	for n := 2; sc.Scan(); n++ {
+		var r GameRecord
+		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&r); err != nil {
+			return h, nil, fmt.Errorf("experiment: %s line %d: %w", path, n, err)
+		}
+		if err := r.check(); err != nil {
+			return h, nil, fmt.Errorf("experiment: %s line %d: %w", path, n, err)
+		}
+		k := [2]int{r.Index, r.side()}
+		if seen[k] {
+			return h, nil, fmt.Errorf("experiment: %s line %d: game %d under %s recorded twice", path, n, r.Index, r.Rules)
+		}
+		seen[k] = true
+		recs = append(recs, r)
+	}
+	if err := sc.Err(); err != nil {
+		return h, nil, fmt.Errorf("experiment: %s: %w", path, err)
+	}
+	return h, recs, nil
+}
+
+// check reports a field no game of an experiment can have.
+func (r GameRecord) check() error {
+	switch {
+	case r.Index < 0:
+		return fmt.Errorf("game index %d is negative", r.Index)
+	case r.Rules != "A" && r.Rules != "B":
+		return fmt.Errorf("rules %q: want A or B", r.Rules)
+	case r.Result != "1-0" && r.Result != "0-1" && r.Result != "1/2-1/2":
+		return fmt.Errorf("result %q: want 1-0, 0-1 or 1/2-1/2", r.Result)
+	case r.Reason == "":
+		return errors.New("no reason the game ended")
+	case r.Plies < 0 || r.Passes < 0 || r.Passes > r.Plies:
+		return fmt.Errorf("%d plies with %d passes", r.Plies, r.Passes)
+	}
+	return nil
+}
+
+// sameExperiment compares everything but the start time and code version.
+func sameExperiment(got, want Header) error {
+	var diffs []string
+	if got.A.ID != want.A.ID || got.B.ID != want.B.ID {
+		diffs = append(diffs, fmt.Sprintf("rules %s vs %s, not %s vs %s", got.A.ID, got.B.ID, want.A.ID, want.B.ID))
+	}
+	if got.Player != want.Player {
+		diffs = append(diffs, fmt.Sprintf("player %s, not %s", got.Player, want.Player))
+	}
+	if got.Seed != want.Seed {
+		diffs = append(diffs, fmt.Sprintf("seed %d, not %d", got.Seed, want.Seed))
+	}
+	if got.OpeningPlies != want.OpeningPlies {
+		diffs = append(diffs, fmt.Sprintf("openings of %d plies, not %d", got.OpeningPlies, want.OpeningPlies))
+	}
+	if len(diffs) > 0 {
+		return errors.New(strings.Join(diffs, "; "))
+	}
+	return nil
+}
+
+// appendRecord appends one game line and fsyncs it: the game is recorded
+// once the call returns.
+func (rf *recordFile) appendRecord(r GameRecord) error {
+	line, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("experiment: %w", err)
+	}
+	if err := writeSynced(rf.f, line); err != nil {
+		return fmt.Errorf("experiment: recording a game: %w", err)
+	}
+	return nil
+}
+
+func writeSynced(f *os.File, line []byte) error {
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		return err
+	}
+	return f.Sync()
+}
+
+// syncDir makes a new file's directory entry durable, where the file
+// system allows.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
+// ReadRecords reads an experiment's record file: its header and games,
+// ordered by index, A before B. A torn last line (an experiment still being
+// written, or killed) is left alone and ignored.
+func ReadRecords(path string) (Header, []GameRecord, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Header{}, nil, fmt.Errorf("experiment: %w", err)
+	}
+	h, recs, err := parseRecords(path, completeLines(data))
+	if err != nil {
+		return h, nil, err
+	}
+	sortRecords(recs)
+	return h, recs, nil
+}
+
+func sortRecords(recs []GameRecord) {
+	slices.SortFunc(recs, func(a, b GameRecord) int {
+		if a.Index != b.Index {
+			return a.Index - b.Index
+		}
+		return a.side() - b.side()
+	})
+}

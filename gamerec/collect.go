@@ -1,0 +1,276 @@
+package gamerec
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/palace-chess/palace/datasets"
+	"github.com/palace-chess/palace/rules"
+	"github.com/palace-chess/palace/selfplay"
+)
+
+// Collect reads the games at paths and hands each to fn with its rule set,
+// in a fixed order (paths in the order given, directories walked in name
+// order). A path may be
+//   - a games file (this package's format),
+//   - a self-play game-record file (NAME.games.jsonl beside NAME.shard),
+//   - a self-play directory: the game files of the shards its manifest
+//     lists (a crash's unlisted debris is not read),
+//   - a run directory of palace run: every selfplay/gen-NNNN directory,
+//     each game tagged with the generation of the network that played it
+//     (from metrics.jsonl and best.json),
+//   - any other directory: the games files and self-play directories
+//     below it.
+//
+// A file that cannot be read stops Collect with an error naming it:
+// statistics over a silently shortened collection would mislead. fn's
+// error stops it too and is returned as is. fn must not keep g past the
+// call; it may keep rs.
+func Collect(paths []string, fn func(g *Game, rs *rules.RuleSet) error) error {
+	for _, p := range paths {
+		if err := collectPath(p, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func collectPath(p string, fn func(*Game, *rules.RuleSet) error) error {
+	info, err := os.Stat(p)
+	if err != nil {
+		return fmt.Errorf("gamerec: %w", err)
+	}
+	if !info.IsDir() {
+		return collectFile(p, nil, fn)
+	}
+	if isRunDir(p) {
+		return collectRun(p, fn)
+	}
+	if isSelfplayDir(p) {
+		return collectSelfplay(p, nil, fn)
+	}
+	entries, err := os.ReadDir(p)
+	if err != nil {
+		return fmt.Errorf("gamerec: %w", err)
+	}
+	for _, e := range entries { // ReadDir sorts by name
+		sub := filepath.Join(p, e.Name())
+		switch {
+		case e.IsDir():
+			if err := collectPath(sub, fn); err != nil {
+				return err
+			}
+		case strings.HasSuffix(e.Name(), ".jsonl") && !strings.HasSuffix(e.Name(), selfplay.GamesSuffix):
+			// Only this package's games files: other JSON lines files
+			// (metrics, arena records) are not games to collect, so
+			// peek at the header before committing to the file.
+			if ok, err := isGamesFile(sub); err != nil {
+				return err
+			} else if ok {
+				if err := collectFile(sub, nil, fn); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func isRunDir(dir string) bool {
+	_, err1 := os.Stat(filepath.Join(dir, "state.json"))
+	info, err2 := os.Stat(filepath.Join(dir, "selfplay"))
+	return err1 == nil && err2 == nil && info.IsDir()
+}
+
+func isSelfplayDir(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, datasets.ManifestName))
+	return err == nil
+}
+
+// isGamesFile reports whether path starts with this package's header.
+func isGamesFile(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, fmt.Errorf("gamerec: %w", err)
+	}
+	defer f.Close()
+	line, err := bufio.NewReaderSize(f, 4096).ReadSlice('\n')
+	if err != nil && !errors.Is(err, bufio.ErrBufferFull) && len(line) == 0 {
+		return false, nil
+	}
+	var h struct {
+		Format string `json:"format"`
+	}
+	_ = json.Unmarshal(line, &h)
+	return h.Format == Format, nil
+}
+
+// collectFile reads a games file or a self-play game-record file; gen
+// maps self-play network IDs to generations (nil: unknown).
+func collectFile(path string, gen map[string]int, fn func(*Game, *rules.RuleSet) error) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("gamerec: %w", err)
+	}
+	first, _, _ := bytes.Cut(data, []byte{'\n'})
+	var h struct {
+		Format string `json:"format"`
+	}
+	if err := json.Unmarshal(first, &h); err != nil {
+		return fmt.Errorf("%w: %s: line 1 (header): %v", ErrGames, path, err)
+	}
+	switch h.Format {
+	case Format:
+		f, err := Parse(path, data)
+		if err != nil {
+			return err
+		}
+		for i := range f.Games {
+			if err := fn(&f.Games[i], f.RuleSet(&f.Games[i])); err != nil {
+				return err
+			}
+		}
+		return nil
+	case selfplay.GamesFormat:
+		f, err := selfplay.ReadGames(path)
+		if err != nil {
+			return fmt.Errorf("gamerec: %w", err)
+		}
+		rs := f.RuleSet()
+		var g Game
+		for i := range f.Games {
+			r := &f.Games[i]
+			g = Game{Source: path, Index: i + 1, RuleSet: f.Header.RuleSet, Setup: r.Setup, StartFEN: r.StartFEN,
+				Moves: r.Moves, Plies: r.Plies, Result: r.Result, Reason: r.Reason, Network: f.Header.NetworkID}
+			if n, ok := gen[f.Header.NetworkID]; ok {
+				g.Generation = &n
+			}
+			if err := fn(&g, rs); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("%w: %s: format %q is neither %q nor %q", ErrGames, path, h.Format, Format, selfplay.GamesFormat)
+}
+
+// collectSelfplay reads the game files of the shards dir's manifest lists.
+func collectSelfplay(dir string, gen map[string]int, fn func(*Game, *rules.RuleSet) error) error {
+	m, err := datasets.ReadManifest(dir)
+	if err != nil {
+		return fmt.Errorf("gamerec: %w", err)
+	}
+	for _, s := range m.Shards {
+		if err := collectFile(selfplay.GamesPath(filepath.Join(dir, s.Name)), gen, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var genDir = regexp.MustCompile(`^gen-(\d+)$`)
+var netKey = regexp.MustCompile(`gen-(\d+)\.palnet$`)
+
+// collectRun reads a run directory's self-play generations in order.
+func collectRun(dir string, fn func(*Game, *rules.RuleSet) error) error {
+	gen, err := runGenerations(dir)
+	if err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, "selfplay"))
+	if err != nil {
+		return fmt.Errorf("gamerec: %w", err)
+	}
+	var gens []int
+	for _, e := range entries {
+		if m := genDir.FindStringSubmatch(e.Name()); m != nil && e.IsDir() {
+			n, _ := strconv.Atoi(m[1])
+			gens = append(gens, n)
+		}
+	}
+	sort.Ints(gens)
+	for _, n := range gens {
+		if err := collectSelfplay(filepath.Join(dir, "selfplay", fmt.Sprintf("gen-%04d", n)), gen, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runGenerations maps the network IDs of a run's self-play games to the
+// generations of those networks. Self-play's metric names the network by
+// its key (nets/gen-NNNN.palnet) and the games file by its ID, so the two
+// meet through the games files of each self-play generation; best.json
+// covers a generation whose self-play has not finished.
+func runGenerations(dir string) (map[string]int, error) {
+	keyGen := map[int]int{} // self-play generation → network generation
+	data, err := os.ReadFile(filepath.Join(dir, "metrics.jsonl"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("gamerec: %w", err)
+	}
+	for i, line := range bytes.Split(data, []byte{'\n'}) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var m struct {
+			Generation int    `json:"generation"`
+			Stage      string `json:"stage"`
+			Network    string `json:"network"`
+		}
+		if err := json.Unmarshal(line, &m); err != nil {
+			return nil, fmt.Errorf("%w: %s: line %d: %v", ErrGames, filepath.Join(dir, "metrics.jsonl"), i+1, err)
+		}
+		if k := netKey.FindStringSubmatch(m.Network); m.Stage == "selfplay" && k != nil {
+			n, _ := strconv.Atoi(k[1])
+			keyGen[m.Generation] = n
+		}
+	}
+	ids := map[string]int{}
+	for sp, n := range keyGen {
+		if id, err := selfplayNetwork(filepath.Join(dir, "selfplay", fmt.Sprintf("gen-%04d", sp))); err != nil {
+			return nil, err
+		} else if id != "" {
+			ids[id] = n
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "best.json")); err == nil {
+		var b struct {
+			Generation int    `json:"generation"`
+			NetworkID  string `json:"network_id"`
+		}
+		if err := json.Unmarshal(data, &b); err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrGames, filepath.Join(dir, "best.json"), err)
+		}
+		if _, ok := ids[b.NetworkID]; !ok && b.NetworkID != "" {
+			ids[b.NetworkID] = b.Generation
+		}
+	}
+	return ids, nil
+}
+
+// selfplayNetwork is the network ID in the first listed games file of a
+// self-play directory ("" when it has none).
+func selfplayNetwork(dir string) (string, error) {
+	m, err := datasets.ReadManifest(dir)
+	if err != nil {
+		return "", fmt.Errorf("gamerec: %w", err)
+	}
+	if len(m.Shards) == 0 {
+		return "", nil
+	}
+	f, err := selfplay.ReadGames(selfplay.GamesPath(filepath.Join(dir, m.Shards[0].Name)))
+	if err != nil {
+		return "", fmt.Errorf("gamerec: %w", err)
+	}
+	return f.Header.NetworkID, nil
+}
