@@ -1,22 +1,18 @@
 package arena
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/palace-chess/palace/internal/atomicfile"
+	"github.com/palace-chess/palace/internal/jsonlrec"
 	"github.com/palace-chess/palace/internal/splitmix"
 	"github.com/palace-chess/palace/rules"
 	"github.com/palace-chess/palace/stats"
@@ -116,10 +112,11 @@ func Play(ctx context.Context, m Match) (Summary, error) {
 		return Summary{}, err
 	}
 	hdr := m.header()
-	recs, err := openRecords(m.Records, hdr)
+	rf, recs, err := jsonlrec.Open(m.Records, hdr, &recordSpec)
 	if err != nil {
 		return Summary{}, err
 	}
+	defer rf.Close()
 	sum := summarize(&m, recs)
 	if sum.Done {
 		return sum, nil
@@ -136,12 +133,6 @@ func Play(ctx context.Context, m Match) (Summary, error) {
 			}
 		}
 	}
-	f, err := os.OpenFile(m.Records, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		return sum, fmt.Errorf("arena: %w", err)
-	}
-	defer f.Close()
-
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var (
@@ -177,7 +168,7 @@ func Play(ctx context.Context, m Match) (Summary, error) {
 					mu.Unlock()
 					return
 				}
-				err = appendRecord(f, rec)
+				err = rf.Append(&rec)
 				if err == nil {
 					recs = append(recs, rec)
 					sum = summarize(&m, recs)
@@ -401,89 +392,18 @@ func summarizeRecords(a, b string, npairs int, sprt *stats.SPRT, recs []GameReco
 	return s
 }
 
-// openRecords reads the record file of a match to resume it, or creates it
-// with hdr. A last line cut short by a crash is removed; any other damage
-// is an error naming the line.
-func openRecords(path string, hdr Header) ([]GameRecord, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return nil, fmt.Errorf("arena: %w", err)
-		}
-		line, err := json.Marshal(hdr)
-		if err != nil {
-			return nil, fmt.Errorf("arena: %w", err)
-		}
-		if err := atomicfile.WriteBytes(path, 0o644, append(line, '\n')); err != nil {
-			return nil, fmt.Errorf("arena: %w", err)
-		}
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("arena: %w", err)
-	}
-	whole := completeLines(data)
-	h, recs, err := parseRecords(path, whole)
-	if err != nil {
-		return nil, err
-	}
-	if err := sameMatch(h, hdr); err != nil {
-		return nil, fmt.Errorf("arena: %s holds another match: %w", path, err)
-	}
-	if len(whole) < len(data) {
-		// A torn last line: the game it held was not complete; cut it
-		// (only now that the file is known to be this match's).
-		if err := os.Truncate(path, int64(len(whole))); err != nil {
-			return nil, fmt.Errorf("arena: %s: cutting a torn last line: %w", path, err)
-		}
-	}
-	return recs, nil
-}
-
-// completeLines is data up to its last newline: what a crash mid-write
-// leaves complete.
-func completeLines(data []byte) []byte {
-	return data[:bytes.LastIndexByte(data, '\n')+1]
-}
-
-// parseRecords reads a record file's complete lines: the header, then one
-// game a line, each checked (in range, not twice).
-func parseRecords(path string, data []byte) (Header, []GameRecord, error) {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<24)
-	var h Header
-	if !sc.Scan() {
-		return h, nil, fmt.Errorf("arena: %s: no complete header line", path)
-	}
-	if err := json.Unmarshal(sc.Bytes(), &h); err != nil || h.Format != RecordsFormat {
-		return h, nil, fmt.Errorf("arena: %s: not a palace match record file", path)
-	}
-	if h.Version != RecordsVersion {
-		return h, nil, fmt.Errorf("arena: %s: version %d, this palace reads %d", path, h.Version, RecordsVersion)
-	}
-	var recs []GameRecord
-	seen := map[[2]int]bool{}
-	for n := 2; sc.Scan(); n++ {
-		var r GameRecord
-		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&r); err != nil {
-			return h, nil, fmt.Errorf("arena: %s line %d: %w", path, n, err)
-		}
+// recordSpec is the match record file: a Header line, then a GameRecord
+// a line as each game finishes.
+var recordSpec = jsonlrec.Spec[Header, GameRecord]{
+	Pkg: "arena", What: "match", Format: RecordsFormat, Version: RecordsVersion,
+	Same: func(got, want *Header) error { return sameMatch(*got, *want) },
+	Check: func(h *Header, r *GameRecord) error {
 		if r.Pair < 0 || r.Pair >= h.Pairs || r.Game < 0 || r.Game > 1 || !(r.Score == 0 || r.Score == 0.5 || r.Score == 1) {
-			return h, nil, fmt.Errorf("arena: %s line %d: pair %d game %d score %v out of range", path, n, r.Pair, r.Game, r.Score)
+			return fmt.Errorf("pair %d game %d score %v out of range", r.Pair, r.Game, r.Score)
 		}
-		k := [2]int{r.Pair, r.Game}
-		if seen[k] {
-			return h, nil, fmt.Errorf("arena: %s line %d: pair %d game %d recorded twice", path, n, r.Pair, r.Game)
-		}
-		seen[k] = true
-		recs = append(recs, r)
-	}
-	if err := sc.Err(); err != nil {
-		return h, nil, fmt.Errorf("arena: %s: %w", path, err)
-	}
-	return h, recs, nil
+		return nil
+	},
+	Key: func(r *GameRecord) string { return fmt.Sprintf("pair %d game %d", r.Pair, r.Game) },
 }
 
 // sameMatch compares everything but the start time and code version.
@@ -507,31 +427,11 @@ func sameMatch(got, want Header) error {
 	return nil
 }
 
-// appendRecord appends one game line and fsyncs it: the game is recorded
-// once the call returns.
-func appendRecord(f *os.File, r GameRecord) error {
-	line, err := json.Marshal(r)
-	if err != nil {
-		return fmt.Errorf("arena: %w", err)
-	}
-	if _, err := f.Write(append(line, '\n')); err != nil {
-		return fmt.Errorf("arena: recording a game: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("arena: recording a game: %w", err)
-	}
-	return nil
-}
-
 // ReadRecords reads a match record file: its header and games, in pair
 // order. A torn last line (a match still being written, or killed) is left
 // alone and ignored.
 func ReadRecords(path string) (Header, []GameRecord, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return Header{}, nil, fmt.Errorf("arena: %w", err)
-	}
-	h, recs, err := parseRecords(path, completeLines(data))
+	h, recs, err := jsonlrec.Read(path, &recordSpec)
 	if err != nil {
 		return h, nil, err
 	}

@@ -199,7 +199,7 @@ func Run(ctx context.Context, c Config) (Outcome, error) {
 					return
 				}
 				mu.Lock()
-				err = rf.appendRecord(rec)
+				err = rf.Append(&rec)
 				if err == nil {
 					out.Records = append(out.Records, rec)
 					out.Played++

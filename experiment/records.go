@@ -1,21 +1,15 @@
 package experiment
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/palace-chess/palace/internal/runlock"
+	"github.com/palace-chess/palace/internal/jsonlrec"
 	"github.com/palace-chess/palace/rules"
 )
 
@@ -146,138 +140,19 @@ func (h Header) RuleSets() (a, b *rules.RuleSet, err error) {
 	return a, b, nil
 }
 
-// recordFile is an open record file, locked against a second writer.
-type recordFile struct {
-	f      *os.File
-	unlock func()
+// recordSpec is the experiment record file: a Header line, then a
+// GameRecord a line as each game finishes.
+var recordSpec = jsonlrec.Spec[Header, GameRecord]{
+	Pkg: "experiment", What: "experiment", Format: RecordsFormat, Version: RecordsVersion,
+	Same:  func(got, want *Header) error { return sameExperiment(*got, *want) },
+	Check: func(_ *Header, r *GameRecord) error { return r.check() },
+	Key:   func(r *GameRecord) string { return fmt.Sprintf("game %d under %s", r.Index, r.Rules) },
 }
 
-func (rf *recordFile) Close() {
-	rf.f.Close()
-	rf.unlock()
-}
-
-// openRecords opens the record file at path to resume it, or starts it with
-// hdr. It holds a lock on the file until Close, so two processes never
-// append to one experiment. A last line cut short by a crash is removed;
-// any other damage is an error naming the line.
-func openRecords(path string, hdr Header) (*recordFile, []GameRecord, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, nil, fmt.Errorf("experiment: %w", err)
-	}
-	// The lock is on the record file itself (created empty if missing):
-	// nothing is left beside it.
-	unlock, err := runlock.Lock(path)
-	if errors.Is(err, runlock.ErrLocked) {
-		return nil, nil, fmt.Errorf("experiment: %s is being written by another process", path)
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("experiment: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
-	if err != nil {
-		unlock()
-		return nil, nil, fmt.Errorf("experiment: %w", err)
-	}
-	rf := &recordFile{f: f, unlock: unlock}
-	recs, err := rf.load(path, hdr)
-	if err != nil {
-		rf.Close()
-		return nil, nil, err
-	}
-	return rf, recs, nil
-}
-
-func (rf *recordFile) load(path string, hdr Header) ([]GameRecord, error) {
-	data, err := io.ReadAll(rf.f)
-	if err != nil {
-		return nil, fmt.Errorf("experiment: %w", err)
-	}
-	whole := completeLines(data)
-	if len(whole) == 0 && isHeaderStart(data) {
-		// New, or killed while writing its header: no game can be there.
-		line, err := json.Marshal(hdr)
-		if err != nil {
-			return nil, fmt.Errorf("experiment: %w", err)
-		}
-		if err := rf.f.Truncate(0); err != nil {
-			return nil, fmt.Errorf("experiment: %w", err)
-		}
-		if err := writeSynced(rf.f, line); err != nil {
-			return nil, fmt.Errorf("experiment: %s: writing the header: %w", path, err)
-		}
-		syncDir(filepath.Dir(path))
-		return nil, nil
-	}
-	h, recs, err := parseRecords(path, whole)
-	if err != nil {
-		return nil, err
-	}
-	if err := sameExperiment(h, hdr); err != nil {
-		return nil, fmt.Errorf("experiment: %s holds another experiment: %w", path, err)
-	}
-	if len(whole) < len(data) {
-		// A torn last line: its game was not complete. Cut it, only now
-		// that the file is known to be this experiment's.
-		if err := rf.f.Truncate(int64(len(whole))); err != nil {
-			return nil, fmt.Errorf("experiment: %s: cutting a torn last line: %w", path, err)
-		}
-	}
-	return recs, nil
-}
-
-// isHeaderStart reports whether data is empty or the start of a header line
-// cut short: the only contents a new experiment may overwrite.
-func isHeaderStart(data []byte) bool {
-	prefix := []byte(`{"format":"` + RecordsFormat + `"`)
-	n := min(len(data), len(prefix))
-	return bytes.Equal(data[:n], prefix[:n])
-}
-
-// completeLines is data up to its last newline: what a crash mid-write
-// leaves complete.
-func completeLines(data []byte) []byte {
-	return data[:bytes.LastIndexByte(data, '\n')+1]
-}
-
-// parseRecords reads a record file's complete lines: the header, then one
-// game a line, each checked (in range, not twice).
-func parseRecords(path string, data []byte) (Header, []GameRecord, error) {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<24)
-	var h Header
-	if !sc.Scan() {
-		return h, nil, fmt.Errorf("experiment: %s: no complete header line", path)
-	}
-	if err := json.Unmarshal(sc.Bytes(), &h); err != nil || h.Format != RecordsFormat {
-		return h, nil, fmt.Errorf("experiment: %s: not a palace experiment record file", path)
-	}
-	if h.Version != RecordsVersion {
-		return h, nil, fmt.Errorf("experiment: %s: version %d, this palace reads %d", path, h.Version, RecordsVersion)
-	}
-	var recs []GameRecord
-	seen := map[[2]int]bool{}
-	for n := 2; sc.Scan(); n++ {
-		var r GameRecord
-		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&r); err != nil {
-			return h, nil, fmt.Errorf("experiment: %s line %d: %w", path, n, err)
-		}
-		if err := r.check(); err != nil {
-			return h, nil, fmt.Errorf("experiment: %s line %d: %w", path, n, err)
-		}
-		k := [2]int{r.Index, r.side()}
-		if seen[k] {
-			return h, nil, fmt.Errorf("experiment: %s line %d: game %d under %s recorded twice", path, n, r.Index, r.Rules)
-		}
-		seen[k] = true
-		recs = append(recs, r)
-	}
-	if err := sc.Err(); err != nil {
-		return h, nil, fmt.Errorf("experiment: %s: %w", path, err)
-	}
-	return h, recs, nil
+// openRecords opens the record file at path to resume it, or starts it
+// with hdr; it stays locked against a second writer until Close.
+func openRecords(path string, hdr Header) (*jsonlrec.File[Header, GameRecord], []GameRecord, error) {
+	return jsonlrec.Open(path, hdr, &recordSpec)
 }
 
 // check reports a field no game of an experiment can have.
@@ -318,44 +193,11 @@ func sameExperiment(got, want Header) error {
 	return nil
 }
 
-// appendRecord appends one game line and fsyncs it: the game is recorded
-// once the call returns.
-func (rf *recordFile) appendRecord(r GameRecord) error {
-	line, err := json.Marshal(r)
-	if err != nil {
-		return fmt.Errorf("experiment: %w", err)
-	}
-	if err := writeSynced(rf.f, line); err != nil {
-		return fmt.Errorf("experiment: recording a game: %w", err)
-	}
-	return nil
-}
-
-func writeSynced(f *os.File, line []byte) error {
-	if _, err := f.Write(append(line, '\n')); err != nil {
-		return err
-	}
-	return f.Sync()
-}
-
-// syncDir makes a new file's directory entry durable, where the file
-// system allows.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-}
-
 // ReadRecords reads an experiment's record file: its header and games,
 // ordered by index, A before B. A torn last line (an experiment still being
 // written, or killed) is left alone and ignored.
 func ReadRecords(path string) (Header, []GameRecord, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return Header{}, nil, fmt.Errorf("experiment: %w", err)
-	}
-	h, recs, err := parseRecords(path, completeLines(data))
+	h, recs, err := jsonlrec.Read(path, &recordSpec)
 	if err != nil {
 		return h, nil, err
 	}
