@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -18,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/palace-chess/palace/gib"
+	"github.com/palace-chess/palace/internal/ffishtest"
 	"github.com/palace-chess/palace/rules"
 )
 
@@ -243,50 +243,10 @@ func sanWriteGolden(t *testing.T) {
 }
 
 // sanFfish runs scripts/ffish-san.js in the given mode over lines and
-// returns its answers, one per line, without their prefix. It skips the
-// test when node or ffish is missing, unless PALACE_REQUIRE_FFISH is set.
+// returns its answers, one per line, without their prefix.
 func sanFfish(t *testing.T, mode, prefix string, lines []string) []string {
 	t.Helper()
-	dir := os.Getenv("PALACE_FFISH_DIR")
-	if dir == "" {
-		dir = filepath.Join(os.Getenv("HOME"), ".cache", "palace-ffish")
-	}
-	skip := func(why string) {
-		if os.Getenv("PALACE_REQUIRE_FFISH") != "" {
-			t.Fatalf("PALACE_REQUIRE_FFISH is set but %s", why)
-		}
-		t.Skipf("%s (npm install --prefix %s ffish@0.7.10): skipped", why, dir)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		skip("node is not installed")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "ffish")); err != nil {
-		skip("ffish is not installed in " + dir)
-	}
-	script, err := filepath.Abs(filepath.Join("..", "scripts", "ffish-san.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(node, script, mode)
-	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(dir, "node_modules"))
-	cmd.Stdin = strings.NewReader(strings.Join(lines, "\n") + "\n")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("ffish: %v\n%s", err, stderr.String())
-	}
-	var got []string
-	for l := range strings.SplitSeq(string(out), "\n") {
-		if rest, ok := strings.CutPrefix(l, prefix); ok {
-			got = append(got, rest)
-		}
-	}
-	if len(got) != len(lines) {
-		t.Fatalf("ffish answered %d lines for %d\n%s", len(got), len(lines), stderr.String())
-	}
-	return got
+	return ffishtest.Run(t, "ffish-san.js", []string{mode}, prefix, lines)
 }
 
 // sanGoldenGames are the golden file's games, the same in every run.

@@ -1,58 +1,22 @@
 package rules
 
 import (
-	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/palace-chess/palace/internal/ffishtest"
 )
 
 // ffishOracle runs scripts/ffish-oracle.js over lines of
-// VARIANT<TAB>FEN<TAB>MOVES and returns its output lines. It skips the test
-// when node or the ffish package is missing, unless PALACE_REQUIRE_FFISH is
-// set (CI installs both).
+// VARIANT<TAB>FEN<TAB>MOVES and returns its output lines.
 func ffishOracle(t *testing.T, lines []string) []string {
 	t.Helper()
-	dir := os.Getenv("PALACE_FFISH_DIR") // a folder whose node_modules holds ffish
-	if dir == "" {
-		dir = filepath.Join(os.Getenv("HOME"), ".cache", "palace-ffish")
-	}
-	skip := func(why string) {
-		if os.Getenv("PALACE_REQUIRE_FFISH") != "" {
-			t.Fatalf("PALACE_REQUIRE_FFISH is set but %s", why)
-		}
-		t.Skipf("%s (npm install --prefix %s ffish@0.7.10): ffish differential test skipped", why, dir)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		skip("node is not installed")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "ffish")); err != nil {
-		skip("ffish is not installed in " + dir)
-	}
-	script, err := filepath.Abs(filepath.Join("..", "scripts", "ffish-oracle.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(node, script)
-	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(dir, "node_modules"))
-	cmd.Stdin = strings.NewReader(strings.Join(lines, "\n") + "\n")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("ffish oracle: %v\n%s", err, stderr.String())
-	}
-	got := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	if len(got) != len(lines) {
-		t.Fatalf("ffish oracle answered %d lines for %d", len(got), len(lines))
-	}
-	return got
+	return ffishtest.Run(t, "ffish-oracle.js", nil, "", lines)
 }
 
 // randomEndgame plays a game from root until palace says it is over or
