@@ -13,8 +13,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-
-	"github.com/ebitengine/purego"
 )
 
 // CBLAS constants.
@@ -52,35 +50,7 @@ func load() {
 	if os.Getenv("OPENBLAS_NUM_THREADS") == "" {
 		os.Setenv("OPENBLAS_NUM_THREADS", "1")
 	}
-	candidates := []string{"libopenblas.so.0", "libopenblas.so", "/usr/lib/x86_64-linux-gnu/libopenblas.so.0", "/usr/lib/aarch64-linux-gnu/libopenblas.so.0"}
-	if choice != "" {
-		candidates = []string{choice}
-	}
-	for _, name := range candidates {
-		h, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_GLOBAL)
-		if err != nil {
-			continue
-		}
-		sym, err := purego.Dlsym(h, "cblas_sgemm")
-		if err != nil {
-			continue
-		}
-		var f Sgemm
-		purego.RegisterFunc(&f, sym)
-		desc := name
-		if core, err := purego.Dlsym(h, "openblas_get_corename"); err == nil {
-			var corename func() string
-			purego.RegisterFunc(&corename, core)
-			desc += " (" + corename() + ")"
-		}
-		if threads, err := purego.Dlsym(h, "openblas_set_num_threads"); err == nil {
-			var set func(int32)
-			purego.RegisterFunc(&set, threads)
-			set(1)
-		}
-		lib.sgemm, lib.name = f, desc
-		return
-	}
+	lib.sgemm, lib.name = open(choice)
 }
 
 // pickCoreType names OpenBLAS's kernels by the CPU's features (SkylakeX
