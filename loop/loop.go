@@ -36,13 +36,10 @@ import (
 
 	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/datasets"
-	"github.com/palace-chess/palace/encode"
 	"github.com/palace-chess/palace/internal/runlock"
-	"github.com/palace-chess/palace/internal/splitmix"
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/rules"
 	"github.com/palace-chess/palace/selfplay"
-	"github.com/palace-chess/palace/stats"
 	"github.com/palace-chess/palace/store"
 	"github.com/palace-chess/palace/train"
 )
@@ -152,23 +149,11 @@ type runner struct {
 }
 
 func newRunner(st store.Store, cfg Config, opt Options) (*runner, error) {
-	rs, err := rules.LoadRuleSet(cfg.Rules)
+	rs, ar, err := RuleSets(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("loop: %w", err)
+		return nil, err
 	}
-	capped := func(n int) *rules.RuleSet {
-		if n <= 0 {
-			return rs
-		}
-		c := *rs
-		c.MaxPlies = n
-		return &c
-	}
-	r := &runner{st: st, cfg: cfg, opt: opt, rs: capped(cfg.Selfplay.MaxPlies)}
-	r.arenaR = r.rs
-	if cfg.Arena.MaxPlies > 0 {
-		r.arenaR = capped(cfg.Arena.MaxPlies)
-	}
+	r := &runner{st: st, cfg: cfg, opt: opt, rs: rs, arenaR: ar}
 	r.p = newProgress(opt.Progress, opt.Terminal)
 	if lock := st.Local(lockKey); lock != "" {
 		// Whole-run lock: two processes in one run would both train.
@@ -235,17 +220,14 @@ func (r *runner) start() error {
 	if _, err := r.st.Read(BestKey); err == nil {
 		return nil // killed between writing best.json and state.json
 	}
-	w, err := model.NewRandom(r.cfg.Network, r.cfg.NetworkSeed)
+	ck, err := InitialNetwork(r.cfg, r.rs, r.opt.CodeVersion)
 	if err != nil {
-		return fmt.Errorf("loop: %w", err)
+		return err
 	}
-	ck := &model.Checkpoint{Weights: w, EncodingVersion: encode.Version, RuleSets: []string{r.rs.String()},
-		Provenance: model.Provenance{CodeVersion: r.opt.CodeVersion, Seed: r.cfg.NetworkSeed,
-			Created: time.Now().UTC().Format(time.RFC3339), Note: "generation 0: random weights"}}
 	if err := r.saveNet(NetKey(0), ck); err != nil {
 		return err
 	}
-	return r.setBest(Best{Generation: 0, Key: NetKey(0), NetworkID: w.ID()})
+	return r.setBest(Best{Generation: 0, Key: NetKey(0), NetworkID: ck.Weights.ID()})
 }
 
 func (r *runner) saveNet(key string, ck *model.Checkpoint) error {
@@ -370,7 +352,7 @@ func (r *runner) selfplay(ctx context.Context, gen int) error {
 	}
 	cfg := r.cfg.Selfplay
 	cfg.Output, cfg.Rules, cfg.Network = dirs[gen], r.cfg.Rules, r.st.Local(best.Key)
-	cfg.Seed = splitmix.Mix(r.cfg.Seed, uint64(gen))
+	cfg.Seed = SelfplaySeed(r.cfg, gen)
 	var total int64
 	var last selfplay.Stats
 	start := time.Now()
@@ -484,18 +466,15 @@ func (r *runner) match(gen int) (*arena.Match, error) {
 	}
 	a := r.cfg.Arena
 	opt := arena.SearchOptions{Evaluators: a.Evaluators, CacheEntries: 1 << 16}
-	name := func(g int, ck *model.Checkpoint) string {
-		return fmt.Sprintf("gen%d:%s/sims=%d", g, ck.Weights.ID(), a.Search.Simulations)
-	}
-	pa, err := arena.NewNetwork(name(gen, cand), cand.Weights, a.Search, opt)
+	pa, err := arena.NewNetwork(PlayerName(r.cfg, gen, cand.Weights), cand.Weights, a.Search, opt)
 	if err != nil {
 		return nil, err
 	}
-	pb, err := arena.NewNetwork(name(best.Generation, bck), bck.Weights, a.Search, opt)
+	pb, err := arena.NewNetwork(PlayerName(r.cfg, best.Generation, bck.Weights), bck.Weights, a.Search, opt)
 	if err != nil {
 		return nil, err
 	}
-	ops, err := arena.RandomOpenings(r.arenaR, a.Pairs, a.OpeningPlies, splitmix.Mix(r.cfg.Seed, 0x6172656e61))
+	ops, err := Openings(r.cfg, r.arenaR)
 	if err != nil {
 		return nil, err
 	}
@@ -505,7 +484,7 @@ func (r *runner) match(gen int) (*arena.Match, error) {
 	}
 	sprt := a.SPRT
 	return &arena.Match{RuleSet: r.arenaR, Openings: ops, A: pa, B: pb, Pairs: a.Pairs, SPRT: &sprt,
-		Concurrency: a.Concurrency, Records: recs, Seed: splitmix.Mix(r.cfg.Seed, uint64(gen)), CodeVersion: r.opt.CodeVersion}, nil
+		Concurrency: a.Concurrency, Records: recs, Seed: MatchSeed(r.cfg, gen), CodeVersion: r.opt.CodeVersion}, nil
 }
 
 // gate promotes candidate gen or keeps the best, and records why.
@@ -535,15 +514,7 @@ func (r *runner) gate(gen int) error {
 		if !s.Done {
 			return fmt.Errorf("loop: gate of generation %d: the match in %s is not over (%d games)", gen, path, s.Games)
 		}
-		switch s.Decision {
-		case stats.AcceptH1:
-			promote, m.Reason = true, "SPRT accepted the candidate"
-		case stats.AcceptH0:
-			promote, m.Reason = false, "SPRT rejected the candidate"
-		default:
-			promote = s.WDL.Score() >= r.cfg.Arena.AcceptScore
-			m.Reason = fmt.Sprintf("SPRT undecided after %d pairs; score %.3f vs accept_score %.3f", s.Pentanomial.Pairs(), s.WDL.Score(), r.cfg.Arena.AcceptScore)
-		}
+		promote, m.Reason = Decide(r.cfg, s)
 		m.Match = &s
 		if best.Key == NetKey(gen) {
 			// Killed after promoting, before state.json moved on: the

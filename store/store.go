@@ -1,7 +1,12 @@
 // Package store is where a run keeps its artifacts: a small key–value
-// interface over files, so that a shared object store can later take the
-// local directory's place without the run's code changing. Keys are
-// slash-separated paths relative to the store's root ("nets/gen-0001.palnet").
+// interface with two implementations, Dir (a local or shared directory)
+// and Bucket (an object store through gocloud.dev/blob: S3 and
+// S3-compatible stores, Google Cloud Storage, Azure Blob Storage). Open
+// picks one from a URL. Keys are slash-separated paths relative to the
+// store's root ("nets/gen-0001.palnet"), so a run has one layout wherever
+// it lives. Both write atomically, and both can write a key only if it is
+// absent (Creator), which distributed jobs use to keep the first of two
+// uploads of one artifact.
 package store
 
 import (

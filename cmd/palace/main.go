@@ -32,6 +32,9 @@ var commands = map[string]command{
 	"selfplay":   {"play games against itself and write training shards (resumes where it stopped)", runSelfplay},
 	"shard":      {"describe (inspect) one shard, or check (verify) a shard directory and replay its games", runShard},
 	"uci":        {"speak UCI/UCCI to GUIs and other programs (palace as an engine)", runUCI},
+	"worker":     {"play a distributed run's self-play and arena jobs from its NATS queue (any number, anywhere)", runWorker},
+	"trainer":    {"a distributed run's trainer: starts the run, enqueues self-play, trains (one per run)", runTrainer},
+	"gatekeeper": {"a distributed run's gatekeeper: plays each candidate's match through the workers, decides, promotes (one per run)", runGatekeeper},
 	"version":    {"print palace's version and build information", runVersion},
 }
 

@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
+	"github.com/palace-chess/palace/cluster"
 	"github.com/palace-chess/palace/configs"
 	"github.com/palace-chess/palace/loop"
 	"github.com/palace-chess/palace/store"
@@ -24,11 +26,24 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	generations := fs.Int("generations", -1, "stop after this many generations in total (overrides the config's generations; 0: never)")
 	duration := fs.Duration("duration", 0, "stop after this long (the run resumes where it stopped); 0: until the generations are done")
 	progress := fs.String("progress", "auto", "progress display: auto (a status line on a terminal, else log lines), line, log or none")
+	distributed := fs.Bool("distributed", false, "run the trainer and gatekeeper (and --workers workers) against a NATS server (--nats) and a bucket (--bucket); workers anywhere join with palace worker")
+	cf := addClusterFlags(fs, progress)
+	workers := fs.Int("workers", 0, "with --distributed: workers to run in this process too")
+	work := fs.String("work", "", "with --distributed: the trainer's local copy of the shards and its state (default: palace-RUN in the system's temporary directory)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *duration < 0 {
 		return usageError{"--duration must not be negative"}
+	}
+	if *distributed {
+		if *dir != "" {
+			return usageError{"--dir is for a local run; a distributed run's artifacts are in --bucket (file:///DIR for a directory)"}
+		}
+		return runDistributed(cf, *config, *generations, *duration, *workers, *work, stdout, stderr)
+	}
+	if *workers != 0 || *cf.bucket != "" {
+		return usageError{"--workers and --bucket are for --distributed runs"}
 	}
 	var data []byte
 	var source string
@@ -93,4 +108,37 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	defer stop()
 	fmt.Fprintf(stderr, "palace run: %s (%s); palace report %s shows its generations\n", *dir, source, *dir)
 	return loop.Run(ctx, st, cfg, opt)
+}
+
+// runDistributed is palace run --distributed: the trainer, the gatekeeper
+// and any local workers of a run coordinated through NATS.
+func runDistributed(cf *clusterFlags, config string, generations int, duration time.Duration, workers int, work string, stdout, stderr io.Writer) error {
+	if workers < 0 {
+		return usageError{"--workers must not be negative"}
+	}
+	log, err := cf.log(stdout)
+	if err != nil {
+		return err
+	}
+	ctx, stop := stopContext(duration)
+	defer stop()
+	c, err := cf.connect(ctx, "run")
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	st, url, cfg, err := startDistributed(ctx, c, cf, config)
+	if err != nil {
+		return err
+	}
+	if generations >= 0 {
+		cfg.Generations = generations
+	}
+	fmt.Fprintf(stderr, "palace run: distributed run %s on %s, artifacts in %s; palace worker --nats %s --run %s joins it\n",
+		*cf.run, *cf.nats, url, *cf.nats, *cf.run)
+	return cluster.Run(ctx, c, st, cfg, cluster.RunOptions{
+		RoleOptions: cluster.RoleOptions{WorkDir: work, Log: log, CodeVersion: codeVersion()},
+		Workers:     workers,
+		Worker:      cluster.WorkerOptions{Name: "local", Log: log, CodeVersion: codeVersion()},
+	})
 }

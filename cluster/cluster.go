@@ -1,0 +1,332 @@
+// Package cluster runs palace's loop across many machines: any number of
+// stateless workers play self-play and arena jobs, one trainer trains, one
+// gatekeeper decides, all coordinated through NATS JetStream, with every
+// artifact in a store.Store (a shared directory or an object store) in
+// the run-directory layout of package loop. The generations, seeds, shard
+// names, metrics and gate decisions are the single-machine loop's: under
+// PALACE_BLAS=off a distributed run makes the very networks a local run of
+// the same config makes, killed workers and a restarted trainer included
+// (TestDistributedRun checks it). One difference: an arena pair is played
+// as a one-pair match seeded by the pair, so players that draw random
+// numbers (noise or temperature in the arena's search) may play other,
+// equally valid games than a local match; palace's default arena search is
+// deterministic, and then the games are the same.
+//
+// # Coordination
+//
+// For a run named RUN (letters, digits, '-' and '_'), JetStream holds:
+//
+//	stream PALACE_RUN_JOBS      work queue, subjects palace.RUN.jobs.{selfplay,arena}.GEN
+//	                            one durable pull consumer "workers" shared by every
+//	                            worker: explicit acks, AckWait, bounded MaxDeliver
+//	stream PALACE_RUN_RESULTS   every finished job's result, palace.RUN.results.{selfplay,arena}.GEN,
+//	                            kept for the run (the trainer and gatekeeper replay it
+//	                            after a restart)
+//	key-value bucket palace_RUN keys "run" (the config and the bucket's URL),
+//	                            "state" (generation, stage, self-play rounds) and
+//	                            "best" (the best network), changed only by
+//	                            compare-and-swap on the revision read
+//
+// Both streams de-duplicate on Nats-Msg-Id (the job's ID), jobs within two
+// minutes and results within an hour, so a job enqueued twice by a role
+// restarted at once, or a result published twice by a redelivered job, is
+// stored once; later duplicates are harmless (a worker given a block
+// already in the store only reports it, and the trainer and gatekeeper
+// count each block and pair once).
+//
+// # Jobs and idempotence
+//
+// A self-play job is (generation, network key, shard number, first game
+// index, games, seed): one block of consecutive game indices, exactly the
+// block the single-machine loop commits as that shard. The worker plays it
+// (selfplay.PlayBlock) into a private temporary directory, uploads the
+// game records and then the shard to selfplay/gen-NNNN/shard-NNNNNN.*
+// (each upload atomic: a reader sees the whole object or none), publishes
+// the result (the shard's manifest entry) and only then acks the job. The
+// key is a function of the job, so a job redelivered after a worker died
+// rewrites the same shard with the same games, and the trainer, which
+// folds results by shard number, counts each block once. The generation's
+// manifest.json is written by the trainer once every block is in: it is
+// the generation's commit point, as in a local run, and lists each shard
+// once, in shard order.
+//
+// An arena job is one pair of games (one opening, both colours). Its
+// result carries the two game records; the gatekeeper folds them into the
+// sequential test in pair order (arena.Summarize, as a local match does),
+// rewrites arena/gen-NNNN.jsonl, and once the test decides purges the
+// generation's remaining arena jobs; workers also skip jobs of a stage the
+// run has left.
+//
+// A worker sends in-progress acks every third of AckWait while it plays, so
+// a slow job stays with a live worker; a dead worker's job is redelivered
+// after AckWait to another, up to MaxDeliver times. A worker that stops
+// cleanly naks its job, which goes to another at once. A job that fails on
+// its last delivery is reported as a failed result, and one whose workers
+// all died on it is named by the server's max-deliveries advisory: either
+// stops the role waiting for it with an error, rather than waiting for
+// ever.
+//
+// # Roles
+//
+// Workers watch "best" and load the new network as soon as it changes,
+// so the next generation's jobs start without a load. The trainer moves
+// the run through self-play (enqueue blocks, wait for them, more rounds
+// until the window's minimum is reached) and training (train.Run on a
+// local copy of the shards, state kept in the store, so a restarted
+// trainer resumes), then hands the generation to the gatekeeper, which
+// enqueues the match, decides, promotes by compare-and-swap on "best" and
+// moves the run to the next generation. state.json, best.json and
+// metrics.jsonl are mirrored into the store after each change, so palace
+// report reads a distributed run's directory as it reads a local one.
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/palace-chess/palace/loop"
+)
+
+// KV keys.
+const (
+	keyRun   = "run"
+	keyState = "state"
+	keyBest  = "best"
+)
+
+// workersConsumer is the durable consumer every worker pulls from.
+const workersConsumer = "workers"
+
+// Settings are the queue's delivery settings; Connect applies them to the
+// consumer, so the last role to connect with other settings wins.
+type Settings struct {
+	// AckWait is how long a job may go without an ack or an in-progress
+	// signal before it is redelivered (default 1 minute).
+	AckWait time.Duration
+	// MaxDeliver bounds a job's deliveries (default 5).
+	MaxDeliver int
+}
+
+func (s *Settings) fill() {
+	if s.AckWait <= 0 {
+		s.AckWait = time.Minute
+	}
+	if s.MaxDeliver <= 0 {
+		s.MaxDeliver = 5
+	}
+}
+
+// Conn is one process's connection to a run's streams and bucket.
+type Conn struct {
+	Run      string
+	nc       *nats.Conn
+	js       jetstream.JetStream
+	kv       jetstream.KeyValue
+	jobs     jetstream.Stream
+	results  jetstream.Stream
+	settings Settings
+}
+
+var runName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// Connect connects to the NATS server at url and makes sure the run's
+// streams, consumer and bucket exist (creating them is idempotent, so every
+// role may be the first). name names the connection in the server's
+// monitoring.
+func Connect(ctx context.Context, url, run, name string, set Settings) (*Conn, error) {
+	if !runName.MatchString(run) {
+		return nil, fmt.Errorf("cluster: run name %q: want 1 to 64 letters, digits, '-' or '_'", run)
+	}
+	if url == "" {
+		return nil, errors.New("cluster: no NATS URL (nats://HOST:4222)")
+	}
+	set.fill()
+	nc, err := nats.Connect(url, nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second))
+	if err != nil {
+		return nil, fmt.Errorf("cluster: connecting to NATS at %s: %w", url, err)
+	}
+	c, err := setup(ctx, nc, run, set)
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func setup(ctx context.Context, nc *nats.Conn, run string, set Settings) (*Conn, error) {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+	c := &Conn{Run: run, nc: nc, js: js, settings: set}
+	// Jobs are de-duplicated for two minutes (a role restarted at once
+	// re-enqueues what the queue still holds); results for an hour.
+	const dedup = time.Hour
+	c.jobs, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name: c.jobsStream(), Subjects: []string{c.subject("jobs", ">")}, Retention: jetstream.WorkQueuePolicy,
+		Storage: jetstream.FileStorage, Duplicates: 2 * time.Minute, Description: "palace run " + run + ": self-play and arena jobs",
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cluster: jobs stream (is JetStream enabled on the server? nats-server -js): %w", err)
+	}
+	c.results, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name: c.resultsStream(), Subjects: []string{c.subject("results", ">")}, Retention: jetstream.LimitsPolicy,
+		Storage: jetstream.FileStorage, Duplicates: dedup, Description: "palace run " + run + ": job results",
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cluster: results stream: %w", err)
+	}
+	_, err = js.CreateOrUpdateConsumer(ctx, c.jobsStream(), jetstream.ConsumerConfig{
+		Durable: workersConsumer, AckPolicy: jetstream.AckExplicitPolicy, AckWait: set.AckWait,
+		MaxDeliver: set.MaxDeliver, MaxAckPending: -1, MaxWaiting: 4096,
+		Description: "palace workers",
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cluster: workers' consumer: %w", err)
+	}
+	c.kv, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: "palace_" + run, History: 8,
+		Storage: jetstream.FileStorage, Description: "palace run " + run + ": state and best network"})
+	if err != nil {
+		return nil, fmt.Errorf("cluster: key-value bucket: %w", err)
+	}
+	return c, nil
+}
+
+// Close closes the connection after flushing what was published.
+func (c *Conn) Close() {
+	c.nc.Drain() //nolint:errcheck // closing; nothing to do about it
+	c.nc.Close()
+}
+
+func (c *Conn) jobsStream() string    { return "PALACE_" + c.Run + "_JOBS" }
+func (c *Conn) resultsStream() string { return "PALACE_" + c.Run + "_RESULTS" }
+
+// subject is palace.RUN.PARTS...
+func (c *Conn) subject(parts ...string) string {
+	s := "palace." + c.Run
+	for _, p := range parts {
+		s += "." + p
+	}
+	return s
+}
+
+func (c *Conn) jobSubject(kind string, gen int) string {
+	return c.subject("jobs", kind, fmt.Sprint(gen))
+}
+
+func (c *Conn) resultSubject(kind string, gen int) string {
+	return c.subject("results", kind, fmt.Sprint(gen))
+}
+
+// RunInfo is what a worker needs to join a run: the config and where the
+// artifacts are.
+type RunInfo struct {
+	Bucket string `json:"bucket"`
+	Config string `json:"config"` // the run's YAML
+}
+
+// State is where a distributed run stands: the loop's state plus the
+// number of self-play rounds of the generation enqueued so far.
+type State struct {
+	loop.State
+	Rounds int `json:"rounds,omitempty"`
+}
+
+// getJSON reads a KV key into v; the revision is 0 when the key is absent.
+func (c *Conn) getJSON(ctx context.Context, key string, v any) (uint64, error) {
+	e, err := c.kv.Get(ctx, key)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("cluster: reading %s: %w", key, err)
+	}
+	if err := json.Unmarshal(e.Value(), v); err != nil {
+		return 0, fmt.Errorf("cluster: key %s: %w", key, err)
+	}
+	return e.Revision(), nil
+}
+
+// ErrConflict is wrapped when a compare-and-swap finds the key changed
+// since it was read: another process moved the run on.
+var ErrConflict = errors.New("cluster: the run's state changed under this process (is a second trainer or gatekeeper running?)")
+
+// casJSON writes v to key if the key's revision is still rev (0: the key
+// must not exist) and returns the new revision.
+func (c *Conn) casJSON(ctx context.Context, key string, v any, rev uint64) (uint64, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return 0, fmt.Errorf("cluster: %w", err)
+	}
+	var n uint64
+	if rev == 0 {
+		n, err = c.kv.Create(ctx, key, data)
+	} else {
+		n, err = c.kv.Update(ctx, key, data, rev)
+	}
+	if errors.Is(err, jetstream.ErrKeyExists) || isWrongSequence(err) {
+		return 0, fmt.Errorf("%w: %s: %v", ErrConflict, key, err)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("cluster: writing %s: %w", key, err)
+	}
+	return n, nil
+}
+
+func isWrongSequence(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) && apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence
+}
+
+// State reads the run's state; ok is false before the trainer started it.
+func (c *Conn) State(ctx context.Context) (s State, rev uint64, ok bool, err error) {
+	rev, err = c.getJSON(ctx, keyState, &s)
+	return s, rev, rev != 0, err
+}
+
+// Best reads the best-network pointer.
+func (c *Conn) Best(ctx context.Context) (loop.Best, uint64, error) {
+	var b loop.Best
+	rev, err := c.getJSON(ctx, keyBest, &b)
+	if err == nil && rev == 0 {
+		err = errors.New("cluster: the run has no best network yet (start the trainer)")
+	}
+	return b, rev, err
+}
+
+// Info reads the run's config and bucket URL; ok is false before a
+// trainer or palace run --distributed published them.
+func (c *Conn) Info(ctx context.Context) (RunInfo, bool, error) {
+	var ri RunInfo
+	rev, err := c.getJSON(ctx, keyRun, &ri)
+	return ri, rev != 0, err
+}
+
+// waitChange blocks until key changes from revision rev (or ctx ends).
+func (c *Conn) waitChange(ctx context.Context, key string, rev uint64) error {
+	w, err := c.kv.Watch(ctx, key)
+	if err != nil {
+		return fmt.Errorf("cluster: watching %s: %w", key, err)
+	}
+	defer w.Stop() //nolint:errcheck
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case e, ok := <-w.Updates():
+			if !ok {
+				return fmt.Errorf("cluster: watch of %s ended", key)
+			}
+			if e != nil && e.Revision() != rev {
+				return nil
+			}
+		}
+	}
+}

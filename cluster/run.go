@@ -1,0 +1,73 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/palace-chess/palace/loop"
+	"github.com/palace-chess/palace/store"
+)
+
+// RunOptions are a whole run's settings in one process.
+type RunOptions struct {
+	RoleOptions
+	// Workers is the number of workers this process runs besides the
+	// trainer and the gatekeeper (0: only remote workers play).
+	Workers int
+	Worker  WorkerOptions
+}
+
+// Run runs the trainer and the gatekeeper of the started run (Start), and
+// opt.Workers workers, until the run's generations are done or ctx is
+// cancelled (not an error).
+func Run(ctx context.Context, c *Conn, st store.Store, cfg loop.Config, opt RunOptions) error {
+	tr, err := NewTrainer(c, st, cfg, opt.RoleOptions)
+	if err != nil {
+		return err
+	}
+	gk, err := NewGatekeeper(c, st, cfg, opt.RoleOptions)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var roles, workers sync.WaitGroup
+	errs := make([]error, 2+opt.Workers)
+	roles.Add(2)
+	go func() { defer roles.Done(); errs[0] = tr.Run(ctx); failed(cancel, errs[0]) }()
+	go func() { defer roles.Done(); errs[1] = gk.Run(ctx); failed(cancel, errs[1]) }()
+	wctx, stopWorkers := context.WithCancel(ctx)
+	defer stopWorkers()
+	for i := range opt.Workers {
+		wo := opt.Worker
+		if wo.Name != "" {
+			wo.Name = fmt.Sprintf("%s-%d", wo.Name, i)
+		}
+		if wo.Bucket == nil {
+			wo.Bucket = st
+		}
+		w, err := NewWorker(wctx, c, wo)
+		if err != nil {
+			cancel(err)
+			break
+		}
+		workers.Add(1)
+		go func() { defer workers.Done(); errs[2+i] = w.Run(wctx); failed(cancel, errs[2+i]) }()
+	}
+	roles.Wait()
+	stopWorkers()
+	workers.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func failed(cancel context.CancelCauseFunc, err error) {
+	if err != nil {
+		cancel(err)
+	}
+}

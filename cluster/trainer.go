@@ -1,0 +1,597 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/palace-chess/palace/datasets"
+	"github.com/palace-chess/palace/internal/atomicfile"
+	"github.com/palace-chess/palace/internal/splitmix"
+	"github.com/palace-chess/palace/loop"
+	"github.com/palace-chess/palace/nn/model"
+	"github.com/palace-chess/palace/rules"
+	"github.com/palace-chess/palace/selfplay"
+	"github.com/palace-chess/palace/store"
+	"github.com/palace-chess/palace/train"
+)
+
+// RoleOptions are the trainer's and the gatekeeper's settings.
+type RoleOptions struct {
+	// WorkDir is the trainer's local copy of the shards and its training
+	// state (default: palace-RUN under the system's temporary directory;
+	// kept across restarts, which then resume from the latest save).
+	WorkDir string
+	// Log receives progress lines; nil is silent.
+	Log         io.Writer
+	CodeVersion string
+	// StopAfter, when set, is called after every stage the role completes:
+	// true stops the role there (tests).
+	StopAfter func(State) bool
+	// Progress, when set, is called with training progress (tests).
+	Progress func(train.Progress)
+}
+
+type role struct {
+	c    *Conn
+	st   store.Store
+	cfg  loop.Config
+	opt  RoleOptions
+	sp   *rules.RuleSet
+	ar   *rules.RuleSet
+	name string
+	mu   sync.Mutex
+}
+
+func newRole(c *Conn, st store.Store, cfg loop.Config, opt RoleOptions, name string) (*role, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	sp, ar, err := loop.RuleSets(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &role{c: c, st: st, cfg: cfg, opt: opt, sp: sp, ar: ar, name: name}, nil
+}
+
+func (r *role) logf(format string, a ...any) {
+	if r.opt.Log == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fmt.Fprintf(r.opt.Log, "%s %s: %s\n", time.Now().UTC().Format(time.RFC3339), r.name, fmt.Sprintf(format, a...))
+}
+
+// mirror writes the KV's state and best into the store's state.json and
+// best.json, for palace report and people reading the directory.
+func (r *role) mirror(s State, b *loop.Best) error {
+	ls := s.State
+	ls.Version = 1
+	data, _ := json.Marshal(ls)
+	if err := r.st.Write(loop.StateKey, append(data, '\n')); err != nil {
+		return err
+	}
+	if b != nil {
+		data, _ := json.Marshal(b)
+		if err := r.st.Write(loop.BestKey, append(data, '\n')); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// advance moves the run's state from rev to s by compare-and-swap and
+// mirrors it.
+func (r *role) advance(ctx context.Context, s State, rev uint64) (uint64, error) {
+	s.Version = 1
+	n, err := r.c.casJSON(ctx, keyState, s, rev)
+	if err != nil {
+		return 0, err
+	}
+	return n, r.mirror(s, nil)
+}
+
+// Start publishes the run (its config and bucket) and writes generation
+// 0's random network as the first best, unless the run exists: then its
+// config must be the one given. Every role may call it; it is idempotent.
+func Start(ctx context.Context, c *Conn, st store.Store, bucketURL string, configYAML []byte, codeVersion string) (loop.Config, error) {
+	ri, ok, err := c.Info(ctx)
+	if err != nil {
+		return loop.Config{}, err
+	}
+	if ok && ri.Config != string(configYAML) && configYAML != nil {
+		return loop.Config{}, fmt.Errorf("cluster: run %s was started with another configuration; join it without --config, or start a run of another name", c.Run)
+	}
+	if !ok {
+		if configYAML == nil {
+			return loop.Config{}, fmt.Errorf("cluster: run %s does not exist yet; give its config", c.Run)
+		}
+		ri = RunInfo{Bucket: bucketURL, Config: string(configYAML)}
+	}
+	cfg, err := loop.ParseConfig([]byte(ri.Config), "run "+c.Run+"'s config")
+	if err != nil {
+		return loop.Config{}, err
+	}
+	if !ok {
+		if err := st.Write(loop.ConfigKey, []byte(ri.Config)); err != nil {
+			return loop.Config{}, err
+		}
+		if _, err := c.casJSON(ctx, keyRun, ri, 0); err != nil && !errors.Is(err, ErrConflict) {
+			return loop.Config{}, err
+		}
+	}
+	if _, rev, err := c.Best(ctx); err == nil && rev != 0 {
+		return cfg, nil
+	}
+	sp, _, err := loop.RuleSets(cfg)
+	if err != nil {
+		return loop.Config{}, err
+	}
+	ck, err := loop.InitialNetwork(cfg, sp, codeVersion)
+	if err != nil {
+		return loop.Config{}, err
+	}
+	data, err := ck.Encode()
+	if err != nil {
+		return loop.Config{}, fmt.Errorf("cluster: %w", err)
+	}
+	// Generation 0 is a pure function of the config: writing it twice
+	// (two roles starting at once) writes the same network.
+	if err := st.Write(loop.NetKey(0), data); err != nil {
+		return loop.Config{}, err
+	}
+	best := loop.Best{Generation: 0, Key: loop.NetKey(0), NetworkID: ck.Weights.ID()}
+	if _, err := c.casJSON(ctx, keyBest, best, 0); err != nil && !errors.Is(err, ErrConflict) {
+		return loop.Config{}, err
+	}
+	s := State{State: loop.State{Version: 1, Generation: 0, Stage: loop.StageSelfplay}}
+	if _, err := c.casJSON(ctx, keyState, s, 0); err != nil && !errors.Is(err, ErrConflict) {
+		return loop.Config{}, err
+	}
+	r := role{st: st}
+	if err := r.mirror(s, &best); err != nil {
+		return loop.Config{}, err
+	}
+	return cfg, nil
+}
+
+// Trainer runs the self-play and training stages. One per run: its state
+// changes are compare-and-swaps, so a second one fails at its first.
+type Trainer struct{ *role }
+
+// NewTrainer is the run's trainer; cfg is the run's config (Start).
+func NewTrainer(c *Conn, st store.Store, cfg loop.Config, opt RoleOptions) (*Trainer, error) {
+	if opt.WorkDir == "" {
+		opt.WorkDir = filepath.Join(os.TempDir(), "palace-"+c.Run)
+	}
+	r, err := newRole(c, st, cfg, opt, "trainer")
+	if err != nil {
+		return nil, err
+	}
+	return &Trainer{r}, nil
+}
+
+// Run runs the trainer's stages until the run's generations are done or
+// ctx is cancelled (not an error); between them it waits for the
+// gatekeeper.
+func (t *Trainer) Run(ctx context.Context) error {
+	for ctx.Err() == nil {
+		s, rev, ok, err := t.c.State(ctx)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("cluster: run %s has no state; start it first", t.c.Run)
+		}
+		if t.cfg.Generations > 0 && s.Generation >= t.cfg.Generations {
+			t.logf("run complete: %d generations", s.Generation)
+			return nil
+		}
+		var next State
+		switch s.Stage {
+		case loop.StageSelfplay:
+			next, rev, err = t.selfplay(ctx, s, rev)
+		case loop.StageTrain:
+			next, err = t.train(ctx, s)
+		default:
+			// The gatekeeper's stages.
+			err = t.c.waitChange(ctx, keyState, rev)
+			if err == nil {
+				continue
+			}
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		// From the revision this trainer last wrote or read: a second
+		// trainer's change in between is a conflict, not overwritten.
+		if _, err := t.advance(ctx, next, rev); err != nil {
+			return err
+		}
+		if t.opt.StopAfter != nil && t.opt.StopAfter(next) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// blocks are the self-play jobs of rounds 1 to rounds of generation gen:
+// each round plays Selfplay.Games more game indices in blocks of
+// GamesPerShard, numbered on from the previous round's, as the local loop
+// commits them.
+func (t *Trainer) blocks(gen, rounds int, best loop.Best) []Job {
+	g, per := t.cfg.Selfplay.Games, t.cfg.Selfplay.GamesPerShard
+	var jobs []Job
+	for round := range rounds {
+		end := uint64((round + 1) * g)
+		for first := uint64(round * g); first < end; first += uint64(per) {
+			n := min(uint64(per), end-first)
+			jobs = append(jobs, Job{Kind: KindSelfplay, Generation: gen, Network: best.Key, NetworkID: best.NetworkID,
+				Shard: len(jobs), First: first, Games: int(n), Seed: loop.SelfplaySeed(t.cfg, gen)})
+		}
+	}
+	return jobs
+}
+
+// selfplay enqueues the generation's blocks, waits for their results and
+// writes the generation's manifest; more rounds while the run has fewer
+// positions than training's minimum.
+func (t *Trainer) selfplay(ctx context.Context, s State, rev uint64) (State, uint64, error) {
+	next, err := t.playGeneration(ctx, &s, &rev)
+	return next, rev, err
+}
+
+// playGeneration is selfplay with the state and its revision updated in
+// place as rounds are added.
+func (t *Trainer) playGeneration(ctx context.Context, sp *State, revp *uint64) (State, error) {
+	s, rev := *sp, *revp
+	defer func() { *sp, *revp = s, rev }()
+	gen := s.Generation
+	best, _, err := t.c.Best(ctx)
+	if err != nil {
+		return s, err
+	}
+	before, err := t.positions(gen - 1)
+	if err != nil {
+		return s, err
+	}
+	if s.Rounds == 0 {
+		// Rounds are recorded before their jobs are enqueued, so that a
+		// restarted trainer waits for every block it may have asked for.
+		s.Rounds = 1
+		if rev, err = t.c.casJSON(ctx, keyState, s, rev); err != nil {
+			return s, err
+		}
+	}
+	jobs := t.blocks(gen, s.Rounds, best)
+	// All of them, even after a restart: the stream drops the ones it
+	// holds, and a worker given a block already in the store only reports it.
+	t.logf("gen %d: %d self-play blocks with generation %d's network", gen, len(jobs), best.Generation)
+	if err := t.c.enqueue(ctx, jobs); err != nil {
+		return s, err
+	}
+	start := time.Now()
+	shards := map[int]*Result{}
+	var own, plies, evals int64
+	var games int
+	err = t.c.followResults(ctx, KindSelfplay, gen, func(r *Result) (bool, error) {
+		n := r.Job.Shard
+		if r.Shard == nil || n < 0 || n >= len(jobs) || shards[n] != nil {
+			return false, nil // a duplicate: each block counts once
+		}
+		if r.Job != jobs[n] {
+			return false, fmt.Errorf("cluster: gen %d: the result of %s is of another job (%+v, want %+v)", gen, r.Job.ID(), r.Job, jobs[n])
+		}
+		shards[n] = r
+		own += r.Shard.Records
+		plies += r.Plies
+		evals += r.Evals
+		games += r.Job.Games
+		if len(shards) < len(jobs) {
+			return false, nil
+		}
+		if before+own >= int64(t.cfg.Train.MinRows) {
+			return true, nil
+		}
+		t.logf("gen %d: %d positions, training starts at %d: another %d games", gen, before+own, t.cfg.Train.MinRows, t.cfg.Selfplay.Games)
+		s.Rounds++
+		if rev, err = t.c.casJSON(ctx, keyState, s, rev); err != nil {
+			return false, err
+		}
+		jobs = t.blocks(gen, s.Rounds, best)
+		return false, t.c.enqueue(ctx, jobs[len(shards):])
+	})
+	if err != nil {
+		return s, err
+	}
+	if err := t.commitGeneration(gen, shards, len(jobs)); err != nil {
+		return s, err
+	}
+	secs := time.Since(start).Seconds()
+	m := loop.Metric{Generation: gen, Stage: loop.StageSelfplay, Network: best.Key, Games: s.Rounds * t.cfg.Selfplay.Games,
+		Positions: own, TotalPositions: before + own, Seconds: secs}
+	if games > 0 {
+		m.MeanPlies = float64(plies) / float64(games)
+	}
+	if secs > 0 {
+		m.EvalsPerSecond = float64(evals) / secs
+	}
+	if err := loop.RecordMetric(t.st, m); err != nil {
+		return s, err
+	}
+	t.logf("gen %d: self-play done: %d games, %d positions (%d in the run)", gen, games, own, before+own)
+	return State{State: loop.State{Generation: gen, Stage: loop.StageTrain}}, nil
+}
+
+// commitGeneration writes generation gen's manifest, its commit point: the
+// n shards in shard order, each described from the bytes the store holds
+// (the first upload of a block wins; see store.Create), and keeps a local
+// copy of each for training.
+func (t *Trainer) commitGeneration(gen int, shards map[int]*Result, n int) error {
+	dir := filepath.Join(t.opt.WorkDir, filepath.FromSlash(loop.SelfplayKey(gen)))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("cluster: %w", err)
+	}
+	m := datasets.Manifest{Version: datasets.ManifestVersion}
+	for i := range n {
+		key := ShardKey(gen, i)
+		if _, err := t.st.Read(gamesKey(gen, i)); err != nil {
+			return fmt.Errorf("cluster: shard %s has no game records: %w", key, err)
+		}
+		data, err := t.st.Read(key)
+		if err != nil {
+			return err
+		}
+		info, err := ShardInfo(selfplay.ShardName(i), data)
+		if err != nil {
+			return err
+		}
+		if r := shards[i].Shard; info.Records != r.Records || info.Games != r.Games || info.FirstGame != r.FirstGame || info.LastGame != r.LastGame {
+			return fmt.Errorf("cluster: %s holds %d records of %d games (%d-%d), its job's result says %d of %d (%d-%d)", key,
+				info.Records, info.Games, info.FirstGame, info.LastGame, r.Records, r.Games, r.FirstGame, r.LastGame)
+		}
+		info.Added = shards[i].Shard.Added
+		m.Shards = append(m.Shards, info)
+		if err := atomicfile.WriteBytes(filepath.Join(dir, info.Name), 0o644, data); err != nil {
+			return fmt.Errorf("cluster: %w", err)
+		}
+	}
+	data, err := json.MarshalIndent(&m, "", "\t")
+	if err != nil {
+		return fmt.Errorf("cluster: %w", err)
+	}
+	return t.st.Write(loop.SelfplayKey(gen)+"/"+datasets.ManifestName, append(data, '\n'))
+}
+
+// ShardInfo describes a shard file from its bytes: its manifest entry.
+func ShardInfo(name string, data []byte) (datasets.ShardInfo, error) {
+	r, err := datasets.NewReader(bytes.NewReader(data), int64(len(data)), name)
+	if err != nil {
+		return datasets.ShardInfo{}, fmt.Errorf("cluster: %w", err)
+	}
+	sum := sha256.Sum256(data)
+	info := datasets.ShardInfo{Name: name, Records: r.Len(), Blocks: r.NumBlocks(), Bytes: int64(len(data)),
+		SHA256: hex.EncodeToString(sum[:]), RuleSet: r.Header().RuleSet(), Added: time.Now().UTC()}
+	last := uint64(0)
+	for rec, err := range r.Records() {
+		if err != nil {
+			return datasets.ShardInfo{}, fmt.Errorf("cluster: %w", err)
+		}
+		if info.Games == 0 || rec.GameID != last {
+			if info.Games == 0 {
+				info.FirstGame = rec.GameID
+			}
+			info.Games++
+			last = rec.GameID
+		}
+	}
+	info.LastGame = last
+	return info, nil
+}
+
+// positions counts the records of generations 0 to gen (their manifests
+// in the store).
+func (t *Trainer) positions(gen int) (int64, error) {
+	var n int64
+	for g := 0; g <= gen; g++ {
+		m, err := t.manifest(g)
+		if err != nil {
+			return 0, err
+		}
+		n += m.Records()
+	}
+	return n, nil
+}
+
+// manifest reads generation gen's manifest from the store.
+func (t *Trainer) manifest(gen int) (*datasets.Manifest, error) {
+	data, err := t.st.Read(loop.SelfplayKey(gen) + "/" + datasets.ManifestName)
+	if err != nil {
+		return nil, err
+	}
+	var m datasets.Manifest
+	if err := json.Unmarshal(data, &m); err != nil || m.Version != datasets.ManifestVersion {
+		return nil, fmt.Errorf("cluster: generation %d's manifest: unreadable or of another version (%v)", gen, err)
+	}
+	return &m, nil
+}
+
+// syncGeneration makes the work directory's copy of generation gen's
+// shards whole: the manifest, and every shard it lists, checked against
+// its SHA-256.
+func (t *Trainer) syncGeneration(gen int) (string, error) {
+	dir := filepath.Join(t.opt.WorkDir, filepath.FromSlash(loop.SelfplayKey(gen)))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("cluster: %w", err)
+	}
+	key := loop.SelfplayKey(gen) + "/" + datasets.ManifestName
+	mdata, err := t.st.Read(key)
+	if err != nil {
+		return "", err
+	}
+	var m datasets.Manifest
+	if err := json.Unmarshal(mdata, &m); err != nil {
+		return "", fmt.Errorf("cluster: %s: %w", key, err)
+	}
+	for _, s := range m.Shards {
+		p := filepath.Join(dir, s.Name)
+		if fi, err := os.Stat(p); err == nil && fi.Size() == s.Bytes {
+			continue
+		}
+		data, err := t.st.Read(loop.SelfplayKey(gen) + "/" + s.Name)
+		if err != nil {
+			return "", err
+		}
+		sum := sha256.Sum256(data)
+		if got := hex.EncodeToString(sum[:]); got != s.SHA256 {
+			return "", fmt.Errorf("cluster: %s/%s: SHA-256 %s, the manifest says %s", loop.SelfplayKey(gen), s.Name, got, s.SHA256)
+		}
+		if err := atomicfile.WriteBytes(p, 0o644, data); err != nil {
+			return "", fmt.Errorf("cluster: %w", err)
+		}
+	}
+	// The manifest last: the local copy is complete when it lists a shard.
+	if err := atomicfile.WriteBytes(filepath.Join(dir, datasets.ManifestName), 0o644, mdata); err != nil {
+		return "", fmt.Errorf("cluster: %w", err)
+	}
+	return dir, nil
+}
+
+// train trains on the window as the local loop does, on the work
+// directory's copy of the shards, and uploads the candidate and the
+// trainer's state.
+func (t *Trainer) train(ctx context.Context, s State) (State, error) {
+	gen := s.Generation
+	var dirs []string
+	var total int64
+	for g := 0; g <= gen; g++ {
+		d, err := t.syncGeneration(g)
+		if err != nil {
+			return s, err
+		}
+		m, err := datasets.ReadManifest(d)
+		if err != nil {
+			return s, fmt.Errorf("cluster: %w", err)
+		}
+		total += m.Records()
+		dirs = append(dirs, d)
+	}
+	initData, err := t.st.Read(loop.NetKey(0))
+	if err != nil {
+		return s, err
+	}
+	init, err := model.DecodeCheckpoint(initData)
+	if err != nil {
+		return s, fmt.Errorf("cluster: %s: %w", loop.NetKey(0), err)
+	}
+	stateFile := filepath.Join(t.opt.WorkDir, filepath.FromSlash(loop.TrainKey))
+	if err := os.MkdirAll(filepath.Dir(stateFile), 0o755); err != nil {
+		return s, fmt.Errorf("cluster: %w", err)
+	}
+	if err := t.freshestState(stateFile); err != nil {
+		return s, err
+	}
+	target := t.cfg.Train.Steps(total)
+	t.logf("gen %d: training to step %d on %d positions", gen, target, total)
+	var last train.Progress
+	var uploadErr error
+	// Each save goes to the store too (train.Run reports after every
+	// save), so that a trainer restarted anywhere resumes from it.
+	upload := func() error {
+		data, err := os.ReadFile(stateFile)
+		if err != nil {
+			return fmt.Errorf("cluster: %w", err)
+		}
+		return t.st.Write(loop.TrainKey, data)
+	}
+	res, err := train.Run(ctx, t.cfg.Train, train.Job{Dirs: dirs, RuleSets: []*rules.RuleSet{t.sp}, State: stateFile,
+		Init: init, TargetSteps: target, Seed: t.cfg.Seed, CodeVersion: t.opt.CodeVersion,
+		Progress: func(p train.Progress) {
+			last = p
+			if uploadErr == nil {
+				uploadErr = upload()
+			}
+			if t.opt.Progress != nil {
+				t.opt.Progress(p)
+			}
+		}})
+	if err != nil {
+		return s, err
+	}
+	if ctx.Err() != nil {
+		return s, ctx.Err()
+	}
+	if uploadErr != nil {
+		return s, uploadErr
+	}
+	if err := upload(); err != nil {
+		return s, err
+	}
+	ck := res.Checkpoint
+	ck.Optimizer = nil
+	ck.Provenance.Note = fmt.Sprintf("candidate of generation %d: trained on generations 0-%d", gen+1, gen)
+	data, err := ck.Encode()
+	if err != nil {
+		return s, fmt.Errorf("cluster: %w", err)
+	}
+	if err := t.st.Write(loop.NetKey(gen+1), data); err != nil {
+		return s, err
+	}
+	m := loop.Metric{Generation: gen, Stage: loop.StageTrain, Network: loop.NetKey(gen + 1), Steps: res.Steps, TotalSteps: ck.Steps,
+		TotalPositions: total, Window: last.Window, Seconds: res.Elapsed.Seconds()}
+	if res.Steps > 0 {
+		m.Loss, m.LastLoss = &res.Losses, &last.Losses
+		m.SamplesPerSecond = float64(res.Steps*int64(t.cfg.Train.Batch)) / res.Elapsed.Seconds()
+	}
+	if err := loop.RecordMetric(t.st, m); err != nil {
+		return s, err
+	}
+	t.logf("gen %d: candidate %s after %d steps", gen, loop.NetKey(gen+1), ck.Steps)
+	next := State{State: loop.State{Generation: gen, Stage: loop.StageArena}}
+	if !t.cfg.Gating {
+		next.Stage = loop.StageGate
+	}
+	return next, nil
+}
+
+// freshestState leaves at path the later of the local training state and
+// the store's (a trainer restarted on another machine has only the
+// store's; one restarted here may have saved since its last upload).
+func (t *Trainer) freshestState(path string) error {
+	remote, err := t.st.Read(loop.TrainKey)
+	if errors.Is(err, store.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	rck, err := model.DecodeCheckpoint(remote)
+	if err != nil {
+		return fmt.Errorf("cluster: %s: %w", loop.TrainKey, err)
+	}
+	if lck, err := model.Load(path); err == nil && lck.Steps >= rck.Steps {
+		return nil
+	}
+	if err := atomicfile.WriteBytes(path, 0o644, remote); err != nil {
+		return fmt.Errorf("cluster: %w", err)
+	}
+	return nil
+}
+
+// pairSeed is the seed of pair p of candidate gen's match.
+func pairSeed(cfg loop.Config, gen, p int) uint64 {
+	return splitmix.Mix(loop.MatchSeed(cfg, gen), uint64(p))
+}

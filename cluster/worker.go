@@ -1,0 +1,573 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/loop"
+	"github.com/palace-chess/palace/nn"
+	"github.com/palace-chess/palace/nn/model"
+	"github.com/palace-chess/palace/rules"
+	"github.com/palace-chess/palace/selfplay"
+	"github.com/palace-chess/palace/store"
+)
+
+// Handler plays one job. The worker's own handler plays self-play blocks
+// and arena pairs; benchmarks stub it to measure the coordination alone.
+type Handler func(ctx context.Context, job Job) (Result, error)
+
+// WorkerOptions are a worker's settings.
+type WorkerOptions struct {
+	// Name identifies the worker in results and logs (default: host-pid).
+	Name string
+	// Slots is the number of jobs played at once (default 1: a self-play
+	// block already plays many games at once).
+	Slots int
+	// WorkDir holds the jobs' temporary files (default: the system's
+	// temporary directory).
+	WorkDir string
+	// Log receives a line per job; nil is silent.
+	Log io.Writer
+	// Handler replaces the worker's own (benchmarks).
+	Handler Handler
+	// CodeVersion goes into every artifact.
+	CodeVersion string
+	// Bucket overrides the store the run published (a worker that mounts
+	// a shared file system at another path).
+	Bucket store.Store
+	// UntilDone stops the worker once the run has played its config's
+	// generations (a trainer given more on its command line goes on
+	// without it).
+	UntilDone bool
+}
+
+// Worker plays jobs from the queue. It keeps no state of its own: any
+// number may run, join or leave at any time.
+type Worker struct {
+	c   *Conn
+	opt WorkerOptions
+	st  store.Store
+	cfg loop.Config
+	sp  *rules.RuleSet
+	ar  *rules.RuleSet
+
+	mu    sync.Mutex
+	nets  map[string]*model.Weights // by key: the best and the last used
+	best  loop.Best
+	state State
+	ops   []arena.Opening
+	match struct {
+		key  string
+		a, b arena.Player
+	}
+
+	played atomic.Int64
+	log    sync.Mutex
+	// onJob, when set, sees every job before it is played, with its
+	// delivery count (tests).
+	onJob func(Job, uint64)
+}
+
+// NewWorker joins the run c is connected to; it needs the run's info,
+// published by the trainer or palace run --distributed.
+func NewWorker(ctx context.Context, c *Conn, opt WorkerOptions) (*Worker, error) {
+	if opt.Slots <= 0 {
+		opt.Slots = 1
+	}
+	if opt.Name == "" {
+		host, _ := os.Hostname()
+		opt.Name = fmt.Sprintf("%s-%d", host, os.Getpid())
+	}
+	w := &Worker{c: c, opt: opt, nets: map[string]*model.Weights{}}
+	if opt.Handler != nil {
+		return w, nil
+	}
+	var ri RunInfo
+	for {
+		var ok bool
+		var err error
+		if ri, ok, err = c.Info(ctx); err != nil {
+			return nil, err
+		} else if ok {
+			break
+		}
+		// The worker started before the run: wait for it.
+		if err := c.waitChange(ctx, keyRun, 0); err != nil {
+			return nil, err
+		}
+	}
+	cfg, err := loop.ParseConfig([]byte(ri.Config), "the run's config")
+	if err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+	w.cfg = cfg
+	if w.sp, w.ar, err = loop.RuleSets(cfg); err != nil {
+		return nil, err
+	}
+	if w.ops, err = loop.Openings(cfg, w.ar); err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
+	w.st = opt.Bucket
+	if w.st == nil {
+		if w.st, err = store.Open(ri.Bucket); err != nil {
+			return nil, fmt.Errorf("cluster: the run's bucket: %w", err)
+		}
+	}
+	// A shared directory not mounted here would otherwise be an empty
+	// local one, and the worker's shards would reach no one.
+	if _, err := w.st.Read(loop.ConfigKey); err != nil {
+		return nil, fmt.Errorf("cluster: %s does not hold the run's %s (is the shared directory mounted here? give its path with --bucket): %w", w.st, loop.ConfigKey, err)
+	}
+	return w, nil
+}
+
+// Played is the number of jobs this worker finished.
+func (w *Worker) Played() int64 { return w.played.Load() }
+
+// BestID is the ID of the best network the worker holds loaded ("" before
+// the first).
+func (w *Worker) BestID() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.best.NetworkID
+}
+
+func (w *Worker) logf(format string, a ...any) {
+	if w.opt.Log == nil {
+		return
+	}
+	w.log.Lock()
+	defer w.log.Unlock()
+	fmt.Fprintf(w.opt.Log, "%s worker %s: %s\n", time.Now().UTC().Format(time.RFC3339), w.opt.Name, fmt.Sprintf(format, a...))
+}
+
+// Run plays jobs until ctx is cancelled; jobs in progress then are handed
+// back to the queue (a nak), so another worker takes them at once.
+func (w *Worker) Run(parent context.Context) error {
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	var wg sync.WaitGroup
+	if w.opt.Handler == nil {
+		wg.Add(2)
+		go func() { defer wg.Done(); w.watch(ctx, keyBest, cancel) }()
+		go func() { defer wg.Done(); w.watch(ctx, keyState, cancel) }()
+	}
+	cons, err := w.c.js.Consumer(ctx, w.c.jobsStream(), workersConsumer)
+	if err != nil {
+		cancel(nil)
+		wg.Wait()
+		if parent.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("cluster: the workers' consumer: %w", err)
+	}
+	ackWait := cons.CachedInfo().Config.AckWait
+	maxDeliver := cons.CachedInfo().Config.MaxDeliver
+	slots := make(chan struct{}, w.opt.Slots)
+	for ctx.Err() == nil {
+		if w.opt.UntilDone && w.done() {
+			w.logf("the run has played its %d generations", w.cfg.Generations)
+			break
+		}
+		// Fetch only as many jobs as there are free slots: a job waiting in
+		// this process is one another worker could be playing.
+		free := 0
+		slots <- struct{}{}
+		free++
+	more:
+		for free < w.opt.Slots {
+			select {
+			case slots <- struct{}{}:
+				free++
+			default:
+				break more
+			}
+		}
+		fctx, fcancel := context.WithTimeout(ctx, 2*time.Second)
+		batch, err := cons.Fetch(free, jetstream.FetchContext(fctx))
+		if err != nil {
+			fcancel()
+			for range free {
+				<-slots
+			}
+			if ctx.Err() != nil {
+				break
+			}
+			w.logf("fetching jobs: %v", err)
+			time.Sleep(time.Second)
+			continue
+		}
+		got := 0
+		for m := range batch.Messages() {
+			got++
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer func() { <-slots }()
+				w.handle(ctx, m, ackWait, maxDeliver)
+			}()
+		}
+		fcancel()
+		for range free - got {
+			<-slots
+		}
+		if err := batch.Error(); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			w.logf("fetching jobs: %v", err)
+		}
+	}
+	cancel(nil)
+	wg.Wait()
+	if err := context.Cause(ctx); parent.Err() == nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
+}
+
+// watch follows a KV key: the best network (loaded at once, so that the
+// next jobs start without a load) or the run's state (jobs of a stage the
+// run has left are skipped).
+func (w *Worker) watch(ctx context.Context, key string, fail context.CancelCauseFunc) {
+	kw, err := w.c.kv.Watch(ctx, key)
+	if err != nil {
+		fail(fmt.Errorf("cluster: watching %s: %w", key, err))
+		return
+	}
+	defer kw.Stop() //nolint:errcheck
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case e, ok := <-kw.Updates():
+			if !ok {
+				return
+			}
+			if e == nil || e.Operation() != jetstream.KeyValuePut {
+				continue
+			}
+			switch key {
+			case keyState:
+				var s State
+				if json.Unmarshal(e.Value(), &s) == nil {
+					w.mu.Lock()
+					w.state = s
+					w.mu.Unlock()
+				}
+			case keyBest:
+				var b loop.Best
+				if err := json.Unmarshal(e.Value(), &b); err != nil {
+					w.logf("best: %v", err)
+					continue
+				}
+				if _, err := w.network(b.Key, b.NetworkID); err != nil {
+					w.logf("loading the new best network: %v", err)
+					continue
+				}
+				w.mu.Lock()
+				w.best = b
+				w.mu.Unlock()
+				w.logf("best network: generation %d (%s)", b.Generation, b.NetworkID)
+			}
+		}
+	}
+}
+
+// network loads (or finds loaded) the network at key, checking its ID.
+func (w *Worker) network(key, id string) (*model.Weights, error) {
+	w.mu.Lock()
+	if n := w.nets[key]; n != nil {
+		w.mu.Unlock()
+		return n, nil
+	}
+	w.mu.Unlock()
+	data, err := w.st.Read(key)
+	if err != nil {
+		return nil, err
+	}
+	ck, err := model.DecodeCheckpoint(data)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: %s: %w", key, err)
+	}
+	if id != "" && ck.Weights.ID() != id {
+		return nil, fmt.Errorf("cluster: %s holds network %s, the job wants %s", key, ck.Weights.ID(), id)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	// Keep the best, the candidate and this one; a generation's jobs use
+	// at most two networks.
+	if len(w.nets) >= 4 {
+		for k := range w.nets {
+			if k != w.best.Key {
+				delete(w.nets, k)
+			}
+		}
+	}
+	w.nets[key] = ck.Weights
+	return ck.Weights, nil
+}
+
+// done says whether the run has played its config's generations.
+func (w *Worker) done() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.cfg.Generations > 0 && w.state.Stage != "" && w.state.Generation >= w.cfg.Generations
+}
+
+// obsolete says whether the run has left the job's stage, so that its
+// result would be ignored.
+func (w *Worker) obsolete(j *Job) bool {
+	w.mu.Lock()
+	s := w.state
+	w.mu.Unlock()
+	if s.Stage == "" {
+		return false
+	}
+	if j.Kind == KindArena {
+		return s.Generation > j.Generation || (s.Generation == j.Generation && s.Stage == loop.StageGate)
+	}
+	return s.Generation > j.Generation || (s.Generation == j.Generation && s.Stage != loop.StageSelfplay)
+}
+
+// handle plays one job: in-progress acks while it plays, then the result,
+// then the ack. A job whose worker stops is handed back; one that fails is
+// retried elsewhere until its last delivery, whose failure is published.
+func (w *Worker) handle(ctx context.Context, m jetstream.Msg, ackWait time.Duration, maxDeliver int) {
+	var job Job
+	if err := json.Unmarshal(m.Data(), &job); err != nil {
+		w.logf("dropping a malformed job on %s: %v", m.Subject(), err)
+		m.TermWithReason("malformed") //nolint:errcheck
+		return
+	}
+	if w.opt.Handler == nil && w.obsolete(&job) {
+		m.TermWithReason("obsolete") //nolint:errcheck
+		return
+	}
+	delivered := uint64(1)
+	if md, err := m.Metadata(); err == nil {
+		delivered = md.NumDelivered
+	}
+	jctx, stop := context.WithCancel(ctx)
+	defer stop()
+	if ackWait > 0 {
+		// In-progress signals every third of AckWait while the job runs,
+		// so that a slow job stays with its live worker; a timer re-armed
+		// by itself costs nothing for the many jobs that end sooner.
+		var mu sync.Mutex
+		var t *time.Timer
+		mu.Lock()
+		t = time.AfterFunc(ackWait/3, func() {
+			if jctx.Err() != nil {
+				return
+			}
+			m.InProgress() //nolint:errcheck // a lost signal costs at most a redelivery
+			mu.Lock()
+			t.Reset(ackWait / 3)
+			mu.Unlock()
+		})
+		mu.Unlock()
+		defer func() {
+			mu.Lock()
+			t.Stop()
+			mu.Unlock()
+		}()
+	}
+	if w.onJob != nil {
+		w.onJob(job, delivered)
+	}
+	start := time.Now()
+	h := w.opt.Handler
+	if h == nil {
+		h = w.play
+	}
+	res, err := h(jctx, job)
+	stop()
+	if err != nil {
+		if ctx.Err() != nil {
+			m.Nak() //nolint:errcheck // the worker is stopping: another takes the job now
+			return
+		}
+		w.logf("%s (delivery %d): %v", job.ID(), delivered, err)
+		if maxDeliver > 0 && delivered >= uint64(maxDeliver) {
+			res = Result{Job: job, Worker: w.opt.Name, Error: err.Error()}
+			if perr := w.c.publishResult(ctx, &res); perr != nil {
+				w.logf("%v", perr)
+				return
+			}
+			m.Term() //nolint:errcheck
+			return
+		}
+		m.NakWithDelay(time.Second) //nolint:errcheck
+		return
+	}
+	res.Job, res.Worker = job, w.opt.Name
+	if res.Seconds == 0 {
+		res.Seconds = time.Since(start).Seconds()
+	}
+	// The result first, then the ack: a worker dying between the two
+	// leaves a job that is played again and a result stored once.
+	if err := w.c.publishResult(ctx, &res); err != nil {
+		w.logf("%v", err)
+		m.Nak() //nolint:errcheck
+		return
+	}
+	// A plain ack: were it lost, the job would come back, find its
+	// artifact in the store and only be reported again.
+	if err := m.Ack(); err != nil {
+		w.logf("acking %s: %v", job.ID(), err)
+	}
+	w.played.Add(1)
+	if w.opt.Handler == nil {
+		w.logf("%s done in %.1fs", job.ID(), time.Since(start).Seconds())
+	}
+}
+
+// play is the worker's own handler.
+func (w *Worker) play(ctx context.Context, job Job) (Result, error) {
+	switch job.Kind {
+	case KindSelfplay:
+		return w.selfplay(ctx, job)
+	case KindArena:
+		return w.arena(ctx, job)
+	}
+	return Result{}, fmt.Errorf("cluster: unknown job kind %q", job.Kind)
+}
+
+// ShardKey is the store key of generation gen's shard number n.
+func ShardKey(gen, n int) string { return loop.SelfplayKey(gen) + "/" + selfplay.ShardName(n) }
+
+// gamesKey is the key of a shard's game records.
+func gamesKey(gen, n int) string { return selfplay.GamesPath(ShardKey(gen, n)) }
+
+func (w *Worker) selfplay(ctx context.Context, job Job) (Result, error) {
+	// A block already in the store (the job was played, its worker died
+	// before acking, or a restarted trainer enqueued it again) is only
+	// reported.
+	if data, err := w.st.Read(ShardKey(job.Generation, job.Shard)); err == nil {
+		info, err := ShardInfo(selfplay.ShardName(job.Shard), data)
+		if err != nil {
+			return Result{}, err
+		}
+		w.logf("%s: already in the store", job.ID())
+		return Result{Shard: &info, Positions: info.Records}, nil
+	} else if !errors.Is(err, store.ErrNotExist) {
+		return Result{}, err
+	}
+	net, err := w.network(job.Network, job.NetworkID)
+	if err != nil {
+		return Result{}, err
+	}
+	dir, err := os.MkdirTemp(w.opt.WorkDir, "palace-job-")
+	if err != nil {
+		return Result{}, fmt.Errorf("cluster: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	cfg := w.cfg.Selfplay
+	cfg.Output, cfg.Rules, cfg.Network, cfg.Seed = dir, w.cfg.Rules, "", job.Seed
+	opt := selfplay.Options{CodeVersion: w.opt.CodeVersion, Evaluator: func() (nn.Evaluator, string, error) {
+		ev, err := model.NewEvaluator(net)
+		return ev, net.ID(), err
+	}}
+	blk, err := selfplay.PlayBlock(ctx, cfg, opt, job.Shard, job.First, job.Games)
+	if err != nil {
+		return Result{}, err
+	}
+	// The game records before the shard, as a local run commits them: a
+	// shard in the store always has its games. Each is written only if
+	// absent: the first upload of a block is the one the trainer lists.
+	for _, f := range []struct{ path, key string }{{blk.Games, gamesKey(job.Generation, job.Shard)}, {blk.Shard, ShardKey(job.Generation, job.Shard)}} {
+		data, err := os.ReadFile(f.path)
+		if err != nil {
+			return Result{}, fmt.Errorf("cluster: %w", err)
+		}
+		if _, err := store.Create(w.st, f.key, data); err != nil {
+			return Result{}, err
+		}
+	}
+	info := blk.Info
+	return Result{Shard: &info, Plies: blk.Stats.Plies, Evals: int64(blk.Stats.Network.Positions), Games: blk.Stats.Finished,
+		Positions: info.Records, Seconds: blk.Stats.Elapsed.Seconds()}, nil
+}
+
+func (w *Worker) arena(ctx context.Context, job Job) (Result, error) {
+	if job.Pair < 0 || job.Pair >= w.cfg.Arena.Pairs {
+		return Result{}, fmt.Errorf("cluster: pair %d of a %d-pair match", job.Pair, w.cfg.Arena.Pairs)
+	}
+	pa, pb, err := w.players(job)
+	if err != nil {
+		return Result{}, err
+	}
+	dir, err := os.MkdirTemp(w.opt.WorkDir, "palace-job-")
+	if err != nil {
+		return Result{}, fmt.Errorf("cluster: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	// One pair is a one-pair match of its own opening; its seed is the
+	// pair's, so a redelivered pair plays the same games.
+	m := arena.Match{RuleSet: w.ar, Openings: []arena.Opening{w.ops[job.Pair%len(w.ops)]}, A: pa, B: pb, Pairs: 1,
+		Concurrency: 2, Records: filepath.Join(dir, "pair.jsonl"), Seed: pairSeed(w.cfg, job.Generation+1, job.Pair),
+		CodeVersion: w.opt.CodeVersion}
+	if _, err := arena.Play(ctx, m); err != nil {
+		return Result{}, err
+	}
+	_, recs, err := arena.ReadRecords(m.Records)
+	if err != nil {
+		return Result{}, err
+	}
+	if len(recs) != 2 {
+		if ctx.Err() != nil {
+			return Result{}, ctx.Err()
+		}
+		return Result{}, fmt.Errorf("cluster: pair %d: %d games recorded", job.Pair, len(recs))
+	}
+	for i := range recs {
+		recs[i].Pair = job.Pair
+	}
+	return Result{Records: recs, Games: 2}, nil
+}
+
+// players are the match's two players, kept for the match's next pairs:
+// building one allocates its evaluation cache, and players serve many
+// games at once.
+func (w *Worker) players(job Job) (a, b arena.Player, err error) {
+	key := job.Candidate + "|" + job.Best
+	w.mu.Lock()
+	if w.match.key == key {
+		a, b = w.match.a, w.match.b
+	}
+	w.mu.Unlock()
+	if a != nil {
+		return a, b, nil
+	}
+	cand, err := w.network(job.Candidate, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	best, err := w.network(job.Best, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	ac := w.cfg.Arena
+	opt := arena.SearchOptions{Evaluators: ac.Evaluators, CacheEntries: 1 << 16}
+	pa, err := arena.NewNetwork(loop.PlayerName(w.cfg, job.Generation+1, cand), cand, ac.Search, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	pb, err := arena.NewNetwork(loop.PlayerName(w.cfg, job.BestGeneration, best), best, ac.Search, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	w.mu.Lock()
+	w.match.key, w.match.a, w.match.b = key, pa, pb
+	w.mu.Unlock()
+	return pa, pb, nil
+}

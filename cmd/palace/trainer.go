@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/palace-chess/palace/cluster"
+	"github.com/palace-chess/palace/configs"
+	"github.com/palace-chess/palace/loop"
+	"github.com/palace-chess/palace/store"
+)
+
+func runTrainer(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("trainer", stderr)
+	cf := addClusterFlags(fs, nil)
+	config := fs.String("config", "", "the run's configuration YAML when starting it (default: the xiangqi quickstart); a started run keeps its own")
+	generations := fs.Int("generations", -1, "stop after this many generations in total (overrides the config's; 0: never)")
+	work := fs.String("work", "", "local copy of the shards and the training state (default: palace-RUN in the system's temporary directory; keep it to resume mid-training)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	log, err := cf.log(stdout)
+	if err != nil {
+		return err
+	}
+	ctx, stop := stopContext(0)
+	defer stop()
+	c, err := cf.connect(ctx, "trainer")
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	st, url, cfg, err := startDistributed(ctx, c, cf, *config)
+	if err != nil {
+		return err
+	}
+	if *generations >= 0 {
+		cfg.Generations = *generations
+	}
+	t, err := cluster.NewTrainer(c, st, cfg, cluster.RoleOptions{WorkDir: *work, Log: log, CodeVersion: codeVersion()})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "palace trainer: run %s on %s, artifacts in %s\n", *cf.run, *cf.nats, url)
+	return t.Run(ctx)
+}
+
+// startDistributed opens the run's store and starts the run there with
+// the config file (or the built-in quickstart) unless it exists: a started
+// run keeps its config, and another one is refused.
+func startDistributed(ctx context.Context, c *cluster.Conn, cf *clusterFlags, config string) (store.Store, string, loop.Config, error) {
+	ri, started, err := c.Info(ctx)
+	if err != nil {
+		return nil, "", loop.Config{}, err
+	}
+	var data []byte
+	switch {
+	case config != "":
+		if data, err = os.ReadFile(config); err != nil {
+			return nil, "", loop.Config{}, err
+		}
+	case !started:
+		if data, err = configs.FS.ReadFile(defaultRunConfig); err != nil {
+			return nil, "", loop.Config{}, err
+		}
+	}
+	if !started && *cf.bucket == "" {
+		return nil, "", loop.Config{}, usageError{"--bucket is needed to start a run"}
+	}
+	url := *cf.bucket
+	if url == "" {
+		url = ri.Bucket
+	}
+	st, err := store.Open(url)
+	if err != nil {
+		return nil, "", loop.Config{}, err
+	}
+	cfg, err := cluster.Start(ctx, c, st, url, data, codeVersion())
+	if err != nil {
+		return nil, "", loop.Config{}, err
+	}
+	return st, url, cfg, nil
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/palace-chess/palace/loop"
+	"github.com/palace-chess/palace/store"
+)
+
+// startNATS runs an embedded NATS server with JetStream on loopback.
+func startNATS(t *testing.T) string {
+	t.Helper()
+	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true,
+		StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		t.Fatal("the NATS server did not start")
+	}
+	t.Cleanup(func() {
+		s.Shutdown()
+		s.WaitForShutdown()
+	})
+	return s.ClientURL()
+}
+
+// palace run --distributed with two local workers runs a generation into a
+// file:// bucket that palace report reads as it reads a local run.
+func TestRunDistributed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a distributed generation")
+	}
+	url := startNATS(t)
+	dir := t.TempDir()
+	cfgFile := filepath.Join(t.TempDir(), "tiny.yaml")
+	yaml := strings.Replace(tinyRunYAML, "generations: 2", "generations: 1", 1)
+	if err := os.WriteFile(cfgFile, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A worker started before the run waits for it, plays, and stops
+	// when the run is done.
+	var wout bytes.Buffer
+	worker := make(chan error, 1)
+	go func() {
+		worker <- runWorker([]string{"--nats", url, "--run", "cmdtest", "--until-done", "--name", "w1", "--ack-wait", "5s"}, nil, &wout, &wout)
+	}()
+	var out, errOut bytes.Buffer
+	args := []string{"--distributed", "--nats", url, "--run", "cmdtest", "--bucket", "file://" + dir, "--config", cfgFile,
+		"--workers", "1", "--progress", "log", "--ack-wait", "5s", "--work", t.TempDir()}
+	if err := runRun(args, nil, &out, &errOut); err != nil {
+		t.Fatalf("%v\n%s%s", err, errOut.String(), out.String())
+	}
+	select {
+	case err := <-worker:
+		if err != nil || !strings.Contains(wout.String(), "jobs played") {
+			t.Errorf("palace worker: %v\n%s", err, wout.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("palace worker --until-done did not stop after the run")
+	}
+	st, _ := store.NewDir(dir)
+	if b, err := st.Read(loop.StateKey); err != nil || !strings.Contains(string(b), `"generation":1`) {
+		t.Fatalf("state %s, %v\n%s", b, err, out.String())
+	}
+	out.Reset()
+	if err := runReport([]string{dir}, nil, &out, &errOut); err != nil {
+		t.Fatalf("palace report on the bucket: %v\n%s", err, errOut.String())
+	}
+	if !strings.Contains(out.String(), "gen") {
+		t.Errorf("report:\n%s", out.String())
+	}
+	// A second start with another config is refused; joining without one works.
+	other := filepath.Join(t.TempDir(), "other.yaml")
+	os.WriteFile(other, []byte(strings.Replace(yaml, "seed: 3", "seed: 4", 1)), 0o644)
+	err := runRun([]string{"--distributed", "--nats", url, "--run", "cmdtest", "--bucket", "file://" + dir, "--config", other, "--progress", "none"}, nil, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "another configuration") {
+		t.Errorf("restarting with another config: %v", err)
+	}
+	err = runGatekeeper([]string{"--nats", url, "--run", "cmdtest", "--progress", "none"}, nil, &out, &errOut)
+	if err != nil {
+		t.Errorf("joining a finished run: %v", err)
+	}
+}
+
+func TestClusterFlagErrors(t *testing.T) {
+	url := startNATS(t)
+	for _, tc := range []struct {
+		run  func([]string, *bytes.Buffer) error
+		args []string
+		want string
+	}{
+		{func(a []string, b *bytes.Buffer) error { return runWorker(a, nil, b, b) }, []string{"--slots", "0"}, "--slots"},
+		{func(a []string, b *bytes.Buffer) error { return runWorker(a, nil, b, b) }, []string{"--nats", url, "--run", "a b"}, "run name"},
+		{func(a []string, b *bytes.Buffer) error { return runWorker(a, nil, b, b) }, []string{"--nats", url, "--progress", "x"}, "--progress"},
+		{func(a []string, b *bytes.Buffer) error { return runTrainer(a, nil, b, b) }, []string{"--nats", url, "--run", "fresh"}, "--bucket"},
+		{func(a []string, b *bytes.Buffer) error { return runTrainer(a, nil, b, b) }, []string{"--nats", url, "--run", "fresh", "--bucket", "ftp://x"}, "unknown scheme"},
+		{func(a []string, b *bytes.Buffer) error { return runGatekeeper(a, nil, b, b) }, []string{"--nats", url, "--run", "fresh"}, "not started"},
+		{func(a []string, b *bytes.Buffer) error { return runRun(a, nil, b, b) }, []string{"--workers", "2"}, "--distributed"},
+		{func(a []string, b *bytes.Buffer) error { return runRun(a, nil, b, b) }, []string{"--distributed", "--dir", "x"}, "--bucket"},
+	} {
+		var buf bytes.Buffer
+		err := tc.run(tc.args, &buf)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want an error about %s", tc.args, err, tc.want)
+		}
+	}
+}

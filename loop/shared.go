@@ -1,0 +1,86 @@
+package loop
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/internal/splitmix"
+	"github.com/palace-chess/palace/nn/model"
+	"github.com/palace-chess/palace/rules"
+	"github.com/palace-chess/palace/stats"
+	"github.com/palace-chess/palace/store"
+)
+
+// What follows is the loop's arithmetic that a distributed run (package
+// cluster) must share with the single-machine one, so that both make the
+// same games, openings and networks from the same config.
+
+// RuleSets are the run's rule sets: self-play's (with its length cap) and
+// the arena's.
+func RuleSets(cfg Config) (selfplayRules, arenaRules *rules.RuleSet, err error) {
+	rs, err := rules.LoadRuleSet(cfg.Rules)
+	if err != nil {
+		return nil, nil, fmt.Errorf("loop: %w", err)
+	}
+	capped := func(n int) *rules.RuleSet {
+		if n <= 0 {
+			return rs
+		}
+		c := *rs
+		c.MaxPlies = n
+		return &c
+	}
+	sp := capped(cfg.Selfplay.MaxPlies)
+	ar := sp
+	if cfg.Arena.MaxPlies > 0 {
+		ar = capped(cfg.Arena.MaxPlies)
+	}
+	return sp, ar, nil
+}
+
+// SelfplaySeed is generation gen's self-play seed.
+func SelfplaySeed(cfg Config, gen int) uint64 { return splitmix.Mix(cfg.Seed, uint64(gen)) }
+
+// MatchSeed is candidate gen's match seed.
+func MatchSeed(cfg Config, gen int) uint64 { return splitmix.Mix(cfg.Seed, uint64(gen)) }
+
+// Openings are the gating matches' openings.
+func Openings(cfg Config, arenaRules *rules.RuleSet) ([]arena.Opening, error) {
+	return arena.RandomOpenings(arenaRules, cfg.Arena.Pairs, cfg.Arena.OpeningPlies, splitmix.Mix(cfg.Seed, 0x6172656e61))
+}
+
+// PlayerName is the name a gating match gives generation gen's network.
+func PlayerName(cfg Config, gen int, w *model.Weights) string {
+	return fmt.Sprintf("gen%d:%s/sims=%d", gen, w.ID(), cfg.Arena.Search.Simulations)
+}
+
+// InitialNetwork is generation 0's network: random weights from the
+// config's network seed.
+func InitialNetwork(cfg Config, rs *rules.RuleSet, codeVersion string) (*model.Checkpoint, error) {
+	w, err := model.NewRandom(cfg.Network, cfg.NetworkSeed)
+	if err != nil {
+		return nil, fmt.Errorf("loop: %w", err)
+	}
+	return &model.Checkpoint{Weights: w, EncodingVersion: encode.Version, RuleSets: []string{rs.String()},
+		Provenance: model.Provenance{CodeVersion: codeVersion, Seed: cfg.NetworkSeed,
+			Created: time.Now().UTC().Format(time.RFC3339), Note: "generation 0: random weights"}}, nil
+}
+
+// RecordMetric adds m to st's metrics.jsonl, replacing an earlier line of
+// the same generation and stage.
+func RecordMetric(st store.Store, m Metric) error { return (&runner{st: st}).metric(m) }
+
+// Decide is the gate's verdict on a finished match: the test's decision,
+// else the score against Arena.AcceptScore.
+func Decide(cfg Config, s arena.Summary) (promote bool, reason string) {
+	switch s.Decision {
+	case stats.AcceptH1:
+		return true, "SPRT accepted the candidate"
+	case stats.AcceptH0:
+		return false, "SPRT rejected the candidate"
+	}
+	return s.WDL.Score() >= cfg.Arena.AcceptScore,
+		fmt.Sprintf("SPRT undecided after %d pairs; score %.3f vs accept_score %.3f", s.Pentanomial.Pairs(), s.WDL.Score(), cfg.Arena.AcceptScore)
+}

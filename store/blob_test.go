@@ -1,0 +1,126 @@
+package store
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"gocloud.dev/blob/fileblob"
+	"gocloud.dev/blob/memblob"
+)
+
+// The Store contract, for every kind of store.
+func testStore(t *testing.T, s Store) {
+	t.Helper()
+	if _, err := s.Read("best.json"); !errors.Is(err, ErrNotExist) {
+		t.Errorf("%s: reading a missing key: %v", s, err)
+	}
+	for _, k := range []string{"nets/gen-0001.palnet", "nets/gen-0000.palnet", "best.json", "nets/.hidden"} {
+		if err := s.Write(k, []byte(k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b, err := s.Read("nets/gen-0001.palnet"); err != nil || string(b) != "nets/gen-0001.palnet" {
+		t.Errorf("%s: read back %q, %v", s, b, err)
+	}
+	if keys, err := s.List("nets/"); err != nil || !slices.Equal(keys, []string{"nets/gen-0000.palnet", "nets/gen-0001.palnet"}) {
+		t.Errorf("%s: List = %v, %v", s, keys, err)
+	}
+	if err := s.Remove("best.json"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Remove("best.json"); err != nil {
+		t.Errorf("%s: removing twice: %v", s, err)
+	}
+	// Create: of many writers of one key, exactly one wins and its bytes
+	// stay.
+	var wg sync.WaitGroup
+	won := make(chan string, 8)
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v := strings.Repeat(string(rune('a'+i)), 1000)
+			ok, err := Create(s, "selfplay/gen-0000/shard-000000.shard", []byte(v))
+			if err != nil {
+				t.Error(err)
+			}
+			if ok {
+				won <- v
+			}
+		}()
+	}
+	wg.Wait()
+	close(won)
+	var winners []string
+	for v := range won {
+		winners = append(winners, v)
+	}
+	b, _ := s.Read("selfplay/gen-0000/shard-000000.shard")
+	if len(winners) != 1 || string(b) != winners[0] {
+		t.Errorf("%s: %d writers created the key; it holds %.3q", s, len(winners), b)
+	}
+	for _, bad := range []string{"", "/etc/passwd", "../x", "a/../../x", "./a"} {
+		if err := s.Write(bad, nil); err == nil {
+			t.Errorf("%s: key %q was accepted", s, bad)
+		}
+	}
+}
+
+func TestStores(t *testing.T) {
+	d, err := Open("file://" + filepath.Join(t.TempDir(), "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testStore(t, d)
+	testStore(t, NewBucket(memblob.OpenBucket(nil), "mem://"))
+	fb, err := fileblob.OpenBucket(t.TempDir(), &fileblob.Options{Metadata: fileblob.MetadataDontWrite})
+	if err != nil {
+		t.Fatal(err)
+	}
+	testStore(t, NewBucket(fb, "fileblob"))
+	m, err := Open("mem://")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testStore(t, m)
+}
+
+// A Dir's Create leaves no temporary file behind, and a crashed one's is
+// not listed.
+func TestDirCreateClean(t *testing.T) {
+	d, _ := NewDir(t.TempDir())
+	if ok, err := d.Create("a/b", []byte("x")); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	if ok, err := d.Create("a/b", []byte("y")); ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	ents, _ := os.ReadDir(d.Local("a"))
+	if len(ents) != 1 {
+		t.Errorf("files left: %v", ents)
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	for _, tc := range []struct{ url, want string }{
+		{"", "empty URL"},
+		{"ftp://host/x", "unknown scheme"},
+		{"s3://", "no bucket name"},
+		{"file://host/x", "local path"},
+		{"file://", "no directory"},
+		{"gs://b\x7f", "bad URL"},
+	} {
+		_, err := Open(tc.url)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Open(%q): %v, want an error about %s", tc.url, err, tc.want)
+		}
+	}
+	if s, err := Open(filepath.Join(t.TempDir(), "plain")); err != nil || s.Local("x") == "" {
+		t.Errorf("a plain path: %v, %v", s, err)
+	}
+}
