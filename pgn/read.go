@@ -2,7 +2,8 @@
 // GBK/GB18030 or Big5; ICCS, WXF, Chinese or SAN moves; comments,
 // variations, stray bytes and broken games) and imports them as palace
 // game records. A bad game is reported, naming its file, index and line,
-// and reading goes on with the next.
+// and reading goes on with the next. Write exports palace's games as PGN
+// that liground and pychess-variants read (Fairy-Stockfish SAN).
 package pgn
 
 import (
