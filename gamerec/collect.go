@@ -23,7 +23,8 @@ import (
 // in a fixed order (paths in the order given, directories walked in name
 // order). A path may be
 //   - a games file (this package's format),
-//   - a self-play game-record file (NAME.games.jsonl beside NAME.shard),
+//   - a self-play game-record file (NAME.games.jsonl beside NAME.shard;
+//     its games dated by the file's modification day),
 //   - a self-play directory: the game files of the shards its manifest
 //     lists (a crash's unlisted debris is not read),
 //   - a run directory of palace run: every selfplay/gen-NNNN directory,
@@ -147,11 +148,18 @@ func collectFile(path string, gen map[string]int, fn func(*Game, *rules.RuleSet)
 			return fmt.Errorf("gamerec: %w", err)
 		}
 		rs := f.RuleSet()
+		// Self-play records no date; the day its file was committed
+		// serves date filters (a file copied without its times gets the
+		// copy's).
+		date := ""
+		if info, err := os.Stat(path); err == nil {
+			date = info.ModTime().UTC().Format("2006.01.02")
+		}
 		var g Game
 		for i := range f.Games {
 			r := &f.Games[i]
 			g = Game{Source: path, Index: i + 1, RuleSet: f.Header.RuleSet, Setup: r.Setup, StartFEN: r.StartFEN,
-				Moves: r.Moves, Plies: r.Plies, Result: r.Result, Reason: r.Reason, Network: f.Header.NetworkID}
+				Moves: r.Moves, Plies: r.Plies, Result: r.Result, Reason: r.Reason, Network: f.Header.NetworkID, Date: date}
 			if n, ok := gen[f.Header.NetworkID]; ok {
 				g.Generation = &n
 			}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/palace-chess/palace/encode"
 	"github.com/palace-chess/palace/nn"
@@ -171,6 +172,9 @@ func TestCollect(t *testing.T) {
 	err := Collect([]string{root}, func(g *Game, rs *rules.RuleSet) error {
 		if _, err := g.Replay(rs); err != nil {
 			return err
+		}
+		if g.Network != "" && g.Date != time.Now().UTC().Format("2006.01.02") {
+			t.Errorf("%s: self-play game dated %q, not today", g.Where(), g.Date)
 		}
 		got = append(got, filepath.Base(g.Source)+":"+g.Network+":"+g.Result)
 		return nil
