@@ -14,17 +14,20 @@ type Net struct {
 	pfcT                     []float32    // policy.fc.w transposed: [in][out]
 	pfcB, v1W, v1B, v2W, v2B []float32
 	scratch                  forwardScratch
+	winograd                 bool // 3×3 convolutions by Winograd F(2×2, 3×3) (winograd.go)
 }
 
 type foldedConv struct {
 	out, in, k int
 	wt         []float32 // [tap·in + channel][out], taps row-major over the k×k window
 	b          []float32 // [out]
+	wu         []float32 // 3×3 only: Winograd weights [16][in][out]
 }
 
 type forwardScratch struct {
 	batch        int
 	x, y, t, col []float32
+	wv, wm, wz   []float32 // Winograd: transformed input, products, zero row
 	pflat, vflat []float32
 	phid, vhid   []float32
 }
@@ -35,7 +38,7 @@ func NewNet(w *Weights) (*Net, error) {
 		return nil, err
 	}
 	c := w.Config
-	n := &Net{cfg: c}
+	n := &Net{cfg: c, winograd: winogradEnabled()}
 	fold := func(name string, out, in, k int) {
 		src := w.Tensors[name+".w"]
 		g, be := w.Tensors[name+".bn.gamma"], w.Tensors[name+".bn.beta"]
@@ -49,6 +52,9 @@ func NewNet(w *Weights) (*Net, error) {
 				}
 			}
 			fc.b[o] = be[o] - mu[o]*s
+		}
+		if k == 3 {
+			fc.wu = winogradWeights(&fc)
 		}
 		n.convs = append(n.convs, fc)
 	}
@@ -88,9 +94,12 @@ func grow(s []float32, size int) []float32 {
 // batch×3 logits (win, draw, loss). Scratch space grows to the largest
 // batch seen and is then reused.
 //
-// Activations are kept point-major ([batch·90 points][channels]), so the
-// 3×3 neighbourhood a convolution reads is three runs of three points'
-// channels, copied whole, and each convolution is one GEMM over the batch.
+// Activations are kept point-major ([batch·90 points][channels]). The 3×3
+// convolutions run as Winograd F(2×2, 3×3) (winograd.go), 16 GEMMs over a
+// chunk of positions' tiles; with PALACE_WINOGRAD=off (read by NewNet) they
+// run direct: the 3×3 neighbourhood a convolution reads is three runs of
+// three points' channels, copied whole, and each convolution is one GEMM
+// over the batch.
 func (n *Net) Forward(batch int, input, policy, wdl []float32) error {
 	c := n.cfg
 	if batch < 1 {
@@ -106,7 +115,15 @@ func (n *Net) Forward(batch int, input, policy, wdl []float32) error {
 	s.x = grow(s.x, points*maxCh)
 	s.y = grow(s.y, points*maxCh)
 	s.t = grow(s.t, points*maxCh)
-	s.col = grow(s.col, points*9*maxCh)
+	if n.winograd {
+		tiles := min(batch, wgChunk) * wgTiles
+		s.wv = grow(s.wv, 16*tiles*maxCh)
+		s.wm = grow(s.wm, 16*tiles*c.Filters)
+		s.wz = grow(s.wz, 2*maxCh)
+		clear(s.wz)
+	} else {
+		s.col = grow(s.col, points*9*maxCh)
+	}
 	x := s.x[:points*c.Planes]
 	for b := 0; b < batch; b++ {
 		in := input[b*c.InputSize():][:c.InputSize()]
@@ -118,6 +135,25 @@ func (n *Net) Forward(batch int, input, policy, wdl []float32) error {
 		}
 	}
 	conv := func(fc *foldedConv, in, out []float32, relu bool, skip []float32) {
+		if fc.k == 3 && n.winograd {
+			// A chunk of positions at a time keeps the transformed tiles
+			// and their products in the core's cache.
+			for b0 := 0; b0 < batch; b0 += wgChunk {
+				nb := min(wgChunk, batch-b0)
+				tiles := nb * wgTiles
+				v, m := s.wv[:16*tiles*fc.in], s.wm[:16*tiles*fc.out]
+				winogradInput(fc.in, nb, in[b0*Squares*fc.in:], v, s.wz[:fc.in])
+				for xi := 0; xi < 16; xi++ {
+					gemm(tiles, fc.out, fc.in, v[xi*tiles*fc.in:], fc.wu[xi*fc.in*fc.out:], m[xi*tiles*fc.out:], false)
+				}
+				var sk []float32
+				if skip != nil {
+					sk = skip[b0*Squares*fc.out:]
+				}
+				winogradOutput(fc.out, nb, m, fc.b, out[b0*Squares*fc.out:], sk, s.wz[:fc.out], s.wz[maxCh:][:fc.out], relu)
+			}
+			return
+		}
 		var col []float32
 		if fc.k == 3 {
 			col = s.col[:points*9*fc.in]

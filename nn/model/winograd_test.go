@@ -1,0 +1,203 @@
+package model
+
+import (
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"testing"
+)
+
+// One tile through the three transforms equals the 2×2 outputs of a
+// direct 3×3 correlation of its 4×4 patch.
+func TestWinogradTile(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for trial := 0; trial < 100; trial++ {
+		fc := foldedConv{out: 1, in: 1, k: 3, wt: make([]float32, 9)}
+		for i := range fc.wt {
+			fc.wt[i] = rng.Float32()*2 - 1
+		}
+		u := winogradWeights(&fc)
+		var d [16][]float32
+		var patch [4][4]float32
+		for r := range 4 {
+			for c := range 4 {
+				patch[r][c] = rng.Float32()*2 - 1
+				d[r*4+c] = []float32{patch[r][c]}
+			}
+		}
+		v := make([]float32, 16)
+		inputTile(1, &d, v, 1)
+		m := make([]float32, 16)
+		for xi := range m {
+			m[xi] = v[xi] * u[xi]
+		}
+		for _, bias := range []float32{0, 0.25} {
+			var y, sk [4][]float32
+			for i := range y {
+				y[i], sk[i] = make([]float32, 1), make([]float32, 1)
+			}
+			outputTile(1, m, 1, []float32{bias}, &y, &sk, -math.MaxFloat32)
+			for r := range 2 {
+				for c := range 2 {
+					want := float64(bias)
+					for dy := range 3 {
+						for dx := range 3 {
+							want += float64(fc.wt[dy*3+dx]) * float64(patch[r+dy][c+dx])
+						}
+					}
+					if got := y[r*2+c][0]; math.Abs(float64(got)-want) > 1e-5 {
+						t.Fatalf("trial %d: y[%d][%d] = %v, direct %v", trial, r, c, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// The AVX2 tile transforms agree with the Go ones.
+func TestWinogradTileAVX2(t *testing.T) {
+	if !haveAVX2 {
+		t.Skip("no AVX2 here")
+	}
+	rng := rand.New(rand.NewPCG(8, 8))
+	const ch, stride = 24, 40
+	rnd := func(n int) []float32 {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = rng.Float32()*2 - 1
+		}
+		return x
+	}
+	var d [16][]float32
+	var dp [16]*float32
+	for i := range d {
+		d[i] = rnd(ch)
+		dp[i] = &d[i][0]
+	}
+	v1, v2 := make([]float32, 16*stride), make([]float32, 16*stride)
+	inputTile(ch, &d, v1, stride)
+	inputTileAVX2(ch/8, &dp, &v2[0], stride)
+	for i := range v1 {
+		if v1[i] != v2[i] {
+			t.Fatalf("input: v[%d] Go %v, AVX2 %v", i, v1[i], v2[i])
+		}
+	}
+	m, bias := rnd(16*stride), rnd(ch)
+	for _, lo := range []float32{0, -math.MaxFloat32} {
+		var y1, y2, s [4][]float32
+		var yp, sp [4]*float32
+		for i := range y1 {
+			y1[i], y2[i], s[i] = make([]float32, ch), make([]float32, ch), rnd(ch)
+			yp[i], sp[i] = &y2[i][0], &s[i][0]
+		}
+		outputTile(ch, m, stride, bias, &y1, &s, lo)
+		outputTileAVX2(ch/8, &m[0], stride, &bias[0], &yp, &sp, lo)
+		for i := range y1 {
+			for k := range y1[i] {
+				if math.Abs(float64(y1[i][k]-y2[i][k])) > 1e-6 {
+					t.Fatalf("output lo %v: y[%d][%d] Go %v, AVX2 %v", lo, i, k, y1[i][k], y2[i][k])
+				}
+			}
+		}
+	}
+}
+
+// The Winograd forward pass agrees with the direct one (im2col + GEMM) on
+// the yardstick shape with random batch norms, through OpenBLAS where it
+// loads and, in a child process, through the Go kernel (PALACE_BLAS=off).
+func TestWinogradMatchesDirect(t *testing.T) {
+	cfg := Config{Planes: 80, PolicySize: 2581, Blocks: 6, Filters: 64, PolicyChannels: 4, ValueChannels: 2, ValueHidden: 64}
+	if testing.Short() {
+		cfg.Blocks = 2
+	}
+	w, err := NewRandom(cfg, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	randomizeBN(w, rng)
+	wino, err := NewNet(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct, err := NewNet(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wino.winograd, direct.winograd = true, false
+	t.Logf("GEMMs by %s", BLAS())
+	for _, batch := range []int{1, 3, 8, 32, 11} {
+		input := make([]float32, batch*cfg.InputSize())
+		for i := range input {
+			if rng.IntN(3) == 0 {
+				input[i] = 1
+			}
+		}
+		pw, ww := make([]float32, batch*cfg.PolicySize), make([]float32, batch*3)
+		pd, wd := make([]float32, batch*cfg.PolicySize), make([]float32, batch*3)
+		if err := wino.Forward(batch, input, pw, ww); err != nil {
+			t.Fatal(err)
+		}
+		if err := direct.Forward(batch, input, pd, wd); err != nil {
+			t.Fatal(err)
+		}
+		worst := 0.0
+		for i := range pd {
+			worst = max(worst, math.Abs(float64(pw[i]-pd[i])))
+			if math.Abs(float64(pw[i]-pd[i])) > 1e-4 {
+				t.Fatalf("batch %d: policy[%d] Winograd %v, direct %v", batch, i, pw[i], pd[i])
+			}
+		}
+		for i := range wd {
+			worst = max(worst, math.Abs(float64(ww[i]-wd[i])))
+			if math.Abs(float64(ww[i]-wd[i])) > 1e-4 {
+				t.Fatalf("batch %d: wdl[%d] Winograd %v, direct %v", batch, i, ww[i], wd[i])
+			}
+		}
+		t.Logf("batch %d: largest difference %.2g", batch, worst)
+	}
+	if BLAS() != "go" && os.Getenv("PALACE_BLAS") != "off" {
+		args := []string{"-test.run=^(TestWinogradMatchesDirect|TestWinogradNoAllocs)$", "-test.v"}
+		if testing.Short() {
+			args = append(args, "-test.short")
+		}
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = append(os.Environ(), "PALACE_BLAS=off")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("with PALACE_BLAS=off: %v\n%s", err, out)
+		}
+		t.Logf("with PALACE_BLAS=off:\n%s", out)
+	}
+}
+
+// Forward allocates nothing once its scratch has grown, either way. Only
+// with the Go kernel: each OpenBLAS call through purego's reflect-based
+// binding allocates (internal/openblas), so TestWinogradMatchesDirect runs
+// this in a child process with PALACE_BLAS=off.
+func TestWinogradNoAllocs(t *testing.T) {
+	if BLAS() != "go" {
+		t.Skip("calls through purego allocate; checked with PALACE_BLAS=off by TestWinogradMatchesDirect")
+	}
+	cfg := Config{Planes: 8, PolicySize: 30, Blocks: 1, Filters: 16, PolicyChannels: 2, ValueChannels: 2, ValueHidden: 8}
+	w, err := NewRandom(cfg, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, on := range []bool{true, false} {
+		net, err := NewNet(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		net.winograd = on
+		for _, batch := range []int{1, 8, 32} {
+			input := make([]float32, batch*cfg.InputSize())
+			policy, wdl := make([]float32, batch*cfg.PolicySize), make([]float32, batch*3)
+			net.Forward(batch, input, policy, wdl)
+			if a := testing.AllocsPerRun(5, func() { net.Forward(batch, input, policy, wdl) }); a != 0 {
+				t.Errorf("winograd %v batch %d: %v allocations per Forward", on, batch, a)
+			}
+		}
+	}
+}
