@@ -35,44 +35,17 @@ func NewGatekeeper(c *Conn, st store.Store, cfg loop.Config, opt RoleOptions) (*
 // or ctx is cancelled (not an error); between them it waits for the
 // trainer.
 func (g *Gatekeeper) Run(ctx context.Context) error {
-	for ctx.Err() == nil {
-		s, rev, ok, err := g.c.State(ctx)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return fmt.Errorf("cluster: run %s has no state; start it first", g.c.Run)
-		}
-		if g.cfg.Generations > 0 && s.Generation >= g.cfg.Generations {
-			g.logf("run complete: %d generations", s.Generation)
-			return nil
-		}
-		var next State
+	return g.run(ctx, func(ctx context.Context, s State, rev uint64) (State, uint64, bool, error) {
 		switch s.Stage {
 		case loop.StageArena:
-			next, err = g.arena(ctx, s)
+			next, err := g.arena(ctx, s)
+			return next, rev, true, err
 		case loop.StageGate:
-			next, err = g.gate(ctx, s)
-		default:
-			err = g.c.waitChange(ctx, keyState, rev)
-			if err == nil {
-				continue
-			}
+			next, err := g.gate(ctx, s)
+			return next, rev, true, err
 		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return err
-		}
-		if _, err := g.advance(ctx, next, rev); err != nil {
-			return err
-		}
-		if g.opt.StopAfter != nil && g.opt.StopAfter(next) {
-			return nil
-		}
-	}
-	return nil
+		return s, rev, false, nil // the trainer's stages
+	})
 }
 
 func (g *Gatekeeper) loadNet(key string) (*model.Checkpoint, error) {

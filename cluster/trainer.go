@@ -63,6 +63,52 @@ func newRole(c *Conn, st store.Store, cfg loop.Config, opt RoleOptions, name str
 	return &role{c: c, st: st, cfg: cfg, opt: opt, sp: sp, ar: ar, name: name}, nil
 }
 
+// stageFunc plays one of a role's stages from state s, read at revision
+// rev, and returns the state after it and the revision to advance from
+// (rev, or the one the stage itself last wrote); mine is false for a stage
+// that belongs to the other role.
+type stageFunc func(ctx context.Context, s State, rev uint64) (next State, nextRev uint64, mine bool, err error)
+
+// run moves the run through the role's stages until its generations are
+// done or ctx is cancelled (not an error); between them it waits for the
+// other role.
+func (r *role) run(ctx context.Context, stage stageFunc) error {
+	for ctx.Err() == nil {
+		s, rev, ok, err := r.c.State(ctx)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("cluster: run %s has no state; start it first", r.c.Run)
+		}
+		if r.cfg.Generations > 0 && s.Generation >= r.cfg.Generations {
+			r.logf("run complete: %d generations", s.Generation)
+			return nil
+		}
+		next, rev, mine, err := stage(ctx, s, rev)
+		if err == nil && !mine {
+			if err = r.c.waitChange(ctx, keyState, rev); err == nil {
+				continue
+			}
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		// From the revision this role last wrote or read: the other
+		// role's change in between is a conflict, not overwritten.
+		if _, err := r.advance(ctx, next, rev); err != nil {
+			return err
+		}
+		if r.opt.StopAfter != nil && r.opt.StopAfter(next) {
+			return nil
+		}
+	}
+	return nil
+}
+
 func (r *role) logf(format string, a ...any) {
 	if r.opt.Log == nil {
 		return
@@ -185,47 +231,17 @@ func NewTrainer(c *Conn, st store.Store, cfg loop.Config, opt RoleOptions) (*Tra
 // ctx is cancelled (not an error); between them it waits for the
 // gatekeeper.
 func (t *Trainer) Run(ctx context.Context) error {
-	for ctx.Err() == nil {
-		s, rev, ok, err := t.c.State(ctx)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return fmt.Errorf("cluster: run %s has no state; start it first", t.c.Run)
-		}
-		if t.cfg.Generations > 0 && s.Generation >= t.cfg.Generations {
-			t.logf("run complete: %d generations", s.Generation)
-			return nil
-		}
-		var next State
+	return t.run(ctx, func(ctx context.Context, s State, rev uint64) (State, uint64, bool, error) {
 		switch s.Stage {
 		case loop.StageSelfplay:
-			next, rev, err = t.selfplay(ctx, s, rev)
+			next, rev, err := t.selfplay(ctx, s, rev)
+			return next, rev, true, err
 		case loop.StageTrain:
-			next, err = t.train(ctx, s)
-		default:
-			// The gatekeeper's stages.
-			err = t.c.waitChange(ctx, keyState, rev)
-			if err == nil {
-				continue
-			}
+			next, err := t.train(ctx, s)
+			return next, rev, true, err
 		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return err
-		}
-		// From the revision this trainer last wrote or read: a second
-		// trainer's change in between is a conflict, not overwritten.
-		if _, err := t.advance(ctx, next, rev); err != nil {
-			return err
-		}
-		if t.opt.StopAfter != nil && t.opt.StopAfter(next) {
-			return nil
-		}
-	}
-	return nil
+		return s, rev, false, nil // the gatekeeper's stages
+	})
 }
 
 // blocks are the self-play jobs of rounds 1 to rounds of generation gen:
