@@ -155,10 +155,8 @@ func (g *Game) replay(rs *rules.RuleSet) (*rules.Game, error) {
 		return nil, fmt.Errorf("rule set %s, replayed under %s", g.RuleSet, rs)
 	}
 	if g.Setup != "" {
-		cho, han, _ := strings.Cut(g.Setup, ",")
-		c, err1 := rules.ParseJanggiSetup(cho)
-		h, err2 := rules.ParseJanggiSetup(han)
-		if err := errors.Join(err1, err2); err != nil {
+		c, h, err := rules.ParseJanggiSetups(g.Setup)
+		if err != nil {
 			return nil, fmt.Errorf("setup %q: %w", g.Setup, err)
 		}
 		if fen := rules.JanggiSetupFEN(c, h); fen != g.StartFEN {

@@ -304,10 +304,8 @@ func boardAndSide(fen string) string {
 // against its start FEN, or else the one its start FEN is; -1 for none.
 func setupOf(g *gamerec.Game, rs *rules.RuleSet) (int8, error) {
 	if g.Setup != "" {
-		cho, han, ok := strings.Cut(g.Setup, ",")
-		c, err1 := rules.ParseJanggiSetup(cho)
-		h, err2 := rules.ParseJanggiSetup(han)
-		if err := errors.Join(err1, err2); err != nil || !ok {
+		c, h, err := rules.ParseJanggiSetups(g.Setup)
+		if err != nil {
 			return -1, fmt.Errorf("setup %q: want CHO,HAN setup names: %w", g.Setup, err)
 		}
 		if rs.Game != rules.Janggi {

@@ -80,10 +80,19 @@ func TestJanggiSetups(t *testing.T) {
 			if err != nil || s != cho {
 				t.Errorf("ParseJanggiSetup(%q) = %v, %v", cho.String(), s, err)
 			}
+			c, h, err := ParseJanggiSetups(cho.String() + "," + han.String())
+			if err != nil || c != cho || h != han {
+				t.Errorf("ParseJanggiSetups(%s,%s) = %v, %v, %v", cho, han, c, h, err)
+			}
 		}
 	}
 	if _, err := ParseJanggiSetup("sangsang"); err == nil {
 		t.Error("ParseJanggiSetup accepted a bad name")
+	}
+	for _, bad := range []string{"masangsangma", "masangsangma,", ",masangsangma", "masangsangma,sangsang"} {
+		if _, _, err := ParseJanggiSetups(bad); err == nil {
+			t.Errorf("ParseJanggiSetups(%q) accepted", bad)
+		}
 	}
 }
 

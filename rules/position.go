@@ -136,6 +136,21 @@ func ParseJanggiSetup(name string) (JanggiSetup, error) {
 	return 0, fmt.Errorf("rules: unknown janggi setup %q (one of %s)", name, strings.Join(janggiSetupNames[:], ", "))
 }
 
+// ParseJanggiSetups reads "CHO,HAN": Cho's setup name, then Han's.
+func ParseJanggiSetups(text string) (cho, han JanggiSetup, err error) {
+	c, h, ok := strings.Cut(text, ",")
+	if !ok {
+		return 0, 0, fmt.Errorf("rules: janggi setups %q: want CHO,HAN", text)
+	}
+	if cho, err = ParseJanggiSetup(c); err != nil {
+		return 0, 0, err
+	}
+	if han, err = ParseJanggiSetup(h); err != nil {
+		return 0, 0, err
+	}
+	return cho, han, nil
+}
+
 // JanggiSetupFEN is the start FEN for the given Cho (White) and Han (Black) setups.
 func JanggiSetupFEN(cho, han JanggiSetup) string {
 	return strings.ToLower(janggiSetupRanks[han]) + "/4k4/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/4K4/" +

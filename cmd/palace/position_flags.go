@@ -52,17 +52,9 @@ func (pf *positionFlags) startFEN(rs *rules.RuleSet) (string, error) {
 	if rs.Game != rules.Janggi {
 		return "", usageError{fmt.Sprintf("--setup is for janggi; rule set %s is %s", rs.Name, rs.Game)}
 	}
-	cho, han, ok := strings.Cut(pf.setup, ",")
-	if !ok {
-		return "", usageError{fmt.Sprintf("--setup %q: want CHO,HAN", pf.setup)}
-	}
-	c, err := rules.ParseJanggiSetup(cho)
+	c, h, err := rules.ParseJanggiSetups(pf.setup)
 	if err != nil {
-		return "", usageError{err.Error()}
-	}
-	h, err := rules.ParseJanggiSetup(han)
-	if err != nil {
-		return "", usageError{err.Error()}
+		return "", usageError{"--setup: " + err.Error()}
 	}
 	return rules.JanggiSetupFEN(c, h), nil
 }
