@@ -61,7 +61,7 @@ func FuzzDecodeRecord(f *testing.F) {
 	planes := make([]float32, encode.InputSize)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var r Record
-		if decodeRecord(b, &r) != nil {
+		if decodeRecord(b, &r, FormatVersion) != nil {
 			return
 		}
 		EncodeRecord(&r, rs, planes)
@@ -70,7 +70,7 @@ func FuzzDecodeRecord(f *testing.F) {
 			return // a record the format can hold but no game can reach
 		}
 		var r2 Record
-		if err := decodeRecord(again, &r2); err != nil {
+		if err := decodeRecord(again, &r2, FormatVersion); err != nil {
 			t.Fatalf("re-encoded record does not decode: %v", err)
 		}
 		if d := sameRecord(&r, &r2); d != "" {

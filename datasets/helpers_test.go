@@ -115,6 +115,7 @@ func makeGameRecords(rs *rules.RuleSet, seed uint64, n int, shuttles bool) []Rec
 		res := g.Result()
 		for i := first; i < len(out); i++ {
 			r := &out[i]
+			r.FinalMaterial = g.Position().MaterialBalance(r.Side)
 			switch {
 			case res.Outcome == rules.Draw || !res.Over():
 				r.Result = Draw
@@ -136,7 +137,7 @@ func quantised(t testing.TB, r *Record) Record {
 		t.Fatalf("record of game %d ply %d: %v", r.GameID, r.Ply, err)
 	}
 	var q Record
-	if err := decodeRecord(b, &q); err != nil {
+	if err := decodeRecord(b, &q, FormatVersion); err != nil {
 		t.Fatalf("decoding record of game %d ply %d: %v", r.GameID, r.Ply, err)
 	}
 	return q

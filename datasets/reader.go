@@ -21,15 +21,17 @@ import (
 // record's fields) when it is read. A Reader is not safe for concurrent
 // use; open one per goroutine.
 type Reader struct {
-	path   string
-	ra     io.ReaderAt
-	file   *os.File
-	size   int64
-	hdr    Header
-	blocks []BlockInfo
-	starts []int64 // starts[i]: records before block i; starts[B] is the total
-	cbuf   []byte
-	cur    decodedBlock // the block Record read last
+	path string
+	ra   io.ReaderAt
+	file *os.File
+	size int64
+	hdr  Header
+	// version is the shard's format version: the record layout to decode.
+	version int
+	blocks  []BlockInfo
+	starts  []int64 // starts[i]: records before block i; starts[B] is the total
+	cbuf    []byte
+	cur     decodedBlock // the block Record read last
 }
 
 // decodedBlock is one block's records, uncompressed, and where each
@@ -117,9 +119,11 @@ func (r *Reader) open() error {
 	if !bytes.Equal(fixed[:8], shardMagic) {
 		return ErrNotShard
 	}
-	if v := binary.LittleEndian.Uint32(fixed[8:]); v != FormatVersion {
-		return fmt.Errorf("%w: shard format version %d; this palace reads version %d", ErrVersion, v, FormatVersion)
+	v := binary.LittleEndian.Uint32(fixed[8:])
+	if v < OldestFormatVersion || v > FormatVersion {
+		return fmt.Errorf("%w: shard format version %d; this palace reads versions %d to %d", ErrVersion, v, OldestFormatVersion, FormatVersion)
 	}
+	r.version = int(v)
 	mlen := int64(binary.LittleEndian.Uint32(fixed[12:]))
 	headEnd := fileHeaderFixed + mlen + 4
 	if mlen > maxMetadata || headEnd > size {
@@ -302,7 +306,7 @@ func (r *Reader) load(i int, blk *decodedBlock) error {
 // parse decodes record j of the loaded block into rec.
 func (r *Reader) parse(blk *decodedBlock, j int, rec *Record) error {
 	s := blk.spans[j]
-	if err := decodeRecord(blk.data[s.lo:s.hi], rec); err != nil {
+	if err := decodeRecord(blk.data[s.lo:s.hi], rec, r.version); err != nil {
 		return r.blockErr(blk.index, fmt.Errorf("%w: record %d: %v", ErrCorrupt, j, err))
 	}
 	return nil

@@ -91,6 +91,11 @@ type Record struct {
 	WDL   [3]float32
 	// Result is the game's result to the side to move.
 	Result Outcome
+	// FinalMaterial is the material balance where the game ended, to the
+	// side to move: its rules.Position.MaterialCount less the opponent's.
+	// It tells a trainer who was ahead in a game that ended undecided
+	// (train.Config.DrawMaterialScale); 0 in version-1 shards.
+	FinalMaterial int
 	// Full says the move had a full search (playout-cap randomization);
 	// only full searches make policy targets.
 	Full bool
@@ -301,6 +306,7 @@ func (r *Record) checkPosition() error {
 //	uint16     move played
 //	int16      value × 32767
 //	3 × uint16 WDL × 65535
+//	int16      final material balance (from format version 2)
 //	uvarint    policy entries k
 //	k × uvarint     index steps (the first absolute; then each > 0)
 //	k × uint16      probabilities × 65535
@@ -309,12 +315,16 @@ func (r *Record) checkPosition() error {
 // game share most of their legal moves: zstd then finds the run of index
 // steps whole, and the fixed-width probabilities decode without a branch.
 const (
-	boardBytes   = rules.Squares / 2
+	boardBytes = rules.Squares / 2
+	// minRecordLen is version 1's shortest record (a later version's
+	// is longer).
 	minRecordLen = 8 + 1 + 1 + 1 + 1 + boardBytes + 2 + 2 + 6 + 1
 	// maxRecordLen bounds one record: the fixed part with the longest
-	// counts and history, and every policy slot (fewer than 4096) at its
-	// longest, a two-byte step and a probability.
-	maxRecordLen = minRecordLen + 2*(binary.MaxVarintLen32-1) + 3*HistoryMoves + 1 + 4*4096
+	// counts and history, the final material, and every policy slot (fewer
+	// than 4096) at its longest, a two-byte step and a probability.
+	maxRecordLen = minRecordLen + 2*(binary.MaxVarintLen32-1) + 3*HistoryMoves + 2 + 1 + 4*4096
+	// maxMaterial bounds |FinalMaterial|; the int16 field holds it.
+	maxMaterial = math.MaxInt16
 )
 
 const (
@@ -345,6 +355,9 @@ func appendRecord(dst []byte, r *Record) ([]byte, error) {
 	}
 	if r.Result < Loss || r.Result > Win {
 		return dst, fmt.Errorf("result %d is not -1, 0 or 1", r.Result)
+	}
+	if r.FinalMaterial < -maxMaterial || r.FinalMaterial > maxMaterial {
+		return dst, fmt.Errorf("final material %d outside ±%d", r.FinalMaterial, maxMaterial)
 	}
 	size := encode.PolicySize()
 	if len(r.Policy) > size {
@@ -397,6 +410,7 @@ func appendRecord(dst []byte, r *Record) ([]byte, error) {
 	for _, w := range wdl {
 		dst = binary.LittleEndian.AppendUint16(dst, uint16(w))
 	}
+	dst = binary.LittleEndian.AppendUint16(dst, uint16(int16(r.FinalMaterial)))
 	dst = binary.AppendUvarint(dst, uint64(len(r.Policy)))
 	prev := 0
 	for _, e := range r.Policy {
@@ -436,10 +450,11 @@ func uvarintSlow(b []byte, i int) (uint64, int) {
 // pieceOK[n] says whether nibble n is a piece value the board can hold.
 var pieceOK = [16]bool{true, true, true, true, true, true, true, true, false, true, true, true, true, true, true, true}
 
-// decodeRecord reads one record body (all of b) into r, reusing
-// r.Policy's storage. It checks every field's range but not whether the
-// position is one the rules can reach; EncodeRecord checks what it needs.
-func decodeRecord(b []byte, r *Record) error {
+// decodeRecord reads one record body (all of b) of shard format version
+// into r, reusing r.Policy's storage. It checks every field's range but
+// not whether the position is one the rules can reach; EncodeRecord
+// checks what it needs.
+func decodeRecord(b []byte, r *Record, version int) error {
 	if len(b) < minRecordLen {
 		return fmt.Errorf("%w: %d bytes, shorter than any record", errRecord, len(b))
 	}
@@ -514,6 +529,18 @@ func decodeRecord(b []byte, r *Record) error {
 		r.WDL[k] = float32(binary.LittleEndian.Uint16(b[i+4+2*k:])) / 65535
 	}
 	i += 10
+	r.FinalMaterial = 0
+	if version >= 2 {
+		if len(b)-i < 2+1 {
+			return fmt.Errorf("%w: truncated before the final material", errRecord)
+		}
+		m := int16(binary.LittleEndian.Uint16(b[i:]))
+		if m < -maxMaterial {
+			return fmt.Errorf("%w: final material %d", errRecord, m)
+		}
+		r.FinalMaterial = int(m)
+		i += 2
+	}
 	size := uint64(encode.PolicySize())
 	n, i := uvarint(b, i)
 	if i < 0 || n > size {

@@ -53,9 +53,14 @@ import (
 	"github.com/palace-chess/palace/rules"
 )
 
-// FormatVersion is the shard layout this code writes and reads; any
-// change to the file or record layout makes a new version.
-const FormatVersion = 1
+// FormatVersion is the shard layout this code writes; any change to the
+// file or record layout makes a new version. Version 2 added the record's
+// final material balance; version-1 shards are still read (their records
+// have FinalMaterial 0).
+const (
+	FormatVersion       = 2
+	OldestFormatVersion = 1
+)
 
 var (
 	shardMagic   = []byte("PALSHARD")
@@ -126,13 +131,12 @@ func NewHeader(rs *rules.RuleSet) Header {
 func (h Header) RuleSet() string { return h.RuleSetName + "@" + h.RuleSetHash }
 
 // check says what makes a header unusable: a missing rule set, or an
-// encoding other than this build's (its policy indices would mean other
-// moves).
+// encoding whose policy indices would mean other moves than this build's.
 func (h *Header) check() error {
 	if h.RuleSetName == "" || h.RuleSetHash == "" || strings.Contains(h.RuleSetName, "@") {
 		return fmt.Errorf("rule set %q: want a name and a hash", h.RuleSet())
 	}
-	if h.EncodingVersion != encode.Version || h.PolicySize != encode.PolicySize() {
+	if !encode.SamePolicy(h.EncodingVersion) || h.PolicySize != encode.PolicySize() {
 		return fmt.Errorf("%w: encoding version %d with %d policy slots; this palace reads version %d with %d",
 			ErrVersion, h.EncodingVersion, h.PolicySize, encode.Version, encode.PolicySize())
 	}

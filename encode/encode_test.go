@@ -214,6 +214,19 @@ func TestEncodeFeatures(t *testing.T) {
 	if err := Encode(g, nil, buf[:10]); err == nil {
 		t.Error("a short destination was accepted")
 	}
+	// Xiangqi has no counting, but its networks see the material margin
+	// too: Black to move, with nothing against a chariot and a horse
+	// (13 + 5).
+	g, err := rules.NewGame(rules.MustPreset("xiangqi"), "3k5/9/9/9/9/9/9/9/4K4/R3N4 b - - 0 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Encode(g, g.LegalMoves(nil), buf); err != nil {
+		t.Fatal(err)
+	}
+	if f(featCounting) != 0 || f(featCountMargin) != float32(-18)/40 {
+		t.Errorf("xiangqi: counting %v, margin %v, want 0 and %v", f(featCounting), f(featCountMargin), float32(-18)/40)
+	}
 }
 
 func BenchmarkEncode(b *testing.B) {

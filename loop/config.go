@@ -152,6 +152,7 @@ type trainFile struct {
 	Window             *windowFile    `yaml:"window"`
 	Mirror             *float64       `yaml:"mirror"`
 	SearchValueWeight  *float64       `yaml:"search_value_weight"`
+	DrawMaterialScale  *float64       `yaml:"draw_material_scale"`
 	CheckpointEvery    *int           `yaml:"checkpoint_every"`
 }
 
@@ -292,6 +293,7 @@ func ParseConfig(data []byte, source string) (Config, error) {
 		}
 		set(&tc.Mirror, t.Mirror)
 		set(&tc.SearchValueWeight, t.SearchValueWeight)
+		set(&tc.DrawMaterialScale, t.DrawMaterialScale)
 		set(&tc.CheckpointEvery, t.CheckpointEvery)
 	}
 	if a := f.Arena; a != nil {

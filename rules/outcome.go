@@ -88,6 +88,12 @@ func (p *Position) MaterialCount(c Color) int {
 	return n
 }
 
+// MaterialBalance is c's material count less its opponent's (janggi
+// counting's values, no bonus; palace uses them for xiangqi too).
+func (p *Position) MaterialBalance(c Color) int {
+	return p.MaterialCount(c) - p.MaterialCount(c.Other())
+}
+
 // countingResult decides a game by material counting: White (Cho) wins
 // only with more than Black's count plus its bonus.
 func (p *Position) countingResult(reason Termination) Result {

@@ -534,8 +534,10 @@ func (r *runner) playGame(ctx context.Context, ev nn.Evaluator, id uint64) (*fin
 		g.Play(res.Best)
 	}
 	outcome := g.Result().Outcome
+	end := g.Position()
 	for i := range records {
 		records[i].Result = outcomeFor(outcome, records[i].Side)
+		records[i].FinalMaterial = end.MaterialBalance(records[i].Side)
 	}
 	r.finished.Add(1)
 	r.plies.Add(int64(len(records)))

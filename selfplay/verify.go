@@ -127,12 +127,14 @@ func matchRecords(shardPath string, gf *GameFile) error {
 	}
 	rs := gf.RuleSet()
 	var (
-		gi    = -1
-		game  *rules.Game
-		moves []string
-		ply   int
-		want  datasets.Record
-		legal []rules.Move
+		gi   = -1
+		game *rules.Game
+		// endGame is the game played to its end: the final material.
+		endGame *rules.Game
+		moves   []string
+		ply     int
+		want    datasets.Record
+		legal   []rules.Move
 	)
 	finish := func() error {
 		if gi >= 0 && ply != len(moves) {
@@ -160,6 +162,14 @@ func matchRecords(shardPath string, gf *GameFile) error {
 				return fmt.Errorf("game %d: %w", g.ID, err)
 			}
 			moves, ply = strings.Fields(g.Moves), 0
+			if endGame, err = rules.NewGame(rs, g.StartFEN); err != nil {
+				return fmt.Errorf("game %d: %w", g.ID, err)
+			}
+			for i, m := range moves {
+				if _, err := endGame.PlayText(m, rules.Ranks1); err != nil {
+					return fmt.Errorf("game %d ply %d: %w", g.ID, i, err)
+				}
+			}
 		}
 		g := &gf.Games[gi]
 		if ply >= len(moves) {
@@ -180,6 +190,9 @@ func matchRecords(shardPath string, gf *GameFile) error {
 		}
 		if o := outcomeFor(scoreOutcome(g.Result), rec.Side); rec.Result != o {
 			return fmt.Errorf("game %d ply %d: the record's result is %s, the game's (%s, to %s) %s", g.ID, ply, rec.Result, g.Result, rec.Side, o)
+		}
+		if m := endGame.Position().MaterialBalance(rec.Side); rec.FinalMaterial != m {
+			return fmt.Errorf("game %d ply %d: the record's final material is %d, the game's (to %s) %d", g.ID, ply, rec.FinalMaterial, rec.Side, m)
 		}
 		ply++
 	}

@@ -70,3 +70,57 @@ func TestFillTargets(t *testing.T) {
 		t.Errorf("%d of %d samples had full searches; want some of each", full, len(b.samples))
 	}
 }
+
+// With draw_material_scale, a drawn game's value target leans to the side
+// that ended ahead on material, by tanh(lead/scale)/2; decisive games and
+// level draws keep their one-hot result. (Random play capped at 80 plies
+// draws every game, nearly all of them with someone ahead.)
+func TestFillDrawMaterial(t *testing.T) {
+	c := selfplay.DefaultConfig()
+	c.Output = filepath.Join(t.TempDir(), "sp")
+	c.Rules, c.Games, c.Seed = "xiangqi", 8, 4
+	c.ConcurrentGames, c.GamesPerShard, c.MaxPlies, c.CacheEntries = 8, 8, 80, 4096
+	c.Search.Simulations, c.Search.CheapSimulations, c.Search.GumbelK = 8, 2, 4
+	opt := selfplay.Options{Evaluator: func() (nn.Evaluator, string, error) {
+		return nn.NewRandom(encode.InputSize, encode.PolicySize(), 6), "random-6", nil
+	}}
+	if _, err := selfplay.Run(context.Background(), c, opt); err != nil {
+		t.Fatal(err)
+	}
+	rs, _ := rules.Preset("xiangqi")
+	capped := *rs
+	capped.MaxPlies = 80
+	s, err := datasets.NewSampler([]string{c.Output}, datasets.WithWindow(10, 0.65, 0.75), datasets.WithSeed(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	b := newBatch(256)
+	b.drawMaterialScale = 13
+	if err := b.fill(s, map[string]*rules.RuleSet{capped.String(): &capped}); err != nil {
+		t.Fatal(err)
+	}
+	leaning := 0
+	for i, sm := range b.samples {
+		var want [3]float32
+		want[1-int(sm.Result)] = 1
+		if d := sm.FinalMaterial; sm.Result == datasets.Draw && d != 0 {
+			leaning++
+			lean := float32(math.Tanh(math.Abs(float64(d))/13)) / 2
+			want[1] = 1 - lean
+			if d > 0 {
+				want[0] = lean
+			} else {
+				want[2] = lean
+			}
+		}
+		for j := range 3 {
+			if got := b.wdl[i*3+j]; math.Abs(float64(got-want[j])) > 1e-6 {
+				t.Fatalf("sample %d (result %s, final material %d): WDL target %v, want %v", i, sm.Result, sm.FinalMaterial, b.wdl[i*3:i*3+3], want)
+			}
+		}
+	}
+	if leaning == 0 {
+		t.Errorf("none of %d samples was of a drawn game with a material lead: the test shows nothing", len(b.samples))
+	}
+}

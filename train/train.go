@@ -70,6 +70,18 @@ type Config struct {
 	// overfitting AlphaGo's value network showed on whole games); the
 	// search's estimate differs from position to position.
 	SearchValueWeight float64
+	// DrawMaterialScale, where > 0, lets a drawn game's value target lean
+	// to the side that was ahead on material where the game ended
+	// (datasets.Record.FinalMaterial, d to the side to move): a win (or a
+	// loss, for d < 0) with probability tanh(|d|/DrawMaterialScale)/2,
+	// else the draw. At most half a win, so that a draw with any lead is
+	// still worth less than the win it should have become. Weak xiangqi
+	// self-play ends almost every game at the length cap or by
+	// repetition, and "draw" for all of them teaches the network nothing
+	// about what wins; janggi's counting gives its games this signal
+	// through the rules. Only the training target changes: shards and
+	// game records keep the true result. 0: a draw is a draw.
+	DrawMaterialScale float64
 	// CheckpointEvery is the number of steps between saves of the state.
 	CheckpointEvery int
 }
@@ -143,6 +155,9 @@ func (c *Config) Validate() error {
 	}
 	if !(c.SearchValueWeight >= 0 && c.SearchValueWeight <= 1) {
 		bad("search_value_weight %v, want 0 to 1", c.SearchValueWeight)
+	}
+	if !(c.DrawMaterialScale >= 0) || math.IsInf(c.DrawMaterialScale, 0) {
+		bad("draw_material_scale %v, want a finite number ≥ 0 (0: off)", c.DrawMaterialScale)
 	}
 	if c.CheckpointEvery < 1 {
 		bad("checkpoint_every %d, want ≥ 1", c.CheckpointEvery)
@@ -244,6 +259,7 @@ func Run(ctx context.Context, cfg Config, job Job) (Result, error) {
 	}
 	b := newBatch(cfg.Batch)
 	b.searchWeight = float32(cfg.SearchValueWeight)
+	b.drawMaterialScale = cfg.DrawMaterialScale
 	var sum gnet.Losses
 	var since gnet.Losses
 	sinceSteps, sinceStart := 0, time.Now()
@@ -350,10 +366,12 @@ func checkpoint(tr *gnet.Trainer, job Job) *model.Checkpoint {
 // batch is one step's input and targets.
 type batch struct {
 	searchWeight float32
-	samples      []datasets.Sample
-	inputs       []float32
-	policy       []float32
-	wdl          []float32
+	// drawMaterialScale is Config.DrawMaterialScale.
+	drawMaterialScale float64
+	samples           []datasets.Sample
+	inputs            []float32
+	policy            []float32
+	wdl               []float32
 }
 
 func newBatch(n int) *batch {
@@ -400,6 +418,15 @@ func (b *batch) fill(s *datasets.Sampler, rsByID map[string]*rules.RuleSet) erro
 			w[0] = 1
 		case datasets.Draw:
 			w[1] = 1
+			if d := sm.FinalMaterial; b.drawMaterialScale > 0 && d != 0 {
+				lean := float32(math.Tanh(math.Abs(float64(d))/b.drawMaterialScale)) / 2
+				w[1] = 1 - lean
+				if d > 0 {
+					w[0] = lean
+				} else {
+					w[2] = lean
+				}
+			}
 		case datasets.Loss:
 			w[2] = 1
 		default:

@@ -120,10 +120,10 @@ func runShardInspect(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if len(shown) > 0 {
-		fmt.Fprintf(out, "\n%-8s %4s %-5s %-6s %7s %-17s %-6s %-5s %s\n", "game", "ply", "side", "move", "value", "wdl", "result", "full", "policy")
+		fmt.Fprintf(out, "\n%-8s %4s %-5s %-6s %7s %-17s %-6s %8s %-5s %s\n", "game", "ply", "side", "move", "value", "wdl", "result", "material", "full", "policy")
 		for _, rec := range shown {
 			wdl := fmt.Sprintf("%.3f/%.3f/%.3f", rec.WDL[0], rec.WDL[1], rec.WDL[2])
-			fmt.Fprintf(out, "%-8d %4d %-5s %-6s %7.3f %-17s %-6s %-5t %s\n", rec.GameID, rec.Ply, rec.Side, rec.Move, rec.Value, wdl, rec.Result, rec.Full, topPolicy(rec, *top))
+			fmt.Fprintf(out, "%-8d %4d %-5s %-6s %7.3f %-17s %-6s %+8d %-5t %s\n", rec.GameID, rec.Ply, rec.Side, rec.Move, rec.Value, wdl, rec.Result, rec.FinalMaterial, rec.Full, topPolicy(rec, *top))
 		}
 	}
 	return nil
