@@ -2,10 +2,13 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/palace-chess/palace/encode"
 )
 
 func runPalace(t *testing.T, stdin string, args ...string) (int, string, string) {
@@ -210,7 +213,7 @@ func TestNetInitInfoBench(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("info: exit %d, %q", code, errOut)
 	}
-	for _, want := range []string{"1 blocks × 8 filters", "80 input planes", "encoding        version 1",
+	for _, want := range []string{"1 blocks × 8 filters", "80 input planes", fmt.Sprintf("encoding        version %d\n", encode.Version),
 		"janggi@e1f9c542c39ccf30, janggimodern@", "seed 7", "inference only"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("info lacks %q:\n%s", want, out)

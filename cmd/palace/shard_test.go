@@ -1,10 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/palace-chess/palace/datasets"
+	"github.com/palace-chess/palace/encode"
 )
 
 // selfplayDir plays a few games for the shard commands to read.
@@ -26,7 +30,8 @@ func TestShardInspect(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{
-		"file            " + shard, "rule set        xiangqi@", "encoding        version 1, 2581 policy slots",
+		"file            " + shard, "rule set        xiangqi@", fmt.Sprintf("encoding        version %d, 2581 policy slots", encode.Version),
+		fmt.Sprintf("format          version %d\n", datasets.FormatVersion), "result material full",
 		"network         ", "config hash     ", "records         60\n", "games           3 (first id 0, last id 2)",
 		"full searches   ", "results         ", "game records    " + filepath.Join(dir, "shard-000000.games.jsonl") + ": 3 games",
 		"block       offset", "game      ply side  move", "\n0           0 white ", "\n0           2 white ",
