@@ -62,7 +62,10 @@ func (r *runner) metric(m Metric) error {
 		if old.Generation == m.Generation && old.Stage == m.Stage {
 			continue
 		}
-		line, _ := json.Marshal(old)
+		line, err := json.Marshal(old)
+		if err != nil {
+			return fmt.Errorf("loop: metrics of generation %d's %s: %w", old.Generation, old.Stage, err)
+		}
 		buf.Write(append(line, '\n'))
 	}
 	line, err := json.Marshal(m)
