@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -131,10 +132,12 @@ type Client struct {
 	cfg   ClientConfig
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
-	lines chan string   // the engine's output; closed at its end
-	done  chan struct{} // closed once the process has been waited for
-	werr  error         // the process's exit, after done
-	tail  *tailBuffer
+	// stdout is the read end of the engine's output pipe (see start).
+	stdout *os.File
+	lines  chan string   // the engine's output; closed at its end
+	done   chan struct{} // closed once the process has been waited for
+	werr   error         // the process's exit, after done
+	tail   *tailBuffer
 
 	ucci     bool
 	id       string
@@ -188,14 +191,22 @@ func StartClient(ctx context.Context, cfg ClientConfig) (*Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("uci: %w", err)
 	}
-	stdout, err := cmd.StdoutPipe()
+	// Our own pipe, not cmd.StdoutPipe: Wait closes that one as soon as
+	// the engine exits, and the reader could lose the engine's last lines
+	// (its "bye") still in the pipe. This one ends when every writer has
+	// closed it, or when Close gives up waiting.
+	stdout, w, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("uci: %w", err)
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stdout = w
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		stdout.Close()
 		return nil, fmt.Errorf("uci: starting the engine: %w", err)
 	}
-	c.stdin = stdin
+	c.stdin, c.stdout = stdin, stdout
 	go c.read(stdout)
 	go func() {
 		c.werr = cmd.Wait()
@@ -209,8 +220,9 @@ func StartClient(ctx context.Context, cfg ClientConfig) (*Client, error) {
 }
 
 // read passes the engine's lines on until its output ends.
-func (c *Client) read(r io.Reader) {
+func (c *Client) read(r *os.File) {
 	defer close(c.lines)
+	defer r.Close()
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), clientMaxLine)
 	for sc.Scan() {
@@ -713,10 +725,24 @@ func (c *Client) Close() error {
 		c.kill()
 		<-c.done
 	}
-	// Drain what is left so the reader ends.
-	for range c.lines {
+	// Drain what is left so the reader ends; a child of the engine still
+	// holding its output gets quitWait, then the group is killed and the
+	// pipe closed under it.
+	giveUp := time.After(quitWait)
+	for {
+		select {
+		case _, ok := <-c.lines:
+			if !ok {
+				return nil
+			}
+		case <-giveUp:
+			c.kill()
+			c.stdout.Close()
+			for range c.lines {
+			}
+			return nil
+		}
 	}
-	return nil
 }
 
 // tailBuffer keeps the last bytes written to it.
