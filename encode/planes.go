@@ -177,8 +177,7 @@ func EncodeState(st *State, dst []float32) error {
 	// The material margin, for every rule set: where counting decides it
 	// is the count a capped game would end on; elsewhere it is what a
 	// value head most needs and a small tower computes slowly from the
-	// piece planes (KataGo feeds its nets such features too). Without it
-	// small xiangqi networks learned nothing in an hour of self-play.
+	// piece planes (KataGo feeds its nets such features too).
 	margin := float32(materialCount(&st.Boards[0], side) - materialCount(&st.Boards[0], side.Other()))
 	if rs.Counting {
 		feat(featCounting, 1)
