@@ -1,17 +1,28 @@
 #!/usr/bin/env bash
 # Measures a palace run's best network the way issue 7 asks: 200 games (100
 # pairs, colours swapped) against a random mover and 200 against the
-# generation-0 network, with the run's arena search budget and game cap.
+# generation-0 network, with the run's arena search budget and game cap
+# (arena.simulations; arena.max_plies, else selfplay.max_plies, from the
+# run's config.yaml) unless SIMS or MAX_PLIES say otherwise.
 #
 #   scripts/measure-run.sh RUN_DIR [SIMS] [MAX_PLIES]
 #
 # Records go to RUN_DIR/measure/; rerunning resumes them.
 set -euo pipefail
 run=${1:?usage: scripts/measure-run.sh RUN_DIR [SIMS] [MAX_PLIES]}
-sims=${2:-32}
-plies=${3:-200}
+cfg=$run/config.yaml
+# key SECTION: the value of "  key:" inside the top-level "SECTION:" block.
+key() {
+	awk -v sec="$2:" -v key="$1:" '
+		/^[^ #]/ { in_sec = ($1 == sec) }
+		in_sec && $1 == key && /^  [^ ]/ { print $2; exit }' "$cfg"
+}
+sims=${2:-$(key simulations arena)}
+plies=${3:-$(key max_plies arena)}
+plies=${plies:-$(key max_plies selfplay)}
+: "${sims:?no arena simulations in $cfg; pass SIMS}" "${plies:?no max_plies in $cfg; pass MAX_PLIES}"
 palace=${PALACE:-palace}
-rules=$(sed -n 's/^rules: *\([^ #]*\).*/\1/p' "$run/config.yaml")
+rules=$(sed -n 's/^rules: *\([^ #]*\).*/\1/p' "$cfg")
 best=$(sed -n 's/.*"key":"\([^"]*\)".*/\1/p' "$run/best.json")
 mkdir -p "$run/measure"
 echo "== $run: best $best, rules $rules, $sims simulations, games capped at $plies plies"

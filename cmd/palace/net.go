@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -13,14 +14,17 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/palace-chess/palace/datasets"
 	"github.com/palace-chess/palace/encode"
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/rules"
+	"github.com/palace-chess/palace/selfplay"
+	"github.com/palace-chess/palace/train"
 )
 
 func runNet(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return usageError{"want a subcommand: palace net init|info|bench"}
+		return usageError{"want a subcommand: palace net init|info|bench|eval"}
 	}
 	switch args[0] {
 	case "init":
@@ -29,8 +33,10 @@ func runNet(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return runNetInfo(args[1:], stdout, stderr)
 	case "bench":
 		return runNetBench(args[1:], stdout, stderr)
+	case "eval":
+		return runNetEval(args[1:], stdout, stderr)
 	}
-	return usageError{fmt.Sprintf("unknown subcommand %q: want init, info or bench", args[0])}
+	return usageError{fmt.Sprintf("unknown subcommand %q: want init, info, bench or eval", args[0])}
 }
 
 // netFile is the YAML form of a network shape (configs/net-*.yaml).
@@ -219,5 +225,75 @@ func runNetBench(args []string, stdout, stderr io.Writer) error {
 		perWorker := float64(after.HeapAlloc-min(after.HeapAlloc, before.HeapAlloc)) / float64(len(nets)) / (1 << 20)
 		fmt.Fprintf(stdout, "batch %3d: %8.1f positions/s  %6.2f GFLOP/s  %5.1f MB per worker\n", batch, n/secs, n*float64(c.FLOPs())/secs/1e9, perWorker)
 	}
+	return nil
+}
+
+// runNetEval prints a network's losses on shard directories: on games it
+// did not train on, whether its value head predicts better than a
+// constant (train.Eval).
+func runNetEval(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("net eval", stderr)
+	netFile := fs.String("net", "", "checkpoint file to evaluate")
+	rulesList := fs.String("rules", "", "comma-separated rule sets (presets or YAML files) of shards without self-play game records; those with records name their own")
+	maxPlies := fs.Int("max-plies", 0, "the length cap the --rules shards were played under (it is part of the rule set)")
+	every := fs.Int("every", 1, "evaluate one position in this many")
+	dirs, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if *netFile == "" || len(dirs) == 0 {
+		return usageError{"want --net FILE and shard directories: palace net eval --net FILE DIR..."}
+	}
+	if *every < 1 || *maxPlies < 0 {
+		return usageError{fmt.Sprintf("--every %d, --max-plies %d: want ≥ 1 and ≥ 0", *every, *maxPlies)}
+	}
+	ck, err := model.Load(*netFile)
+	if err != nil {
+		return err
+	}
+	if ck.EncodingVersion != encode.Version {
+		return fmt.Errorf("%s reads encoding version %d, this palace writes %d", *netFile, ck.EncodingVersion, encode.Version)
+	}
+	var sets []*rules.RuleSet
+	if *rulesList != "" {
+		for _, name := range strings.Split(*rulesList, ",") {
+			rs, err := rules.LoadRuleSet(strings.TrimSpace(name))
+			if err != nil {
+				return err
+			}
+			sets = append(sets, capRuleSet(rs, *maxPlies))
+		}
+	}
+	// Self-play writes each shard's games with the full rule set beside it.
+	for _, dir := range dirs {
+		m, err := datasets.ReadManifest(dir)
+		if err != nil {
+			return err
+		}
+		for _, s := range m.Shards {
+			path := selfplay.GamesPath(filepath.Join(dir, s.Name))
+			if _, err := os.Stat(path); err != nil {
+				continue // no records: --rules must name its rule set
+			}
+			gf, err := selfplay.ReadGames(path)
+			if err != nil {
+				return err
+			}
+			sets = append(sets, gf.RuleSet())
+		}
+	}
+	ev, err := model.NewEvaluator(ck.Weights)
+	if err != nil {
+		return err
+	}
+	rep, err := train.Eval(ev, dirs, sets, train.EvalOptions{Every: *every})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "network         %s (%s)\n", ck.Weights.ID(), *netFile)
+	fmt.Fprintf(stdout, "positions       %d (wins %d, draws %d, losses %d to the side to move)\n", rep.Positions, rep.Results[0], rep.Results[1], rep.Results[2])
+	fmt.Fprintf(stdout, "wdl loss        %.4f (a constant predictor: %.4f)\n", rep.WDLCE, rep.ConstWDLCE)
+	fmt.Fprintf(stdout, "value mse       %.4f (a constant predictor: %.4f)\n", rep.ValueMSE, rep.ConstValueMSE)
+	fmt.Fprintf(stdout, "policy loss     %.4f over %d searched positions (the targets' entropy: %.4f)\n", rep.PolicyCE, rep.PolicyPositions, rep.TargetEntropy)
 	return nil
 }
