@@ -11,7 +11,7 @@
 set -euo pipefail
 run=${1:?usage: scripts/measure-run.sh RUN_DIR [SIMS] [MAX_PLIES]}
 cfg=$run/config.yaml
-# key SECTION: the value of "  key:" inside the top-level "SECTION:" block.
+# key KEY SECTION: the value of "  KEY:" inside the top-level "SECTION:" block.
 key() {
 	awk -v sec="$2:" -v key="$1:" '
 		/^[^ #]/ { in_sec = ($1 == sec) }
