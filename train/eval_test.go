@@ -1,9 +1,7 @@
 package train_test
 
 import (
-	"context"
 	"math"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,7 +9,6 @@ import (
 	"github.com/palace-chess/palace/encode"
 	"github.com/palace-chess/palace/nn"
 	"github.com/palace-chess/palace/rules"
-	"github.com/palace-chess/palace/selfplay"
 	"github.com/palace-chess/palace/train"
 )
 
@@ -22,7 +19,7 @@ import (
 // counting: together, both kinds of result.
 func TestEvalUniform(t *testing.T) {
 	xq, xrs := shards(t, 8)
-	jg, jrs := janggiShards(t, 4)
+	jg, jrs := train.PlayTiny(t, train.TinyGames{Rules: "janggi", Games: 4, MaxPlies: 40, GamesPerShard: 2, ConcurrentGames: 4, Seed: 3, EvaluatorSeed: 5})
 	dirs, sets := []string{xq, jg}, []*rules.RuleSet{xrs, jrs}
 	rep, err := train.Eval(nn.NewUniform(encode.InputSize, encode.PolicySize()), dirs, sets, train.EvalOptions{Batch: 7})
 	if err != nil {
@@ -94,26 +91,6 @@ func TestEvalUniform(t *testing.T) {
 	if third.Positions >= n || third.Positions < n/3 {
 		t.Errorf("every 3rd of %d records: %d", n, third.Positions)
 	}
-}
-
-// janggiShards plays a few janggi games capped at 40 plies.
-func janggiShards(t *testing.T, games int) (string, *rules.RuleSet) {
-	t.Helper()
-	c := selfplay.DefaultConfig()
-	c.Output = filepath.Join(t.TempDir(), "sp")
-	c.Rules, c.Games, c.Seed = "janggi", games, 3
-	c.ConcurrentGames, c.GamesPerShard, c.MaxPlies, c.CacheEntries = 4, 2, 40, 4096
-	c.Search.Simulations, c.Search.CheapSimulations, c.Search.GumbelK = 8, 2, 4
-	opt := selfplay.Options{Evaluator: func() (nn.Evaluator, string, error) {
-		return nn.NewRandom(encode.InputSize, encode.PolicySize(), 5), "random-5", nil
-	}}
-	if _, err := selfplay.Run(context.Background(), c, opt); err != nil {
-		t.Fatal(err)
-	}
-	rs, _ := rules.Preset("janggi")
-	capped := *rs
-	capped.MaxPlies = 40
-	return c.Output, &capped
 }
 
 func TestEvalErrors(t *testing.T) {

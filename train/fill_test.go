@@ -1,43 +1,26 @@
 package train
 
 import (
-	"context"
 	"math"
-	"path/filepath"
 	"testing"
 
 	"github.com/palace-chess/palace/datasets"
 	"github.com/palace-chess/palace/encode"
-	"github.com/palace-chess/palace/nn"
 	"github.com/palace-chess/palace/rules"
-	"github.com/palace-chess/palace/selfplay"
 )
 
 // The value target mixes the game's result and the search's WDL as asked,
 // and cheap searches get no policy target.
 func TestFillTargets(t *testing.T) {
-	c := selfplay.DefaultConfig()
-	c.Output = filepath.Join(t.TempDir(), "sp")
-	c.Rules, c.Games, c.Seed = "janggi", 4, 3
-	c.ConcurrentGames, c.GamesPerShard, c.MaxPlies, c.CacheEntries = 4, 4, 30, 4096
-	c.Search.Simulations, c.Search.CheapSimulations, c.Search.GumbelK = 8, 2, 4
-	opt := selfplay.Options{Evaluator: func() (nn.Evaluator, string, error) {
-		return nn.NewRandom(encode.InputSize, encode.PolicySize(), 5), "random-5", nil
-	}}
-	if _, err := selfplay.Run(context.Background(), c, opt); err != nil {
-		t.Fatal(err)
-	}
-	rs, _ := rules.Preset("janggi")
-	capped := *rs
-	capped.MaxPlies = 30
-	s, err := datasets.NewSampler([]string{c.Output}, datasets.WithWindow(10, 0.65, 0.75), datasets.WithSeed(1))
+	dir, capped := PlayTiny(t, TinyGames{Rules: "janggi", Games: 4, MaxPlies: 30, GamesPerShard: 4, ConcurrentGames: 4, Seed: 3, EvaluatorSeed: 5})
+	s, err := datasets.NewSampler([]string{dir}, datasets.WithWindow(10, 0.65, 0.75), datasets.WithSeed(1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	b := newBatch(64)
 	b.searchWeight = 0.25
-	if err := b.fill(s, map[string]*rules.RuleSet{capped.String(): &capped}); err != nil {
+	if err := b.fill(s, map[string]*rules.RuleSet{capped.String(): capped}); err != nil {
 		t.Fatal(err)
 	}
 	ps := encode.PolicySize()
@@ -76,28 +59,15 @@ func TestFillTargets(t *testing.T) {
 // level draws keep their one-hot result. (Random play capped at 80 plies
 // draws every game, nearly all of them with someone ahead.)
 func TestFillDrawMaterial(t *testing.T) {
-	c := selfplay.DefaultConfig()
-	c.Output = filepath.Join(t.TempDir(), "sp")
-	c.Rules, c.Games, c.Seed = "xiangqi", 8, 4
-	c.ConcurrentGames, c.GamesPerShard, c.MaxPlies, c.CacheEntries = 8, 8, 80, 4096
-	c.Search.Simulations, c.Search.CheapSimulations, c.Search.GumbelK = 8, 2, 4
-	opt := selfplay.Options{Evaluator: func() (nn.Evaluator, string, error) {
-		return nn.NewRandom(encode.InputSize, encode.PolicySize(), 6), "random-6", nil
-	}}
-	if _, err := selfplay.Run(context.Background(), c, opt); err != nil {
-		t.Fatal(err)
-	}
-	rs, _ := rules.Preset("xiangqi")
-	capped := *rs
-	capped.MaxPlies = 80
-	s, err := datasets.NewSampler([]string{c.Output}, datasets.WithWindow(10, 0.65, 0.75), datasets.WithSeed(2))
+	dir, capped := PlayTiny(t, TinyGames{Rules: "xiangqi", Games: 8, MaxPlies: 80, GamesPerShard: 8, ConcurrentGames: 8, Seed: 4, EvaluatorSeed: 6})
+	s, err := datasets.NewSampler([]string{dir}, datasets.WithWindow(10, 0.65, 0.75), datasets.WithSeed(2))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	b := newBatch(256)
 	b.drawMaterialScale = 13
-	if err := b.fill(s, map[string]*rules.RuleSet{capped.String(): &capped}); err != nil {
+	if err := b.fill(s, map[string]*rules.RuleSet{capped.String(): capped}); err != nil {
 		t.Fatal(err)
 	}
 	leaning := 0

@@ -7,36 +7,19 @@ import (
 	"testing"
 
 	"github.com/palace-chess/palace/encode"
-	"github.com/palace-chess/palace/nn"
 	"github.com/palace-chess/palace/nn/gnet"
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/rules"
-	"github.com/palace-chess/palace/selfplay"
 	"github.com/palace-chess/palace/train"
 )
 
 var tinyNet = model.Config{Planes: encode.Planes, PolicySize: encode.PolicySize(), Blocks: 1, Filters: 8,
 	PolicyChannels: 2, ValueChannels: 1, ValueHidden: 8}
 
-// shards plays a few short games with the nn test evaluator into a shard
-// directory.
+// shards plays a few short xiangqi games into a shard directory.
 func shards(t *testing.T, games int) (string, *rules.RuleSet) {
 	t.Helper()
-	c := selfplay.DefaultConfig()
-	c.Output = filepath.Join(t.TempDir(), "sp")
-	c.Rules, c.Games, c.Seed = "xiangqi", games, 3
-	c.ConcurrentGames, c.GamesPerShard, c.MaxPlies, c.CacheEntries = 4, 4, 40, 4096
-	c.Search.Simulations, c.Search.CheapSimulations, c.Search.GumbelK = 8, 2, 4
-	opt := selfplay.Options{Evaluator: func() (nn.Evaluator, string, error) {
-		return nn.NewRandom(encode.InputSize, encode.PolicySize(), 5), "random-5", nil
-	}}
-	if _, err := selfplay.Run(context.Background(), c, opt); err != nil {
-		t.Fatal(err)
-	}
-	rs, _ := rules.Preset("xiangqi")
-	capped := *rs
-	capped.MaxPlies = 40
-	return c.Output, &capped
+	return train.PlayTiny(t, train.TinyGames{Rules: "xiangqi", Games: games, MaxPlies: 40, GamesPerShard: 4, ConcurrentGames: 4, Seed: 3, EvaluatorSeed: 5})
 }
 
 func initial(t *testing.T) *model.Checkpoint {
