@@ -10,6 +10,7 @@ import (
 
 	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/datasets"
+	"github.com/palace-chess/palace/encode"
 	"github.com/palace-chess/palace/loop"
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/selfplay"
@@ -212,5 +213,26 @@ func TestConfigErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v, want an error about %s", tc.yaml, err, tc.want)
 		}
+	}
+}
+
+func TestConfigDrawScore(t *testing.T) {
+	cfg, err := loop.ParseConfig([]byte("rules: xiangqi\nseed: 1\nselfplay: {search: {draw_score: -0.1}}\narena: {search: {draw_score: -0.2}}"), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Selfplay.Search.DrawScore != -0.1 || cfg.Arena.Search.DrawScore != -0.2 {
+		t.Errorf("draw scores: self-play %v, arena %v; want -0.1, -0.2", cfg.Selfplay.Search.DrawScore, cfg.Arena.Search.DrawScore)
+	}
+	w, err := model.NewRandom(model.Config{Planes: encode.Planes, PolicySize: encode.PolicySize(), Blocks: 1, Filters: 8,
+		PolicyChannels: 2, ValueChannels: 1, ValueHidden: 8}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := loop.PlayerName(cfg, 3, w), "gen3:"+w.ID()+"/sims=32,draw=-0.2"; got != want {
+		t.Errorf("player name %q, want %q", got, want)
+	}
+	if _, err := loop.ParseConfig([]byte("rules: xiangqi\nseed: 1\narena: {search: {draw_score: -3}}"), "t.yaml"); err == nil || !strings.Contains(err.Error(), "DrawScore") {
+		t.Errorf("draw_score -3: %v, want a DrawScore error", err)
 	}
 }

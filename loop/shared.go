@@ -53,7 +53,11 @@ func Openings(cfg Config, arenaRules *rules.RuleSet) ([]arena.Opening, error) {
 
 // PlayerName is the name a gating match gives generation gen's network.
 func PlayerName(cfg Config, gen int, w *model.Weights) string {
-	return fmt.Sprintf("gen%d:%s/sims=%d", gen, w.ID(), cfg.Arena.Search.Simulations)
+	name := fmt.Sprintf("gen%d:%s/sims=%d", gen, w.ID(), cfg.Arena.Search.Simulations)
+	if d := cfg.Arena.Search.DrawScore; d != 0 {
+		name += fmt.Sprintf(",draw=%g", d) // as palace arena names it
+	}
+	return name
 }
 
 // InitialNetwork is generation 0's network: random weights from the

@@ -66,6 +66,16 @@
 // ΣN). Gumbel uses no Dirichlet noise and no temperature: its randomness is
 // the Gumbel sample, and GumbelScale 0 makes it deterministic.
 //
+// # Draw score
+//
+// Both algorithms read a move's Q as the side choosing it does: win − loss
+// plus DrawScore × the move's mean draw probability (lc0's draw score; a
+// proven draw is worth DrawScore). A negative one makes both sides prefer
+// playing on to a repetition or a drawish line, which is what turns a
+// won-but-aimless position into a mate when the value head is weak. It
+// steers selection, the move and Gumbel's target; the root's reported
+// Value and WDL stay the plain backed-up means.
+//
 // # Batching, budgets, determinism
 //
 // A tree gathers up to LeavesPerEval leaves per Evaluate call, each visit in

@@ -93,6 +93,17 @@ type Params struct {
 	LeavesPerEval int
 	VirtualLoss   float64
 
+	// DrawScore is what a draw is worth, in value units, to the side
+	// choosing a move (lc0's draw score): selection reads a child as its
+	// win − loss plus DrawScore × its draw probability, a proven draw as
+	// DrawScore. It is the same for both sides, so a negative one makes
+	// each side play on rather than repeat or shuffle to a draw unless it
+	// is behind by more than |DrawScore|. It changes which moves are
+	// searched and played, never the values and WDL a Result reports. 0:
+	// draws are worth 0. (Left out of JSON when 0, so the digests of
+	// settings from before it existed still match.)
+	DrawScore float64 `json:",omitempty"`
+
 	// MaxNodes caps the tree (48 bytes a node, and as many again for the
 	// arena compaction copies into); a search that fills it stops early.
 	MaxNodes int
@@ -187,6 +198,8 @@ func (p Params) Validate() error {
 		return bad("LeavesPerEval", p.LeavesPerEval, fmt.Sprintf("1–%d", maxLeavesPerEval))
 	case !nonneg(p.VirtualLoss) || p.VirtualLoss > 1:
 		return bad("VirtualLoss", p.VirtualLoss, "in [0, 1]")
+	case !finite(p.DrawScore) || p.DrawScore < -1 || p.DrawScore > 1:
+		return bad("DrawScore", p.DrawScore, "in [-1, 1]")
 	case p.MaxNodes < minNodes || p.MaxNodes > maxNodes:
 		return bad("MaxNodes", p.MaxNodes, fmt.Sprintf("%d–%d", minNodes, maxNodes))
 	}

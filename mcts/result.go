@@ -45,7 +45,8 @@ type Result struct {
 	Policy []float32
 	// Prior is the network's policy over Moves, before any noise.
 	Prior []float32
-	// Q is each move's mean value to the side to move, in [-1, 1]; a move
+	// Q is each move's mean value to the side to move, in [-1, 1], as the
+	// search chose by it (a draw counted at Params.DrawScore); a move
 	// without visits gets the root's mixed value estimate (Gumbel's v_mix).
 	Q []float32
 	// Value and WDL are the root's value and win/draw/loss estimate to the

@@ -612,7 +612,7 @@ func (s *Search) puct(i int32, atRoot bool) int32 {
 	parentN := float64(nd.n + nd.vl)
 	cp := s.p.CPuctInit + math.Log((parentN+s.p.CPuctBase+1)/s.p.CPuctBase)
 	cs := cp * math.Sqrt(parentN)
-	vl := s.p.VirtualLoss
+	vl, ds := s.p.VirtualLoss, s.p.DrawScore
 	best, bestJ := math.Inf(-1), -1
 	fresh, freshJ := float32(-1), -1
 	var visitedP float64
@@ -624,14 +624,14 @@ func (s *Search) puct(i int32, atRoot bool) int32 {
 		case c.proof == provenWin || c.proof == provenLoss:
 			continue
 		case c.proof == provenDraw:
-			q = 0
+			q = ds
 		case c.n+c.vl == 0:
 			if c.prior > fresh {
 				fresh, freshJ = c.prior, j
 			}
 			continue
 		default:
-			q = (-c.vsum - vl*float64(c.vl)) / float64(c.n+c.vl)
+			q = (-c.vsum + ds*c.dsum - vl*float64(c.vl)) / float64(c.n+c.vl)
 		}
 		visitedP += float64(c.prior)
 		if u := q + cs*float64(c.prior)/float64(1+c.n+c.vl); u > best {
@@ -643,7 +643,7 @@ func (s *Search) puct(i int32, atRoot bool) int32 {
 		if atRoot {
 			red = s.p.RootFPUReduction
 		}
-		fpu := nd.q() - red*math.Sqrt(visitedP)
+		fpu := nd.utility(ds) - red*math.Sqrt(visitedP)
 		if u := fpu + cs*float64(fresh); u > best || bestJ < 0 {
 			bestJ = freshJ
 		}
@@ -663,7 +663,7 @@ func (s *Search) completedQ(i int32, inFlight bool) (maxN, sumN float64) {
 	t := &s.t
 	nd := &t.nodes[i]
 	kids := t.kids(i)
-	vl := s.p.VirtualLoss
+	vl, ds := s.p.VirtualLoss, s.p.DrawScore
 	var sumP, sumPQ float64
 	for j := range kids {
 		c := &kids[j]
@@ -674,14 +674,15 @@ func (s *Search) completedQ(i int32, inFlight bool) (maxN, sumN float64) {
 		var q float64
 		switch {
 		case c.proof != unproven:
-			q, n = -c.proof.value(), max(n, 1)
+			_, d, _ := c.proof.wdl()
+			q, n = -c.proof.value()+ds*d, max(n, 1)
 		case n == 0:
 			s.visited[j] = false
 			continue
 		case inFlight:
-			q = (-c.vsum - vl*float64(c.vl)) / float64(n)
+			q = (-c.vsum + ds*c.dsum - vl*float64(c.vl)) / float64(n)
 		default:
-			q = -c.vsum / float64(n)
+			q = (-c.vsum + ds*c.dsum) / float64(n)
 		}
 		s.visited[j] = true
 		s.q[j] = q
@@ -690,7 +691,12 @@ func (s *Search) completedQ(i int32, inFlight bool) (maxN, sumN float64) {
 		sumN += float64(n)
 		maxN = max(maxN, float64(n))
 	}
+	// The network's own draw probability for i is not kept; i's mean
+	// draw probability stands in for it.
 	vmix := float64(nd.raw)
+	if ds != 0 && nd.n > 0 {
+		vmix += ds * nd.dsum / float64(nd.n)
+	}
 	if sumP > 0 {
 		vmix = (vmix + sumN*sumPQ/sumP) / (1 + sumN)
 	}

@@ -34,6 +34,7 @@ func TestParamsValidate(t *testing.T) {
 		"Temperature":      func(p *Params) { p.Temperature = -1 },
 		"LeavesPerEval":    func(p *Params) { p.LeavesPerEval = 0 },
 		"VirtualLoss":      func(p *Params) { p.VirtualLoss = 2 },
+		"DrawScore":        func(p *Params) { p.DrawScore = -1.5 },
 		"MaxNodes":         func(p *Params) { p.MaxNodes = 10 },
 	} {
 		p := DefaultParams()

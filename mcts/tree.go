@@ -66,15 +66,18 @@ const (
 
 func (nd *node) expanded() bool { return nd.flags&flagExpanded != 0 }
 
-// q is the node's mean value to its side to move; 0 when unvisited.
-func (nd *node) q() float64 {
+// utility is the node's mean value to its side to move (0 when unvisited)
+// as that side chooses by it: a draw counts drawScore (Params.DrawScore),
+// through the node's mean draw probability.
+func (nd *node) utility(drawScore float64) float64 {
 	if nd.proof != unproven {
-		return nd.proof.value()
+		_, d, _ := nd.proof.wdl()
+		return nd.proof.value() + drawScore*d
 	}
 	if nd.n == 0 {
 		return 0
 	}
-	return nd.vsum / float64(nd.n)
+	return (nd.vsum + drawScore*nd.dsum) / float64(nd.n)
 }
 
 // tree is the node arena. nodes[root] is the searched position; spare is

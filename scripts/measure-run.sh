@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Measures a palace run's best network the way issue 7 asks: 200 games (100
 # pairs, colours swapped) against a random mover and 200 against the
-# generation-0 network, with the run's arena search budget and game cap
-# (arena.simulations; arena.max_plies, else selfplay.max_plies, from the
-# run's config.yaml) unless SIMS or MAX_PLIES say otherwise.
+# generation-0 network, with the run's arena search (arena.simulations and
+# arena.search.draw_score, in block form) and game cap (arena.max_plies,
+# else selfplay.max_plies) from the run's config.yaml, unless SIMS or
+# MAX_PLIES say otherwise.
 #
 #   scripts/measure-run.sh RUN_DIR [SIMS] [MAX_PLIES]
 #
@@ -17,17 +18,26 @@ key() {
 		/^[^ #]/ { in_sec = ($1 == sec) }
 		in_sec && $1 == key && /^  [^ ]/ { print $2; exit }' "$cfg"
 }
+# draw_score: the value of "    draw_score:" in arena's "  search:" block.
+draw_score() {
+	awk '
+		/^[^ #]/ { in_arena = ($1 == "arena:"); in_search = 0 }
+		/^  [^ ]/ { in_search = in_arena && $1 == "search:" }
+		in_search && $1 == "draw_score:" && /^    [^ ]/ { print $2; exit }' "$cfg"
+}
 sims=${2:-$(key simulations arena)}
 plies=${3:-$(key max_plies arena)}
 plies=${plies:-$(key max_plies selfplay)}
 : "${sims:?no arena simulations in $cfg; pass SIMS}" "${plies:?no max_plies in $cfg; pass MAX_PLIES}"
+draw=$(draw_score)
+search="sims=$sims${draw:+,draw=$draw}"
 palace=${PALACE:-palace}
 rules=$(sed -n 's/^rules: *\([^ #]*\).*/\1/p' "$cfg")
 best=$(sed -n 's/.*"key":"\([^"]*\)".*/\1/p' "$run/best.json")
 mkdir -p "$run/measure"
-echo "== $run: best $best, rules $rules, $sims simulations, games capped at $plies plies"
-for opp in random "net:$run/nets/gen-0000.palnet,sims=$sims"; do
+echo "== $run: best $best, rules $rules, search $search, games capped at $plies plies"
+for opp in random "net:$run/nets/gen-0000.palnet,$search"; do
 	name=$( [ "$opp" = random ] && echo random || echo gen0 )
 	"$palace" arena --rules "$rules" --max-plies "$plies" --pairs 100 --concurrency 16 --progress none \
-		--player "net:$run/$best,sims=$sims" --player "$opp" --records "$run/measure/vs-$name.jsonl"
+		--player "net:$run/$best,$search" --player "$opp" --records "$run/measure/vs-$name.jsonl"
 done

@@ -289,6 +289,7 @@ type SearchFile struct {
 	TemperaturePlies    *int     `yaml:"temperature_plies"`
 	LeavesPerEval       *int     `yaml:"leaves_per_eval"`
 	VirtualLoss         *float64 `yaml:"virtual_loss"`
+	DrawScore           *float64 `yaml:"draw_score"`
 	MaxNodes            *int     `yaml:"max_nodes"`
 }
 
@@ -479,6 +480,7 @@ func (s *SearchFile) Apply(p *mcts.Params) error {
 	set(&p.TemperaturePlies, s.TemperaturePlies)
 	set(&p.LeavesPerEval, s.LeavesPerEval)
 	set(&p.VirtualLoss, s.VirtualLoss)
+	set(&p.DrawScore, s.DrawScore)
 	set(&p.MaxNodes, s.MaxNodes)
 	return nil
 }

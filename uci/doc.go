@@ -57,6 +57,9 @@
 //	Threads       spin   network copies evaluating each batch in parallel; the
 //	                     search gathers 8 leaves per thread for each batch
 //	Nodes         spin   the budget of a go without limits
+//	DrawScore     spin   a draw's worth to the side choosing a move, in
+//	                     hundredths of a win (lc0's draw score, -100..100,
+//	                     0); below 0 the engine plays on rather than draw
 //	MoveOverhead  spin   ms kept back from every time limit (30)
 //	WeightsFile   string the network checkpoint; <empty>: the uniform evaluator
 //

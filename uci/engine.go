@@ -65,6 +65,7 @@ type Engine struct {
 	network    string
 	threads    int
 	nodes      int
+	drawScore  int // DrawScore: hundredths of a win
 	overhead   int // ms
 
 	rulesets map[string]*rules.RuleSet // one pointer per variant, so mcts can reuse its tree
@@ -390,7 +391,7 @@ func (e *Engine) machinery() *mcts.Search {
 		e.out.info(fmt.Errorf("%w; searching with the uniform evaluator", err))
 		ev = uniform()
 	}
-	s, err := mcts.New(playParams(e.nodes, e.threads), ev)
+	s, err := mcts.New(playParams(e.nodes, e.threads, e.drawScore), ev)
 	if err != nil { // the parameters are ours: cannot happen
 		e.out.info(fmt.Errorf("uci: %w", err))
 		return e.search

@@ -320,3 +320,15 @@ func TestTimeControlAnswersInTime(t *testing.T) {
 		l.quit()
 	}
 }
+
+// TestDrawScoreReachesSearch: the DrawScore option, in hundredths, becomes
+// the search's draw score.
+func TestDrawScoreReachesSearch(t *testing.T) {
+	e := NewEngine(Options{})
+	if err := e.setOption("name DrawScore value -20"); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.machinery().Params().DrawScore; got != -0.2 {
+		t.Errorf("DrawScore -20: the search's draw score is %v, want -0.2", got)
+	}
+}

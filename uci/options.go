@@ -56,6 +56,15 @@ var options = []option{
 	{name: "Nodes", kind: "spin", min: 1, max: maxNodes,
 		def: func(e *Engine) string { return strconv.Itoa(e.opts.Nodes) },
 		set: func(e *Engine, v string) error { e.nodes, _ = strconv.Atoi(v); return nil }},
+	{name: "DrawScore", kind: "spin", min: -100, max: 100,
+		def: func(*Engine) string { return "0" },
+		set: func(e *Engine, v string) error {
+			n, _ := strconv.Atoi(v)
+			if n != e.drawScore {
+				e.drawScore, e.stale = n, true
+			}
+			return nil
+		}},
 	{name: "MoveOverhead", kind: "spin", min: 0, max: 10000,
 		def: func(*Engine) string { return strconv.Itoa(defaultOverhead) },
 		set: func(e *Engine, v string) error { e.overhead, _ = strconv.Atoi(v); return nil }},

@@ -15,6 +15,7 @@ import (
 
 	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/mcts"
 	"github.com/palace-chess/palace/nn"
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/rules"
@@ -30,11 +31,13 @@ const (
 
 const arenaPlayerHelp = `a player, given twice: first A (the candidate), then B (the baseline). One of
   random                                 a uniformly random legal mover
-  uniform[,sims=N]                       search with equal priors and value 0 (no network)
-  net:PATH[,sims=N][,evaluators=N][,cache=N]
+  uniform[,sims=N][,draw=X]              search with equal priors and value 0 (no network)
+  net:PATH[,sims=N][,draw=X][,evaluators=N][,cache=N]
                                          search with the network checkpoint PATH
 ` + arenaUCIHelp + `
-sims defaults to 32, evaluators to 2, cache (evaluation cache entries, 0: none) to 65536`
+sims defaults to 32, evaluators to 2, cache (evaluation cache entries, 0: none) to 65536;
+draw (the search's draw score, in [-1, 1]: what a draw is worth to the side choosing a
+move; below 0 it plays on rather than repeat) to 0`
 
 func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("arena", stderr)
@@ -223,13 +226,14 @@ type playerSpec struct {
 	kind       string // random, uniform, net or uci
 	path       string
 	sims       int
+	drawScore  float64 // mcts.Params.DrawScore
 	evaluators int
 	cache      int
 	uci        *uciSpec
 }
 
-// parsePlayerSpec parses random, uniform[,sims=N],
-// net:PATH[,sims=N][,evaluators=N][,cache=N] or uci:PATH[,...] (see
+// parsePlayerSpec parses random, uniform[,sims=N][,draw=X],
+// net:PATH[,sims=N][,draw=X][,evaluators=N][,cache=N] or uci:PATH[,...] (see
 // parseUCISpec).
 func parsePlayerSpec(spec string) (playerSpec, error) {
 	ps := playerSpec{spec: spec, sims: arenaDefaultSims, evaluators: arenaDefaultEvaluators, cache: arenaDefaultCache}
@@ -241,13 +245,13 @@ func parsePlayerSpec(spec string) (playerSpec, error) {
 		ps.kind = "random"
 	case head == "uniform":
 		ps.kind = "uniform"
-		allowed["sims"] = true
+		allowed["sims"], allowed["draw"] = true, true
 	case strings.HasPrefix(head, "net:"):
 		ps.kind, ps.path = "net", strings.TrimPrefix(head, "net:")
 		if ps.path == "" {
 			return ps, fmt.Errorf("--player %q: net: needs a checkpoint path (net:PATH)", spec)
 		}
-		allowed["sims"], allowed["evaluators"], allowed["cache"] = true, true, true
+		allowed["sims"], allowed["draw"], allowed["evaluators"], allowed["cache"] = true, true, true, true
 	case strings.HasPrefix(head, "uci:"):
 		ps.kind = "uci"
 		u, err := parseUCISpec(spec, fields)
@@ -257,7 +261,7 @@ func parsePlayerSpec(spec string) (playerSpec, error) {
 		ps.uci, ps.path = u, u.path
 		return ps, nil
 	default:
-		return ps, fmt.Errorf("--player %q: unknown player %q; want random, uniform[,sims=N], net:PATH[,sims=N][,evaluators=N][,cache=N] or uci:PATH,nodes=N|depth=N|movetime=MS|tc=SEC[+INC][,...]", spec, head)
+		return ps, fmt.Errorf("--player %q: unknown player %q; want random, uniform[,sims=N][,draw=X], net:PATH[,sims=N][,draw=X][,evaluators=N][,cache=N] or uci:PATH,nodes=N|depth=N|movetime=MS|tc=SEC[+INC][,...]", spec, head)
 	}
 	seen := map[string]bool{}
 	for _, opt := range opts {
@@ -275,6 +279,14 @@ func parsePlayerSpec(spec string) (playerSpec, error) {
 			return ps, fmt.Errorf("--player %q: %s given twice", spec, key)
 		}
 		seen[key] = true
+		if key == "draw" {
+			d, err := strconv.ParseFloat(val, 64)
+			if err != nil || !(d >= -1 && d <= 1) {
+				return ps, fmt.Errorf("--player %q: draw=%s: want a draw score in [-1, 1]", spec, val)
+			}
+			ps.drawScore = d
+			continue
+		}
 		n, err := strconv.Atoi(val)
 		least := 1
 		if key == "cache" {
@@ -305,7 +317,7 @@ func (ps playerSpec) player(rs *rules.RuleSet) (arena.Player, error) {
 		return arena.Random{}, nil
 	case "uniform":
 		uniform := func() (nn.Evaluator, error) { return nn.NewUniform(encode.InputSize, encode.PolicySize()), nil }
-		return arena.NewSearch(fmt.Sprintf("uniform/sims=%d", ps.sims), arena.ArenaParams(ps.sims), uniform, arena.SearchOptions{Evaluators: 1})
+		return arena.NewSearch("uniform/"+ps.budget(), ps.params(), uniform, arena.SearchOptions{Evaluators: 1})
 	}
 	ck, err := model.Load(ps.path)
 	if err != nil {
@@ -314,9 +326,25 @@ func (ps playerSpec) player(rs *rules.RuleSet) (arena.Player, error) {
 	if ck.EncodingVersion != encode.Version {
 		return nil, fmt.Errorf("%s reads encoding version %d, this palace writes %d", ps.path, ck.EncodingVersion, encode.Version)
 	}
-	name := fmt.Sprintf("net:%s/sims=%d", ck.Weights.ID(), ps.sims)
-	return arena.NewNetwork(name, ck.Weights, arena.ArenaParams(ps.sims),
+	name := fmt.Sprintf("net:%s/%s", ck.Weights.ID(), ps.budget())
+	return arena.NewNetwork(name, ck.Weights, ps.params(),
 		arena.SearchOptions{Evaluators: ps.evaluators, CacheEntries: ps.cache})
+}
+
+// params are a searching player's search parameters.
+func (ps playerSpec) params() mcts.Params {
+	p := arena.ArenaParams(ps.sims)
+	p.DrawScore = ps.drawScore
+	return p
+}
+
+// budget names the search settings in a player's name: the simulations,
+// and the draw score unless it is 0 (so names from before it stay).
+func (ps playerSpec) budget() string {
+	if ps.drawScore != 0 {
+		return fmt.Sprintf("sims=%d,draw=%g", ps.sims, ps.drawScore)
+	}
+	return fmt.Sprintf("sims=%d", ps.sims)
 }
 
 // describe says what player p, made from the spec, is beyond its name.
@@ -328,11 +356,18 @@ func (ps playerSpec) describe(p arena.Player) string {
 		}
 		return ps.path
 	case "net":
-		return fmt.Sprintf("%s, %d simulations", ps.path, ps.sims)
+		return fmt.Sprintf("%s, %d simulations%s", ps.path, ps.sims, ps.drawNote())
 	case "uniform":
-		return fmt.Sprintf("uniform evaluator, %d simulations", ps.sims)
+		return fmt.Sprintf("uniform evaluator, %d simulations%s", ps.sims, ps.drawNote())
 	}
 	return "uniformly random legal moves"
+}
+
+func (ps playerSpec) drawNote() string {
+	if ps.drawScore != 0 {
+		return fmt.Sprintf(", draws worth %g to the mover", ps.drawScore)
+	}
+	return ""
 }
 
 // parseSPRT reads --sprt ELO0,ELO1 with --alpha and --beta; nil without a

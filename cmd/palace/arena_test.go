@@ -93,6 +93,9 @@ func TestArenaBadFlags(t *testing.T) {
 		{[]string{"--player", "random,sims=8", "--player", "random"}, true, []string{"random takes no options"}},
 		{[]string{"--player", "uniform,cache=8", "--player", "random"}, true, []string{`no option "cache"`}},
 		{[]string{"--player", "net:", "--player", "random"}, true, []string{"checkpoint path"}},
+		{[]string{"--player", "uniform,draw=-2", "--player", "random"}, true, []string{"draw=-2", "[-1, 1]"}},
+		{[]string{"--player", "uniform,draw=x", "--player", "random"}, true, []string{"draw=x"}},
+		{[]string{"--player", "random,draw=-0.1", "--player", "random"}, true, []string{"random takes no options"}},
 		{[]string{"--player", "random", "--player", "random", "--alpha", "0.1"}, true, []string{"--sprt"}},
 		{[]string{"--player", "random", "--player", "random", "--progress", "fancy"}, true, []string{"fancy"}},
 		{[]string{"--player", "uci:", "--player", "random"}, true, []string{"engine program"}},
@@ -153,6 +156,15 @@ func TestArenaNetworkPlayer(t *testing.T) {
 	}
 	if h.A != name || len(recs) != 2 {
 		t.Errorf("records: A %s with %d games, want %s with 2", h.A, len(recs), name)
+	}
+
+	// A draw score is part of the player's search and of its name.
+	ps, err := parsePlayerSpec("net:" + path + ",sims=4,draw=-0.25")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := ps.params(); p.DrawScore != -0.25 || p.Simulations != 4 || ps.budget() != "sims=4,draw=-0.25" {
+		t.Errorf("draw=-0.25: params %+v, budget %q", p, ps.budget())
 	}
 
 	// A checkpoint for another encoding is refused.

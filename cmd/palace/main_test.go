@@ -271,4 +271,10 @@ func TestSearchCommand(t *testing.T) {
 	if code, _, _ := runPalace(t, "", "search", "--start", "--mode", "alphabeta"); code != 2 {
 		t.Errorf("bad mode: exit %d, want 2", code)
 	}
+	if code, _, errOut := runPalace(t, "", "search", "--start", "--draw-score", "2"); code != 1 || !strings.Contains(errOut, "DrawScore = 2") {
+		t.Errorf("draw score 2: exit %d %q", code, errOut)
+	}
+	if code, out, errOut := runPalace(t, "", "search", "--start", "--sims", "16", "--draw-score", "-0.3"); code != 0 || !strings.Contains(out, "bestmove ") {
+		t.Errorf("draw score -0.3: exit %d %s %s", code, out, errOut)
+	}
 }

@@ -24,6 +24,7 @@ func runSearch(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	mode := fs.String("mode", "puct", "search: puct or gumbel")
 	seed := fs.Uint64("seed", 1, "random seed (Gumbel sampling)")
 	leaves := fs.Int("leaves", 8, "leaves gathered per network call (virtual loss)")
+	drawScore := fs.Float64("draw-score", 0, "what a draw is worth to the side choosing a move, in [-1, 1]; below 0 the search plays on rather than draw")
 	rs, err := pf.parse(fs, args)
 	if err != nil {
 		return err
@@ -69,7 +70,7 @@ func runSearch(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	// Analysis: the full budget every time, no noise, the most visited move.
 	p.Simulations, p.CheapSimulations, p.FullFraction = *sims, 0, 1
 	p.NoiseFraction, p.Temperature, p.TemperatureFinal = 0, 0, 0
-	p.Seed, p.LeavesPerEval = *seed, *leaves
+	p.Seed, p.LeavesPerEval, p.DrawScore = *seed, *leaves, *drawScore
 	s, err := mcts.New(p, ev)
 	if err != nil {
 		return err
