@@ -135,6 +135,16 @@ func ArenaParams(simulations int) mcts.Params {
 	return p
 }
 
+// SearchLabel names a search's settings in a player's name: its
+// simulations, and its draw score unless that is 0 (so names from before
+// the draw score still match their records).
+func SearchLabel(p mcts.Params) string {
+	if p.DrawScore != 0 {
+		return fmt.Sprintf("sims=%d,draw=%g", p.Simulations, p.DrawScore)
+	}
+	return fmt.Sprintf("sims=%d", p.Simulations)
+}
+
 // Name is the player's name.
 func (p *Search) Name() string { return p.name }
 

@@ -53,11 +53,7 @@ func Openings(cfg Config, arenaRules *rules.RuleSet) ([]arena.Opening, error) {
 
 // PlayerName is the name a gating match gives generation gen's network.
 func PlayerName(cfg Config, gen int, w *model.Weights) string {
-	name := fmt.Sprintf("gen%d:%s/sims=%d", gen, w.ID(), cfg.Arena.Search.Simulations)
-	if d := cfg.Arena.Search.DrawScore; d != 0 {
-		name += fmt.Sprintf(",draw=%g", d) // as palace arena names it
-	}
-	return name
+	return fmt.Sprintf("gen%d:%s/%s", gen, w.ID(), arena.SearchLabel(cfg.Arena.Search))
 }
 
 // InitialNetwork is generation 0's network: random weights from the

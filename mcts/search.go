@@ -631,7 +631,7 @@ func (s *Search) puct(i int32, atRoot bool) int32 {
 			}
 			continue
 		default:
-			q = (-c.vsum + ds*c.dsum - vl*float64(c.vl)) / float64(c.n+c.vl)
+			q = c.moverQ(ds, vl, c.vl)
 		}
 		visitedP += float64(c.prior)
 		if u := q + cs*float64(c.prior)/float64(1+c.n+c.vl); u > best {
@@ -674,15 +674,14 @@ func (s *Search) completedQ(i int32, inFlight bool) (maxN, sumN float64) {
 		var q float64
 		switch {
 		case c.proof != unproven:
-			_, d, _ := c.proof.wdl()
-			q, n = -c.proof.value()+ds*d, max(n, 1)
+			q, n = c.proof.moverValue(ds), max(n, 1)
 		case n == 0:
 			s.visited[j] = false
 			continue
 		case inFlight:
-			q = (-c.vsum + ds*c.dsum - vl*float64(c.vl)) / float64(n)
+			q = c.moverQ(ds, vl, c.vl)
 		default:
-			q = (-c.vsum + ds*c.dsum) / float64(n)
+			q = c.moverQ(ds, vl, 0)
 		}
 		s.visited[j] = true
 		s.q[j] = q

@@ -80,6 +80,20 @@ func (nd *node) utility(drawScore float64) float64 {
 	return (nd.vsum + drawScore*nd.dsum) / float64(nd.n)
 }
 
+// moverQ is child c's mean value to its parent's side to move, as that
+// side chooses by it (a draw worth drawScore), with inFlight visits in
+// flight counted as losses of vl each. c has visits, done or in flight.
+func (c *node) moverQ(drawScore, vl float64, inFlight int32) float64 {
+	return (-c.vsum + drawScore*c.dsum - vl*float64(inFlight)) / float64(c.n+inFlight)
+}
+
+// moverValue is a proven child's worth to its parent's side to move, as
+// that side chooses by it (a draw worth drawScore).
+func (p proof) moverValue(drawScore float64) float64 {
+	_, d, _ := p.wdl()
+	return -p.value() + drawScore*d
+}
+
 // tree is the node arena. nodes[root] is the searched position; spare is
 // the second arena that compaction copies the kept subtree into, so moving
 // the root allocates nothing once both have grown.

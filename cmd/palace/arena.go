@@ -317,7 +317,7 @@ func (ps playerSpec) player(rs *rules.RuleSet) (arena.Player, error) {
 		return arena.Random{}, nil
 	case "uniform":
 		uniform := func() (nn.Evaluator, error) { return nn.NewUniform(encode.InputSize, encode.PolicySize()), nil }
-		return arena.NewSearch("uniform/"+ps.budget(), ps.params(), uniform, arena.SearchOptions{Evaluators: 1})
+		return arena.NewSearch("uniform/"+arena.SearchLabel(ps.params()), ps.params(), uniform, arena.SearchOptions{Evaluators: 1})
 	}
 	ck, err := model.Load(ps.path)
 	if err != nil {
@@ -326,7 +326,7 @@ func (ps playerSpec) player(rs *rules.RuleSet) (arena.Player, error) {
 	if ck.EncodingVersion != encode.Version {
 		return nil, fmt.Errorf("%s reads encoding version %d, this palace writes %d", ps.path, ck.EncodingVersion, encode.Version)
 	}
-	name := fmt.Sprintf("net:%s/%s", ck.Weights.ID(), ps.budget())
+	name := fmt.Sprintf("net:%s/%s", ck.Weights.ID(), arena.SearchLabel(ps.params()))
 	return arena.NewNetwork(name, ck.Weights, ps.params(),
 		arena.SearchOptions{Evaluators: ps.evaluators, CacheEntries: ps.cache})
 }
@@ -336,15 +336,6 @@ func (ps playerSpec) params() mcts.Params {
 	p := arena.ArenaParams(ps.sims)
 	p.DrawScore = ps.drawScore
 	return p
-}
-
-// budget names the search settings in a player's name: the simulations,
-// and the draw score unless it is 0 (so names from before it stay).
-func (ps playerSpec) budget() string {
-	if ps.drawScore != 0 {
-		return fmt.Sprintf("sims=%d,draw=%g", ps.sims, ps.drawScore)
-	}
-	return fmt.Sprintf("sims=%d", ps.sims)
 }
 
 // describe says what player p, made from the spec, is beyond its name.

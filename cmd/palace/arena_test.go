@@ -163,8 +163,8 @@ func TestArenaNetworkPlayer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := ps.params(); p.DrawScore != -0.25 || p.Simulations != 4 || ps.budget() != "sims=4,draw=-0.25" {
-		t.Errorf("draw=-0.25: params %+v, budget %q", p, ps.budget())
+	if p := ps.params(); p.DrawScore != -0.25 || p.Simulations != 4 || arena.SearchLabel(p) != "sims=4,draw=-0.25" {
+		t.Errorf("draw=-0.25: params %+v, label %q", p, arena.SearchLabel(p))
 	}
 
 	// A checkpoint for another encoding is refused.
