@@ -136,13 +136,21 @@ func ArenaParams(simulations int) mcts.Params {
 }
 
 // SearchLabel names a search's settings in a player's name: its
-// simulations, and its draw score unless that is 0 (so names from before
-// the draw score still match their records).
+// simulations, its draw score unless that is 0 (so names from before the
+// draw score still match their records), and lookahead=0 or matecheck=0
+// when the root lookahead or the mate check is off.
 func SearchLabel(p mcts.Params) string {
+	label := fmt.Sprintf("sims=%d", p.Simulations)
 	if p.DrawScore != 0 {
-		return fmt.Sprintf("sims=%d,draw=%g", p.Simulations, p.DrawScore)
+		label += fmt.Sprintf(",draw=%g", p.DrawScore)
 	}
-	return fmt.Sprintf("sims=%d", p.Simulations)
+	if !p.RootLookahead {
+		label += ",lookahead=0"
+	}
+	if !p.MateCheck {
+		label += ",matecheck=0"
+	}
+	return label
 }
 
 // Name is the player's name.

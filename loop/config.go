@@ -153,6 +153,7 @@ type trainFile struct {
 	Mirror             *float64       `yaml:"mirror"`
 	SearchValueWeight  *float64       `yaml:"search_value_weight"`
 	DrawMaterialScale  *float64       `yaml:"draw_material_scale"`
+	MaskIllegal        *bool          `yaml:"mask_illegal"`
 	CheckpointEvery    *int           `yaml:"checkpoint_every"`
 }
 
@@ -294,6 +295,7 @@ func ParseConfig(data []byte, source string) (Config, error) {
 		set(&tc.Mirror, t.Mirror)
 		set(&tc.SearchValueWeight, t.SearchValueWeight)
 		set(&tc.DrawMaterialScale, t.DrawMaterialScale)
+		set(&tc.MaskIllegal, t.MaskIllegal)
 		set(&tc.CheckpointEvery, t.CheckpointEvery)
 	}
 	if a := f.Arena; a != nil {

@@ -172,3 +172,31 @@ func BenchmarkSearchNet6x64(b *testing.B) {
 	b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "sims/s")
 	b.ReportMetric(100*(1-tb.busy.Seconds()/b.Elapsed().Seconds()), "outside-net-%")
 }
+
+// The root lookahead's cost: one op is a one-simulation search of the
+// xiangqi middlegame from an empty tree, with and without it (every root
+// move and every reply played and judged).
+func BenchmarkRootLookahead(b *testing.B) {
+	for _, on := range []bool{false, true} {
+		b.Run(fmt.Sprintf("lookahead=%v", on), func(b *testing.B) {
+			g, err := rules.NewGame(rules.MustPreset("xiangqi"), xiangqiMiddlegame)
+			if err != nil {
+				b.Fatal(err)
+			}
+			p := DefaultParams()
+			p.Simulations, p.CheapSimulations, p.RootLookahead = 1, 0, on
+			s, err := New(p, uniform())
+			if err != nil {
+				b.Fatal(err)
+			}
+			var r Result
+			b.ReportAllocs()
+			for b.Loop() {
+				s.Reset()
+				if err := s.RunWith(g, RunOptions{}, &r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -104,6 +104,26 @@ type Params struct {
 	// settings from before it existed still match.)
 	DrawScore float64 `json:",omitempty"`
 
+	// RootLookahead plays every root move and every reply to it before a
+	// root is first searched: a move that ends the game is proven at once,
+	// and a move after which the opponent can end the game in its favour
+	// (a mate in one, in xiangqi a stalemate too) is proven lost. A small
+	// budget spreads its visits thinly over the root's moves (Gumbel's 32
+	// simulations give most of 16 sampled moves one or two), too few to
+	// see a mating reply; the lookahead costs a few hundred move
+	// generations a root and no evaluations. (Left out of JSON when off,
+	// as in settings from before it existed.)
+	RootLookahead bool `json:",omitempty"`
+	// MateCheck looks, in each position the search expands, for a checking
+	// move that ends the game in the mover's favour (a mate in one), and if
+	// there is one proves the position won without evaluating it. A mate
+	// in two whose defences are few (as after a check) is then proven in as
+	// many visits as it has defences, and a proven win's policy target is
+	// its mating moves, so self-play teaches the network to mate. It costs
+	// a make and unmake a move for each expansion. (Left out of JSON when
+	// off, as RootLookahead.)
+	MateCheck bool `json:",omitempty"`
+
 	// MaxNodes caps the tree (48 bytes a node, and as many again for the
 	// arena compaction copies into); a search that fills it stops early.
 	MaxNodes int
@@ -138,6 +158,8 @@ func DefaultParams() Params {
 		TemperaturePlies: 30,
 		LeavesPerEval:    1,
 		VirtualLoss:      1,
+		RootLookahead:    true,
+		MateCheck:        true,
 		MaxNodes:         1 << 21,
 	}
 }

@@ -74,6 +74,8 @@ type Search struct {
 	in    []nn.Input
 	out   []nn.Output
 	hist  []rules.Move
+	reply []rules.Move // the root lookahead's replies
+	equal []float32    // 1 per move: the priors of a position expanded without evaluation
 
 	// Per-search root state.
 	noised     bool
@@ -125,6 +127,11 @@ func New(p Params, ev nn.Evaluator) (*Search, error) {
 		score:   make([]float64, rules.MaxMoves),
 		q:       make([]float64, rules.MaxMoves),
 		visited: make([]bool, rules.MaxMoves),
+		reply:   make([]rules.Move, 0, rules.MaxMoves),
+		equal:   make([]float32, rules.MaxMoves),
+	}
+	for j := range s.equal {
+		s.equal[j] = 1
 	}
 	s.runVisits = make([]int32, rules.MaxMoves)
 	for i := range s.slots {
@@ -212,6 +219,9 @@ func (s *Search) RunWith(g *rules.Game, o RunOptions, r *Result) (err error) {
 			}
 		}
 	}
+	if s.p.RootLookahead && t.nodes[t.root].flags&flagLookedAhead == 0 && t.nodes[t.root].nkids > 1 {
+		s.lookahead(g)
+	}
 	root := &t.nodes[t.root]
 	if root.nkids == 1 {
 		full, budget = false, 0 // a forced move teaches nothing
@@ -286,13 +296,102 @@ func (s *Search) restoreNoise() {
 	}
 }
 
-// expandRoot evaluates the root; it is not counted as a simulation.
+// expandRoot evaluates the root; it is not counted as a simulation. A root
+// without children may still carry a proof (the lookahead's, when the
+// arena had no room to give it children): it is searched afresh.
 func (s *Search) expandRoot(g *rules.Game) error {
+	root := &s.t.nodes[s.t.root]
+	root.proof, root.plies = unproven, 0
 	queued, _, err := s.visit(g, 0)
 	if err != nil || !queued {
 		return err
 	}
 	return s.evaluate(1)
+}
+
+// lookahead is Params.RootLookahead: each open root move is played, and
+// proven when it ends the game or when a reply ends it in the replier's
+// favour. A root is looked at once however often it is searched.
+func (s *Search) lookahead(g *rules.Game) {
+	t := &s.t
+	ri := t.root
+	t.nodes[ri].flags |= flagLookedAhead
+	first, end := t.nodes[ri].first, t.nodes[ri].first+int32(t.nodes[ri].nkids)
+	for k := first; k < end; k++ {
+		if t.nodes[k].proof != unproven {
+			continue
+		}
+		g.Play(t.nodes[k].move)
+		if res := g.Result(); res.Over() {
+			c := &t.nodes[k]
+			c.flags |= flagExpanded | flagTerminal
+			c.proof, c.plies = outcomeProof(res.Outcome, g.Position().SideToMove()), 0
+		} else if r, ok := s.winningReply(g); ok && !s.proveWonBy(k, s.reply, r) {
+			t.nodes[k].proof, t.nodes[k].plies = provenWin, 1 // no room: proven without children
+		}
+		g.Undo()
+	}
+	t.updateProof(ri)
+}
+
+// winningReply finds a move for g's side to move that ends the game in its
+// favour.
+func (s *Search) winningReply(g *rules.Game) (rules.Move, bool) {
+	s.reply = g.LegalMoves(s.reply[:0])
+	for _, r := range s.reply {
+		g.Play(r)
+		res := g.Result()
+		lost := res.Over() && outcomeProof(res.Outcome, g.Position().SideToMove()) == provenLoss
+		g.Undo()
+		if lost {
+			return r, true
+		}
+	}
+	return rules.NoMove, false
+}
+
+// proveWonBy proves node i, whose side to move ends the game in its
+// favour with move win (moves are i's legal moves), won in one ply: the
+// end's node is marked, and i, when it has no children yet, gets them
+// without an evaluation (equal priors). It reports false when the arena
+// has no room for them.
+func (s *Search) proveWonBy(i int32, moves []rules.Move, win rules.Move) bool {
+	t := &s.t
+	if !t.nodes[i].expanded() {
+		s.expand(i, moves, s.equal[:len(moves)], 1/float32(len(moves)))
+	}
+	j := int32(-1)
+	if t.nodes[i].expanded() {
+		j = t.child(i, win)
+	}
+	if j < 0 {
+		return false
+	}
+	end := &t.nodes[j]
+	end.flags |= flagExpanded | flagTerminal
+	end.proof, end.plies = provenLoss, 0
+	t.updateProof(i)
+	return true
+}
+
+// matingMove is Params.MateCheck's test: a move for g's side to move that
+// gives check and ends the game in its favour. Only checks are judged,
+// which keeps the test to a make and unmake for most moves; a stalemating
+// win without check is left to the search.
+func (s *Search) matingMove(g *rules.Game, moves []rules.Move) (rules.Move, bool) {
+	for _, m := range moves {
+		g.Play(m)
+		won := false
+		if g.InCheck() {
+			res := g.Result()
+			won = res.Over() && outcomeProof(res.Outcome, g.Position().SideToMove()) == provenLoss
+		}
+		g.Undo()
+		if won {
+			return m, true
+		}
+	}
+	return rules.NoMove, false
 }
 
 // prepareRoot sets up the root for one search: Dirichlet noise (PUCT, full
@@ -314,11 +413,15 @@ func (s *Search) prepareRoot(full bool, budget int) {
 		s.noised, s.noisedRoot = true, t.root
 		return
 	}
+	open := 0 // moves not decided: a proven win or loss is never visited
 	for j := range kids {
 		s.score[j] = s.p.GumbelScale*gumbelSample(s.rng) + logit(kids[j].prior)
 		s.runVisits[j] = 0
+		if p := kids[j].proof; p != provenWin && p != provenLoss {
+			open++
+		}
 	}
-	s.sched = halvingSchedule(s.sched[:0], min(s.p.GumbelK, len(kids)), budget)
+	s.sched = halvingSchedule(s.sched[:0], min(s.p.GumbelK, open), budget)
 	s.halved = true
 }
 
@@ -483,6 +586,13 @@ func (s *Search) visit(g *rules.Game, k int) (queued, collided bool, err error) 
 	if len(moves) == 0 {
 		s.withdraw(path)
 		return false, false, fmt.Errorf("mcts: no legal moves in an unfinished game at %s", g.Position().FEN())
+	}
+	if s.p.MateCheck {
+		if m, ok := s.matingMove(g, moves); ok && s.proveWonBy(i, moves, m) {
+			sl.moves = moves
+			s.backupProof(path)
+			return false, false, nil
+		}
 	}
 	if err := encode.Encode(g, moves, sl.planes); err != nil {
 		s.withdraw(path)

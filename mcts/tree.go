@@ -59,9 +59,10 @@ type node struct {
 }
 
 const (
-	flagExpanded = 1 << iota // children exist (or the position has none)
-	flagTerminal             // the game is over here
-	flagPending              // an evaluation is in flight
+	flagExpanded    = 1 << iota // children exist (or the position has none)
+	flagTerminal                // the game is over here
+	flagPending                 // an evaluation is in flight
+	flagLookedAhead             // a root whose moves and replies were played (Params.RootLookahead)
 )
 
 func (nd *node) expanded() bool { return nd.flags&flagExpanded != 0 }

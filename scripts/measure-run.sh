@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Measures a palace run's best network the way issue 7 asks: 200 games (100
 # pairs, colours swapped) against a random mover and 200 against the
-# generation-0 network, with the run's arena search (arena.simulations and
-# arena.search.draw_score, in block form) and game cap (arena.max_plies,
-# else selfplay.max_plies) from the run's config.yaml, unless SIMS or
-# MAX_PLIES say otherwise.
+# generation-0 network, with the run's arena search (arena.simulations, and
+# arena.search's draw_score, root_lookahead and mate_check in block form)
+# and game cap (arena.max_plies, else selfplay.max_plies) from the run's
+# config.yaml, unless SIMS or MAX_PLIES say otherwise.
 #
 #   scripts/measure-run.sh RUN_DIR [SIMS] [MAX_PLIES]
 #
@@ -18,19 +18,21 @@ key() {
 		/^[^ #]/ { in_sec = ($1 == sec) }
 		in_sec && $1 == key && /^  [^ ]/ { print $2; exit }' "$cfg"
 }
-# draw_score: the value of "    draw_score:" in arena's "  search:" block.
-draw_score() {
-	awk '
+# arena_search KEY: the value of "    KEY:" in arena's "  search:" block.
+arena_search() {
+	awk -v key="$1:" '
 		/^[^ #]/ { in_arena = ($1 == "arena:"); in_search = 0 }
 		/^  [^ ]/ { in_search = in_arena && $1 == "search:" }
-		in_search && $1 == "draw_score:" && /^    [^ ]/ { print $2; exit }' "$cfg"
+		in_search && $1 == key && /^    [^ ]/ { print $2; exit }' "$cfg"
 }
 sims=${2:-$(key simulations arena)}
 plies=${3:-$(key max_plies arena)}
 plies=${plies:-$(key max_plies selfplay)}
 : "${sims:?no arena simulations in $cfg; pass SIMS}" "${plies:?no max_plies in $cfg; pass MAX_PLIES}"
-draw=$(draw_score)
+draw=$(arena_search draw_score)
 search="sims=$sims${draw:+,draw=$draw}"
+[ "$(arena_search root_lookahead)" = false ] && search="$search,lookahead=0"
+[ "$(arena_search mate_check)" = false ] && search="$search,matecheck=0"
 palace=${PALACE:-palace}
 rules=$(sed -n 's/^rules: *\([^ #]*\).*/\1/p' "$cfg")
 best=$(sed -n 's/.*"key":"\([^"]*\)".*/\1/p' "$run/best.json")

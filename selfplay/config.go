@@ -290,6 +290,8 @@ type SearchFile struct {
 	LeavesPerEval       *int     `yaml:"leaves_per_eval"`
 	VirtualLoss         *float64 `yaml:"virtual_loss"`
 	DrawScore           *float64 `yaml:"draw_score"`
+	RootLookahead       *bool    `yaml:"root_lookahead"`
+	MateCheck           *bool    `yaml:"mate_check"`
 	MaxNodes            *int     `yaml:"max_nodes"`
 }
 
@@ -481,6 +483,8 @@ func (s *SearchFile) Apply(p *mcts.Params) error {
 	set(&p.LeavesPerEval, s.LeavesPerEval)
 	set(&p.VirtualLoss, s.VirtualLoss)
 	set(&p.DrawScore, s.DrawScore)
+	set(&p.RootLookahead, s.RootLookahead)
+	set(&p.MateCheck, s.MateCheck)
 	set(&p.MaxNodes, s.MaxNodes)
 	return nil
 }

@@ -31,13 +31,16 @@ const (
 
 const arenaPlayerHelp = `a player, given twice: first A (the candidate), then B (the baseline). One of
   random                                 a uniformly random legal mover
-  uniform[,sims=N][,draw=X]              search with equal priors and value 0 (no network)
-  net:PATH[,sims=N][,draw=X][,evaluators=N][,cache=N]
+  uniform[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1]
+                                         search with equal priors and value 0 (no network)
+  net:PATH[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,evaluators=N][,cache=N]
                                          search with the network checkpoint PATH
 ` + arenaUCIHelp + `
 sims defaults to 32, evaluators to 2, cache (evaluation cache entries, 0: none) to 65536;
 draw (the search's draw score, in [-1, 1]: what a draw is worth to the side choosing a
-move; below 0 it plays on rather than repeat) to 0`
+move; below 0 it plays on rather than repeat) to 0; lookahead (play every root move and
+reply first, so a move that allows a mate in one is never chosen) and matecheck (prove
+each position the search expands won when it has a mate in one) to 1`
 
 func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("arena", stderr)
@@ -222,19 +225,21 @@ func (l *stringList) Set(s string) error {
 
 // playerSpec is a parsed --player value.
 type playerSpec struct {
-	spec       string
-	kind       string // random, uniform, net or uci
-	path       string
-	sims       int
-	drawScore  float64 // mcts.Params.DrawScore
-	evaluators int
-	cache      int
-	uci        *uciSpec
+	spec        string
+	kind        string // random, uniform, net or uci
+	path        string
+	sims        int
+	drawScore   float64 // mcts.Params.DrawScore
+	noLookahead bool    // lookahead=0: mcts.Params.RootLookahead off
+	noMateCheck bool    // matecheck=0: mcts.Params.MateCheck off
+	evaluators  int
+	cache       int
+	uci         *uciSpec
 }
 
-// parsePlayerSpec parses random, uniform[,sims=N][,draw=X],
-// net:PATH[,sims=N][,draw=X][,evaluators=N][,cache=N] or uci:PATH[,...] (see
-// parseUCISpec).
+// parsePlayerSpec parses random, uniform[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1],
+// net:PATH[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,evaluators=N][,cache=N] or
+// uci:PATH[,...] (see parseUCISpec).
 func parsePlayerSpec(spec string) (playerSpec, error) {
 	ps := playerSpec{spec: spec, sims: arenaDefaultSims, evaluators: arenaDefaultEvaluators, cache: arenaDefaultCache}
 	fields := strings.Split(spec, ",")
@@ -245,13 +250,15 @@ func parsePlayerSpec(spec string) (playerSpec, error) {
 		ps.kind = "random"
 	case head == "uniform":
 		ps.kind = "uniform"
-		allowed["sims"], allowed["draw"] = true, true
+		allowed["sims"], allowed["draw"], allowed["lookahead"], allowed["matecheck"] = true, true, true, true
 	case strings.HasPrefix(head, "net:"):
 		ps.kind, ps.path = "net", strings.TrimPrefix(head, "net:")
 		if ps.path == "" {
 			return ps, fmt.Errorf("--player %q: net: needs a checkpoint path (net:PATH)", spec)
 		}
-		allowed["sims"], allowed["draw"], allowed["evaluators"], allowed["cache"] = true, true, true, true
+		for _, k := range []string{"sims", "draw", "lookahead", "matecheck", "evaluators", "cache"} {
+			allowed[k] = true
+		}
 	case strings.HasPrefix(head, "uci:"):
 		ps.kind = "uci"
 		u, err := parseUCISpec(spec, fields)
@@ -261,7 +268,7 @@ func parsePlayerSpec(spec string) (playerSpec, error) {
 		ps.uci, ps.path = u, u.path
 		return ps, nil
 	default:
-		return ps, fmt.Errorf("--player %q: unknown player %q; want random, uniform[,sims=N][,draw=X], net:PATH[,sims=N][,draw=X][,evaluators=N][,cache=N] or uci:PATH,nodes=N|depth=N|movetime=MS|tc=SEC[+INC][,...]", spec, head)
+		return ps, fmt.Errorf("--player %q: unknown player %q; want random, uniform[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1], net:PATH[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,evaluators=N][,cache=N] or uci:PATH,nodes=N|depth=N|movetime=MS|tc=SEC[+INC][,...]", spec, head)
 	}
 	seen := map[string]bool{}
 	for _, opt := range opts {
@@ -285,6 +292,17 @@ func parsePlayerSpec(spec string) (playerSpec, error) {
 				return ps, fmt.Errorf("--player %q: draw=%s: want a draw score in [-1, 1]", spec, val)
 			}
 			ps.drawScore = d
+			continue
+		}
+		if key == "lookahead" || key == "matecheck" {
+			if val != "0" && val != "1" {
+				return ps, fmt.Errorf("--player %q: %s=%s: want 0 (off) or 1 (on)", spec, key, val)
+			}
+			if key == "lookahead" {
+				ps.noLookahead = val == "0"
+			} else {
+				ps.noMateCheck = val == "0"
+			}
 			continue
 		}
 		n, err := strconv.Atoi(val)
@@ -335,6 +353,7 @@ func (ps playerSpec) player(rs *rules.RuleSet) (arena.Player, error) {
 func (ps playerSpec) params() mcts.Params {
 	p := arena.ArenaParams(ps.sims)
 	p.DrawScore = ps.drawScore
+	p.RootLookahead, p.MateCheck = !ps.noLookahead, !ps.noMateCheck
 	return p
 }
 

@@ -95,6 +95,7 @@ func TestArenaBadFlags(t *testing.T) {
 		{[]string{"--player", "net:", "--player", "random"}, true, []string{"checkpoint path"}},
 		{[]string{"--player", "uniform,draw=-2", "--player", "random"}, true, []string{"draw=-2", "[-1, 1]"}},
 		{[]string{"--player", "uniform,draw=x", "--player", "random"}, true, []string{"draw=x"}},
+		{[]string{"--player", "uniform,lookahead=yes", "--player", "random"}, true, []string{"lookahead=yes", "0 (off) or 1 (on)"}},
 		{[]string{"--player", "random,draw=-0.1", "--player", "random"}, true, []string{"random takes no options"}},
 		{[]string{"--player", "random", "--player", "random", "--alpha", "0.1"}, true, []string{"--sprt"}},
 		{[]string{"--player", "random", "--player", "random", "--progress", "fancy"}, true, []string{"fancy"}},
@@ -165,6 +166,23 @@ func TestArenaNetworkPlayer(t *testing.T) {
 	}
 	if p := ps.params(); p.DrawScore != -0.25 || p.Simulations != 4 || arena.SearchLabel(p) != "sims=4,draw=-0.25" {
 		t.Errorf("draw=-0.25: params %+v, label %q", p, arena.SearchLabel(p))
+	}
+	// So are the root lookahead and the mate check, on unless set to 0.
+	for spec, want := range map[string]string{
+		"uniform,sims=4":                "sims=4",
+		"uniform,sims=4,lookahead=1":    "sims=4",
+		"uniform,sims=4,lookahead=0":    "sims=4,lookahead=0",
+		"uniform,sims=4,matecheck=0":    "sims=4,matecheck=0",
+		"net:x,lookahead=0,matecheck=0": "sims=32,lookahead=0,matecheck=0",
+	} {
+		ps, err := parsePlayerSpec(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := ps.params()
+		if p.RootLookahead == strings.Contains(want, "lookahead=0") || p.MateCheck == strings.Contains(want, "matecheck=0") || arena.SearchLabel(p) != want {
+			t.Errorf("%s: lookahead %v, mate check %v, label %q, want %q", spec, p.RootLookahead, p.MateCheck, arena.SearchLabel(p), want)
+		}
 	}
 
 	// A checkpoint for another encoding is refused.

@@ -172,10 +172,25 @@ func standings(t *testing.T, path string) string {
 	return fmt.Sprintf("%d games %v %v %v", s.Games, s.WDL, s.Pentanomial, s.Decision)
 }
 
+// The quickstarts parse, and each runs as it was measured: xiangqi with
+// the root lookahead, the mate check and masked policy training, janggi
+// (measured before they existed) without.
 func TestRunConfigsParse(t *testing.T) {
-	for _, name := range []string{"quickstart-xiangqi.yaml", "quickstart-janggi.yaml"} {
-		if _, err := loop.LoadConfig(filepath.Join("..", "..", "configs", name)); err != nil {
+	for name, measuredWith := range map[string]bool{"quickstart-xiangqi.yaml": true, "quickstart-janggi.yaml": false} {
+		c, err := loop.LoadConfig(filepath.Join("..", "..", "configs", name))
+		if err != nil {
 			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		sp, ap := c.Selfplay.Search, c.Arena.Search
+		for what, on := range map[string]bool{
+			"selfplay root lookahead": sp.RootLookahead, "selfplay mate check": sp.MateCheck,
+			"arena root lookahead": ap.RootLookahead, "arena mate check": ap.MateCheck,
+			"masked policy training": c.Train.MaskIllegal,
+		} {
+			if on != measuredWith {
+				t.Errorf("%s: %s %v, measured with %v", name, what, on, measuredWith)
+			}
 		}
 	}
 }

@@ -59,6 +59,7 @@ type net struct {
 	vm     G.VM
 	x      *tensor.Dense // [1, planes, batch·10, 9]: see kernels.go
 	pt     *tensor.Dense // [batch, policy size]
+	pm     *tensor.Dense // [batch, policy size]: 0, or maskedLogit for an illegal slot
 	wt     *tensor.Dense // [batch, 3]
 	params []*G.Node     // in specs order
 	bns    []*G.BatchNormOp
@@ -86,9 +87,11 @@ func newNet(c model.Config, batch int, dt tensor.Dtype, values []*tensor.Dense, 
 	}
 	n.x = tensor.New(tensor.Of(dt), tensor.WithShape(actShape(c.Planes, batch)...))
 	n.pt = tensor.New(tensor.Of(dt), tensor.WithShape(batch, c.PolicySize))
+	n.pm = tensor.New(tensor.Of(dt), tensor.WithShape(batch, c.PolicySize))
 	n.wt = tensor.New(tensor.Of(dt), tensor.WithShape(batch, 3))
 	x := G.NewTensor(n.g, dt, 4, G.WithShape(n.x.Shape()...), G.WithName("input"), G.WithValue(n.x))
 	pt := G.NewTensor(n.g, dt, 2, G.WithShape(n.pt.Shape()...), G.WithName("policy.target"), G.WithValue(n.pt))
+	pm := G.NewTensor(n.g, dt, 2, G.WithShape(n.pm.Shape()...), G.WithName("policy.mask"), G.WithValue(n.pm))
 	wt := G.NewTensor(n.g, dt, 2, G.WithShape(n.wt.Shape()...), G.WithName("wdl.target"), G.WithValue(n.wt))
 
 	h := b.conv(x, "stem", 3, nil, false)
@@ -101,7 +104,9 @@ func newNet(c model.Config, batch int, dt tensor.Dtype, values []*tensor.Dense, 
 	v := b.flatten(b.conv(h, "value.conv", 1, nil, true))
 	v = b.dense(v, "value.fc1", true)
 	v = b.dense(v, "value.fc2", false)
-	lossP := b.crossEntropy(p, pt, batch)
+	// The loss reads the logits with illegal slots masked out (lc0's
+	// masking); the eval graph's logits stay unmasked, as model.Net's.
+	lossP := b.crossEntropy(b.check(G.Add(p, pm)), pt, batch)
 	lossW := b.crossEntropy(v, wt, batch)
 	if b.err != nil {
 		return nil, fmt.Errorf("gnet: building the graph: %w", b.err)

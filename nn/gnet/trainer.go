@@ -15,10 +15,12 @@ import (
 )
 
 // Losses are one batch's mean losses per position. Policy is the
-// cross-entropy of the policy's log-softmax over all PolicySize slots
-// against the target distribution; the target puts no mass on illegal
-// slots, so they enter only through the softmax's normaliser (their
-// logits are pushed down, never up). WDL is the cross-entropy of the
+// cross-entropy of the policy's log-softmax against the target
+// distribution: over the slots a target row does not mark illegal (−1,
+// lc0's convention), so a row that marks them trains only the preference
+// among the legal moves, which is all a search reads; over all PolicySize
+// slots for a row that marks none, whose illegal slots then enter through
+// the softmax's normaliser (their logits pushed down, never up). WDL is the cross-entropy of the
 // value head's three logits against the WDL target. L2 is c·Σw² over the
 // convolution and dense weights. Total is their sum, the loss the step
 // descends.
@@ -269,19 +271,23 @@ func (t *Trainer) checkBatch(inputs, policyTargets, wdlTargets []float32) error 
 			return fmt.Errorf("gnet: input %d of position %d is %v", i%c.InputSize(), i/c.InputSize(), v)
 		}
 	}
-	if err := checkDistributions("policy", policyTargets, c.PolicySize, true); err != nil {
+	if err := checkDistributions("policy", policyTargets, c.PolicySize, true, true); err != nil {
 		return err
 	}
-	return checkDistributions("WDL", wdlTargets, 3, false)
+	return checkDistributions("WDL", wdlTargets, 3, false, false)
 }
 
 // checkDistributions reports a target row that is not a probability
 // distribution. With zeroOK a row of zeros passes: a position without a
-// target, which adds nothing to that loss (cross-entropy against zero).
-func checkDistributions(what string, rows []float32, size int, zeroOK bool) error {
+// target, which adds nothing to that loss (cross-entropy against zero);
+// with masked, an entry of −1 marks an illegal slot (policy targets).
+func checkDistributions(what string, rows []float32, size int, zeroOK, masked bool) error {
 	for r := 0; r*size < len(rows); r++ {
 		var sum float64
 		for i, v := range rows[r*size : (r+1)*size] {
+			if masked && v == illegalTarget {
+				continue
+			}
 			if !(v >= 0) || math.IsInf(float64(v), 0) {
 				return fmt.Errorf("gnet: %s target of position %d has %v at %d", what, r, v, i)
 			}
@@ -337,10 +343,37 @@ func setStats(n *net, names []string, tensors map[string][]float32, dt tensor.Dt
 	return nil
 }
 
-// setBatch copies a batch into the graph's inputs.
+// illegalTarget marks an illegal slot in a policy target row, and
+// maskedLogit is what the loss adds to its logit: far enough below any
+// logit that its softmax share is 0 (and its gradient), finite so that a
+// zero target times its log-softmax stays 0.
+const (
+	illegalTarget = -1
+	maskedLogit   = -1e9
+)
+
+// splitMask turns the illegal marks in target into 0 there and
+// maskedLogit in mask, which is 0 elsewhere.
+func splitMask[T float32 | float64](target, mask []T) {
+	for i, v := range target {
+		mask[i] = 0
+		if v == illegalTarget {
+			target[i], mask[i] = 0, maskedLogit
+		}
+	}
+}
+
+// setBatch copies a batch into the graph's inputs, splitting the policy
+// targets into the target (illegal slots 0) and the mask.
 func setBatch(n *net, inputs, policyTargets, wdlTargets []float32) {
 	setInputs(n, inputs)
 	copyInto(n.pt, policyTargets)
+	switch pt := n.pt.Data().(type) {
+	case []float32:
+		splitMask(pt, n.pm.Data().([]float32))
+	case []float64:
+		splitMask(pt, n.pm.Data().([]float64))
+	}
 	copyInto(n.wt, wdlTargets)
 }
 
