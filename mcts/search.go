@@ -74,7 +74,7 @@ type Search struct {
 	in    []nn.Input
 	out   []nn.Output
 	hist  []rules.Move
-	reply []rules.Move // the root lookahead's replies
+	reply []rules.Move // the root lookahead's replies to one root move
 	equal []float32    // 1 per move: the priors of a position expanded without evaluation
 
 	// Per-search root state.
@@ -316,38 +316,23 @@ func (s *Search) lookahead(g *rules.Game) {
 	t := &s.t
 	ri := t.root
 	t.nodes[ri].flags |= flagLookedAhead
-	first, end := t.nodes[ri].first, t.nodes[ri].first+int32(t.nodes[ri].nkids)
-	for k := first; k < end; k++ {
+	first := t.nodes[ri].first
+	for k := first; k < first+int32(t.nodes[ri].nkids); k++ {
 		if t.nodes[k].proof != unproven {
 			continue
 		}
 		g.Play(t.nodes[k].move)
 		if res := g.Result(); res.Over() {
-			c := &t.nodes[k]
-			c.flags |= flagExpanded | flagTerminal
-			c.proof, c.plies = outcomeProof(res.Outcome, g.Position().SideToMove()), 0
-		} else if r, ok := s.winningReply(g); ok && !s.proveWonBy(k, s.reply, r) {
-			t.nodes[k].proof, t.nodes[k].plies = provenWin, 1 // no room: proven without children
+			t.nodes[k].end(outcomeProof(res.Outcome, g.Position().SideToMove()))
+		} else {
+			s.reply = g.LegalMoves(s.reply[:0])
+			if r, ok := winningMove(g, s.reply, false); ok && !s.proveWonBy(k, s.reply, r) {
+				t.nodes[k].proof, t.nodes[k].plies = provenWin, 1 // no room: proven without children
+			}
 		}
 		g.Undo()
 	}
 	t.updateProof(ri)
-}
-
-// winningReply finds a move for g's side to move that ends the game in its
-// favour.
-func (s *Search) winningReply(g *rules.Game) (rules.Move, bool) {
-	s.reply = g.LegalMoves(s.reply[:0])
-	for _, r := range s.reply {
-		g.Play(r)
-		res := g.Result()
-		lost := res.Over() && outcomeProof(res.Outcome, g.Position().SideToMove()) == provenLoss
-		g.Undo()
-		if lost {
-			return r, true
-		}
-	}
-	return rules.NoMove, false
 }
 
 // proveWonBy proves node i, whose side to move ends the game in its
@@ -367,22 +352,20 @@ func (s *Search) proveWonBy(i int32, moves []rules.Move, win rules.Move) bool {
 	if j < 0 {
 		return false
 	}
-	end := &t.nodes[j]
-	end.flags |= flagExpanded | flagTerminal
-	end.proof, end.plies = provenLoss, 0
+	t.nodes[j].end(provenLoss)
 	t.updateProof(i)
 	return true
 }
 
-// matingMove is Params.MateCheck's test: a move for g's side to move that
-// gives check and ends the game in its favour. Only checks are judged,
-// which keeps the test to a make and unmake for most moves; a stalemating
-// win without check is left to the search.
-func (s *Search) matingMove(g *rules.Game, moves []rules.Move) (rules.Move, bool) {
+// winningMove finds one of moves (g's legal moves) that ends the game in
+// favour of g's side to move. checksOnly judges only the moves that give
+// check (Params.MateCheck's test, a make and unmake for most moves; a
+// stalemating win without check is left to the search).
+func winningMove(g *rules.Game, moves []rules.Move, checksOnly bool) (rules.Move, bool) {
 	for _, m := range moves {
 		g.Play(m)
 		won := false
-		if g.InCheck() {
+		if !checksOnly || g.InCheck() {
 			res := g.Result()
 			won = res.Over() && outcomeProof(res.Outcome, g.Position().SideToMove()) == provenLoss
 		}
@@ -577,8 +560,7 @@ func (s *Search) visit(g *rules.Game, k int) (queued, collided bool, err error) 
 		return false, false, fmt.Errorf("mcts: internal error: expanded leaf without moves at %s", g.Position().FEN())
 	}
 	if res := g.Result(); res.Over() {
-		leaf.flags |= flagExpanded | flagTerminal
-		leaf.proof = outcomeProof(res.Outcome, g.Position().SideToMove())
+		leaf.end(outcomeProof(res.Outcome, g.Position().SideToMove()))
 		s.backupProof(path)
 		return false, false, nil
 	}
@@ -588,7 +570,7 @@ func (s *Search) visit(g *rules.Game, k int) (queued, collided bool, err error) 
 		return false, false, fmt.Errorf("mcts: no legal moves in an unfinished game at %s", g.Position().FEN())
 	}
 	if s.p.MateCheck {
-		if m, ok := s.matingMove(g, moves); ok && s.proveWonBy(i, moves, m) {
+		if m, ok := winningMove(g, moves, true); ok && s.proveWonBy(i, moves, m) {
 			sl.moves = moves
 			s.backupProof(path)
 			return false, false, nil

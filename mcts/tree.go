@@ -67,6 +67,12 @@ const (
 
 func (nd *node) expanded() bool { return nd.flags&flagExpanded != 0 }
 
+// end marks nd a finished game, worth p to its side to move.
+func (nd *node) end(p proof) {
+	nd.flags |= flagExpanded | flagTerminal
+	nd.proof, nd.plies = p, 0
+}
+
 // utility is the node's mean value to its side to move (0 when unvisited)
 // as that side chooses by it: a draw counts drawScore (Params.DrawScore),
 // through the node's mean draw probability.

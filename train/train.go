@@ -387,8 +387,8 @@ type batch struct {
 }
 
 // markIllegal sets the target of every slot that is none of policy's
-// moves (a record lists every legal move, played or not) to −1, the mark
-// gnet's loss masks out.
+// moves (a record lists every legal move, played or not) to
+// gnet.IllegalTarget, which gnet's loss masks out.
 func (b *batch) markIllegal(policy []datasets.PolicyEntry, target []float32) {
 	if len(b.legal) != len(target) {
 		b.legal = make([]bool, len(target))
@@ -398,7 +398,7 @@ func (b *batch) markIllegal(policy []datasets.PolicyEntry, target []float32) {
 	}
 	for i, ok := range b.legal {
 		if !ok {
-			target[i] = -1
+			target[i] = gnet.IllegalTarget
 		}
 		b.legal[i] = false
 	}

@@ -285,7 +285,7 @@ func checkDistributions(what string, rows []float32, size int, zeroOK, masked bo
 	for r := 0; r*size < len(rows); r++ {
 		var sum float64
 		for i, v := range rows[r*size : (r+1)*size] {
-			if masked && v == illegalTarget {
+			if masked && v == IllegalTarget {
 				continue
 			}
 			if !(v >= 0) || math.IsInf(float64(v), 0) {
@@ -343,12 +343,12 @@ func setStats(n *net, names []string, tensors map[string][]float32, dt tensor.Dt
 	return nil
 }
 
-// illegalTarget marks an illegal slot in a policy target row, and
+// IllegalTarget marks an illegal slot in a policy target row, and
 // maskedLogit is what the loss adds to its logit: far enough below any
 // logit that its softmax share is 0 (and its gradient), finite so that a
 // zero target times its log-softmax stays 0.
 const (
-	illegalTarget = -1
+	IllegalTarget = -1
 	maskedLogit   = -1e9
 )
 
@@ -357,7 +357,7 @@ const (
 func splitMask[T float32 | float64](target, mask []T) {
 	for i, v := range target {
 		mask[i] = 0
-		if v == illegalTarget {
+		if v == IllegalTarget {
 			target[i], mask[i] = 0, maskedLogit
 		}
 	}
