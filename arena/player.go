@@ -127,12 +127,7 @@ func NewNetwork(name string, w *model.Weights, params mcts.Params, opt SearchOpt
 // with the full budget, no noise, no temperature, Gumbel's deterministic
 // choice.
 func ArenaParams(simulations int) mcts.Params {
-	p := mcts.DefaultParams()
-	p.Simulations = simulations
-	p.CheapSimulations, p.FullFraction = 0, 1
-	p.NoiseFraction, p.GumbelScale = 0, 0
-	p.Temperature, p.TemperatureFinal = 0, 0
-	return p
+	return mcts.PlayParams(simulations)
 }
 
 // SearchLabel names a search's settings in a player's name: its

@@ -188,11 +188,7 @@ func (l limits) plan(side rules.Color, defaultNodes int, overhead time.Duration)
 // plays: the full budget every move, no noise, no temperature, Gumbel's
 // deterministic choice.
 func playParams(nodes, threads, drawScore int) mcts.Params {
-	p := mcts.DefaultParams()
-	p.Simulations = max(nodes, 1)
-	p.CheapSimulations, p.FullFraction = 0, 1
-	p.NoiseFraction, p.GumbelScale = 0, 0
-	p.Temperature, p.TemperatureFinal = 0, 0
+	p := mcts.PlayParams(max(nodes, 1))
 	p.LeavesPerEval = leavesPerThread * max(threads, 1)
 	p.DrawScore = float64(drawScore) / 100
 	p.Seed = 1

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/palace-chess/palace/encode"
 	"hash/crc32"
 	"io"
 	"math"
@@ -276,3 +277,18 @@ func Load(path string) (*Checkpoint, error) {
 }
 
 func crc32Sum(b []byte) uint32 { return crc32.Checksum(b, crcTable) }
+
+// LoadPlayable loads a checkpoint that this palace can play: one whose
+// network reads the encoding (input planes and policy slots) this build
+// writes. Every command and package that plays a network file loads it
+// through here.
+func LoadPlayable(path string) (*Checkpoint, error) {
+	ck, err := Load(path)
+	if err != nil {
+		return nil, err
+	}
+	if ck.EncodingVersion != encode.Version {
+		return nil, fmt.Errorf("model: network %s reads encoding version %d, this palace writes %d", path, ck.EncodingVersion, encode.Version)
+	}
+	return ck, nil
+}

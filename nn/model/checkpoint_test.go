@@ -2,6 +2,10 @@ package model
 
 import (
 	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/palace-chess/palace/encode"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -123,4 +127,31 @@ func FuzzDecodeCheckpoint(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A network that reads another encoding is refused by LoadPlayable, with
+// its file and both versions named; one that reads this build's loads.
+func TestLoadPlayable(t *testing.T) {
+	ck := tinyCheckpoint(t)
+	dir := t.TempDir()
+	old := filepath.Join(dir, "old.palnet")
+	ck.EncodingVersion = encode.Version + 1
+	if err := ck.Save(old); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadPlayable(old)
+	if err == nil || !strings.Contains(err.Error(), "old.palnet") || !strings.Contains(err.Error(), fmt.Sprintf("encoding version %d", encode.Version+1)) {
+		t.Errorf("another encoding: %v", err)
+	}
+	cur := filepath.Join(dir, "cur.palnet")
+	ck.EncodingVersion = encode.Version
+	if err := ck.Save(cur); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := LoadPlayable(cur); err != nil || got.Weights.ID() != ck.Weights.ID() {
+		t.Errorf("this encoding: %v", err)
+	}
+	if _, err := LoadPlayable(filepath.Join(dir, "missing.palnet")); err == nil {
+		t.Error("a missing file loaded")
+	}
 }
