@@ -11,6 +11,7 @@ import (
 
 	"github.com/palace-chess/palace/encode"
 	"github.com/palace-chess/palace/nn"
+	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/rules"
 	"github.com/palace-chess/palace/selfplay"
 )
@@ -156,7 +157,7 @@ func TestCollect(t *testing.T) {
 	cfg := selfplay.DefaultConfig()
 	cfg.Output = filepath.Join(root, "sp")
 	cfg.Rules, cfg.Games, cfg.Seed, cfg.GamesPerShard, cfg.MaxPlies = "xiangqi", 5, 1, 2, 12
-	cfg.RandomNetwork = selfplay.RandomNetwork{Blocks: 1, Filters: 8, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 8, Seed: 3}
+	cfg.RandomNetwork = selfplay.RandomNetwork{Config: model.Config{Blocks: 1, Filters: 8, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 8}, Seed: 3}
 	cfg.Search.Simulations, cfg.Search.CheapSimulations, cfg.Search.GumbelK = 4, 2, 2
 	opt := selfplay.Options{CodeVersion: "test", Evaluator: func() (nn.Evaluator, string, error) {
 		return nn.NewRandom(encode.InputSize, encode.PolicySize(), 5), "random-5", nil

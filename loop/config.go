@@ -10,7 +10,6 @@ import (
 	"github.com/palace-chess/palace/encode"
 	"github.com/palace-chess/palace/internal/yamlconf"
 	"github.com/palace-chess/palace/mcts"
-	"github.com/palace-chess/palace/nn/gnet"
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/rules"
 	"github.com/palace-chess/palace/selfplay"
@@ -41,19 +40,21 @@ type Config struct {
 }
 
 // ArenaConfig is the gate: a match between the candidate and the best
-// network.
+// network. The yaml keys are a config's arena section.
 type ArenaConfig struct {
-	Pairs        int // the most game pairs
-	OpeningPlies int // random plies of each pair's opening
-	Search       mcts.Params
-	Concurrency  int
-	Evaluators   int // per player
-	SPRT         stats.SPRT
+	Pairs        int         `yaml:"pairs"`         // the most game pairs
+	OpeningPlies int         `yaml:"opening_plies"` // random plies of each pair's opening
+	Search       mcts.Params `yaml:"search"`
+	Concurrency  int         `yaml:"concurrent_games"`
+	Evaluators   int         `yaml:"evaluators"` // per player
+	// SPRT's keys are its fields' names in lower case (elo0, elo1, alpha,
+	// beta), yaml's default.
+	SPRT stats.SPRT `yaml:"sprt"`
 	// AcceptScore decides a match the test leaves open after Pairs pairs:
 	// the candidate is promoted when its score is at least this.
-	AcceptScore float64
+	AcceptScore float64 `yaml:"accept_score"`
 	// MaxPlies caps the match's games (0: the self-play cap).
-	MaxPlies int
+	MaxPlies int `yaml:"max_plies"`
 }
 
 // DefaultConfig is a configuration with every default filled in; Rules and
@@ -117,76 +118,31 @@ func (c *Config) Validate() error {
 	return nil
 }
 
-// configFile is the YAML form; pointers mark what was given.
+// configFile is the YAML form of Config, decoded over the defaults: each
+// package's section decodes itself; pointers mark the keys that must be
+// given.
 type configFile struct {
-	Rules       *string        `yaml:"rules"`
-	Seed        *uint64        `yaml:"seed"`
-	Generations *int           `yaml:"generations"`
-	Gating      *bool          `yaml:"gating"`
-	Network     *networkFile   `yaml:"network"`
-	Selfplay    *selfplay.File `yaml:"selfplay"`
-	Train       *trainFile     `yaml:"train"`
-	Arena       *arenaFile     `yaml:"arena"`
+	Rules       *string       `yaml:"rules"`
+	Seed        *uint64       `yaml:"seed"`
+	Generations int           `yaml:"generations"`
+	Gating      bool          `yaml:"gating"`
+	Network     networkFile   `yaml:"network"`
+	Selfplay    selfplay.File `yaml:"selfplay"`
+	Train       train.Config  `yaml:"train"`
+	Arena       arenaFile     `yaml:"arena"`
 }
 
+// networkFile is generation 0's network: its shape and its seed.
 type networkFile struct {
-	Blocks         *int    `yaml:"blocks"`
-	Filters        *int    `yaml:"filters"`
-	PolicyChannels *int    `yaml:"policy_channels"`
-	ValueChannels  *int    `yaml:"value_channels"`
-	ValueHidden    *int    `yaml:"value_hidden"`
-	Seed           *uint64 `yaml:"seed"`
+	model.Config `yaml:",inline"`
+	Seed         uint64 `yaml:"seed"`
 }
 
-type trainFile struct {
-	Batch              *int           `yaml:"batch"`
-	Optimizer          *string        `yaml:"optimizer"`
-	Momentum           *float64       `yaml:"momentum"`
-	Beta1              *float64       `yaml:"beta1"`
-	Beta2              *float64       `yaml:"beta2"`
-	Epsilon            *float64       `yaml:"epsilon"`
-	Schedule           *gnet.Schedule `yaml:"schedule"`
-	L2                 *float64       `yaml:"l2"`
-	BNMomentum         *float64       `yaml:"bn_momentum"`
-	SamplesPerPosition *float64       `yaml:"samples_per_position"`
-	Window             *windowFile    `yaml:"window"`
-	Mirror             *float64       `yaml:"mirror"`
-	SearchValueWeight  *float64       `yaml:"search_value_weight"`
-	DrawMaterialScale  *float64       `yaml:"draw_material_scale"`
-	MaskIllegal        *bool          `yaml:"mask_illegal"`
-	CheckpointEvery    *int           `yaml:"checkpoint_every"`
-}
-
+// arenaFile is the gate's section; its simulations, when given, is the
+// search's budget (over the search section's).
 type arenaFile struct {
-	Pairs        *int                 `yaml:"pairs"`
-	OpeningPlies *int                 `yaml:"opening_plies"`
-	Simulations  *int                 `yaml:"simulations"`
-	Search       *selfplay.SearchFile `yaml:"search"`
-	Concurrency  *int                 `yaml:"concurrent_games"`
-	Evaluators   *int                 `yaml:"evaluators"`
-	SPRT         *sprtFile            `yaml:"sprt"`
-	AcceptScore  *float64             `yaml:"accept_score"`
-	MaxPlies     *int                 `yaml:"max_plies"`
-}
-
-type windowFile struct {
-	MinRows   *int     `yaml:"min_rows"`
-	Exponent  *float64 `yaml:"exponent"`
-	Expansion *float64 `yaml:"expansion"`
-	MaxRows   *int     `yaml:"max_rows"`
-}
-
-type sprtFile struct {
-	Elo0  *float64 `yaml:"elo0"`
-	Elo1  *float64 `yaml:"elo1"`
-	Alpha *float64 `yaml:"alpha"`
-	Beta  *float64 `yaml:"beta"`
-}
-
-func set[T any](dst *T, v *T) {
-	if v != nil {
-		*dst = *v
-	}
+	ArenaConfig `yaml:",inline"`
+	Simulations *int `yaml:"simulations"`
 }
 
 // sectionNames maps the Go types of configFile's sections to their YAML
@@ -195,13 +151,14 @@ var sectionNames = func() map[string]string {
 	m := map[string]string{
 		"loop.configFile":  "the config",
 		"loop.networkFile": "network",
-		"loop.trainFile":   "train",
 		"loop.arenaFile":   "arena",
-		"loop.windowFile":  "window",
-		"loop.sprtFile":    "sprt",
+		"stats.SPRT":       "sprt",
+		"selfplay.File":    "selfplay",
 	}
-	for typ, name := range selfplay.SectionNames {
-		m[typ] = name
+	for _, names := range []map[string]string{selfplay.SectionNames, train.SectionNames} {
+		for typ, name := range names {
+			m[typ] = name
+		}
 	}
 	return m
 }()
@@ -218,11 +175,13 @@ func LoadConfig(path string) (Config, error) {
 // ParseConfig reads a YAML configuration over DefaultConfig and validates
 // it; unknown keys are errors, and source names the input in messages.
 func ParseConfig(data []byte, source string) (Config, error) {
-	var f configFile
+	c := DefaultConfig()
+	f := configFile{Generations: c.Generations, Gating: c.Gating,
+		Network:  networkFile{Config: c.Network, Seed: c.NetworkSeed},
+		Selfplay: selfplay.NewFile(c.Selfplay), Train: c.Train, Arena: arenaFile{ArenaConfig: c.Arena}}
 	if err := yamlconf.Decode(data, &f, sectionNames); err != nil {
 		return Config{}, fmt.Errorf("loop: %s: %w", source, err)
 	}
-	c := DefaultConfig()
 	var missing []string
 	if f.Rules == nil {
 		missing = append(missing, "rules (a preset such as xiangqi or janggi, or a rule-set file)")
@@ -233,91 +192,40 @@ func ParseConfig(data []byte, source string) (Config, error) {
 	if len(missing) > 0 {
 		return Config{}, fmt.Errorf("loop: %s: missing %s", source, strings.Join(missing, "; "))
 	}
-	set(&c.Rules, f.Rules)
-	set(&c.Seed, f.Seed)
-	set(&c.Generations, f.Generations)
-	set(&c.Gating, f.Gating)
-	if n := f.Network; n != nil {
-		set(&c.Network.Blocks, n.Blocks)
-		set(&c.Network.Filters, n.Filters)
-		set(&c.Network.PolicyChannels, n.PolicyChannels)
-		set(&c.Network.ValueChannels, n.ValueChannels)
-		set(&c.Network.ValueHidden, n.ValueHidden)
-		set(&c.NetworkSeed, n.Seed)
+	c.Rules, c.Seed, c.Generations, c.Gating = *f.Rules, *f.Seed, f.Generations, f.Gating
+	c.Network, c.NetworkSeed = f.Network.Config, f.Network.Seed
+	s := &f.Selfplay
+	var given []string
+	if s.Output != "" {
+		given = append(given, "output")
 	}
-	if s := f.Selfplay; s != nil {
-		var given []string
-		if s.Output != "" {
-			given = append(given, "output")
-		}
-		if s.Rules != "" {
-			given = append(given, "rules")
-		}
-		if s.Network != "" || s.RandomNetwork != nil {
-			given = append(given, "network")
-		}
-		if s.Seed != nil {
-			given = append(given, "seed")
-		}
-		if len(given) > 0 {
-			return Config{}, fmt.Errorf("loop: %s: selfplay: %s are the run's (give them at the top level or leave them out)", source, strings.Join(given, ", "))
-		}
-		games, seed := 200, uint64(0)
-		if s.Games == nil {
-			s.Games = &games
-		}
-		s.Seed, s.Output, s.Rules = &seed, "run", c.Rules
-		sp, err := s.Config(source + ": selfplay")
-		if err != nil {
-			return Config{}, fmt.Errorf("loop: %w", err)
-		}
-		sp.Output, sp.Rules = "", ""
-		c.Selfplay = sp
+	if s.Rules != "" {
+		given = append(given, "rules")
 	}
-	if t := f.Train; t != nil {
-		tc := &c.Train
-		set(&tc.Batch, t.Batch)
-		set(&tc.Optimizer, t.Optimizer)
-		set(&tc.Momentum, t.Momentum)
-		set(&tc.Beta1, t.Beta1)
-		set(&tc.Beta2, t.Beta2)
-		set(&tc.Epsilon, t.Epsilon)
-		set(&tc.Schedule, t.Schedule)
-		set(&tc.L2, t.L2)
-		set(&tc.BNMomentum, t.BNMomentum)
-		set(&tc.SamplesPerPosition, t.SamplesPerPosition)
-		if w := t.Window; w != nil {
-			set(&tc.MinRows, w.MinRows)
-			set(&tc.WindowExponent, w.Exponent)
-			set(&tc.WindowExpansion, w.Expansion)
-			set(&tc.MaxRows, w.MaxRows)
-		}
-		set(&tc.Mirror, t.Mirror)
-		set(&tc.SearchValueWeight, t.SearchValueWeight)
-		set(&tc.DrawMaterialScale, t.DrawMaterialScale)
-		set(&tc.MaskIllegal, t.MaskIllegal)
-		set(&tc.CheckpointEvery, t.CheckpointEvery)
+	if s.Network != "" || s.RandomNetwork.Given {
+		given = append(given, "network")
 	}
-	if a := f.Arena; a != nil {
-		ac := &c.Arena
-		set(&ac.Pairs, a.Pairs)
-		set(&ac.OpeningPlies, a.OpeningPlies)
-		if a.Search != nil {
-			if err := a.Search.Apply(&ac.Search); err != nil {
-				return Config{}, fmt.Errorf("loop: %s: arena: %w", source, err)
-			}
-		}
-		set(&ac.Search.Simulations, a.Simulations)
-		set(&ac.Concurrency, a.Concurrency)
-		set(&ac.Evaluators, a.Evaluators)
-		if s := a.SPRT; s != nil {
-			set(&ac.SPRT.Elo0, s.Elo0)
-			set(&ac.SPRT.Elo1, s.Elo1)
-			set(&ac.SPRT.Alpha, s.Alpha)
-			set(&ac.SPRT.Beta, s.Beta)
-		}
-		set(&ac.AcceptScore, a.AcceptScore)
-		set(&ac.MaxPlies, a.MaxPlies)
+	if s.Seed != nil {
+		given = append(given, "seed")
+	}
+	if len(given) > 0 {
+		return Config{}, fmt.Errorf("loop: %s: selfplay: %s are the run's (give them at the top level or leave them out)", source, strings.Join(given, ", "))
+	}
+	games, seed := c.Selfplay.Games, uint64(0)
+	if s.Games == nil {
+		s.Games = &games
+	}
+	s.Seed, s.Output, s.Rules = &seed, "run", c.Rules
+	sp, err := s.Parse(source + ": selfplay")
+	if err != nil {
+		return Config{}, fmt.Errorf("loop: %w", err)
+	}
+	sp.Output, sp.Rules = "", ""
+	c.Selfplay = sp
+	c.Train = f.Train
+	c.Arena = f.Arena.ArenaConfig
+	if f.Arena.Simulations != nil {
+		c.Arena.Search.Simulations = *f.Arena.Simulations
 	}
 	if err := c.Validate(); err != nil {
 		return Config{}, fmt.Errorf("loop: %s: %s", source, strings.TrimPrefix(err.Error(), "loop: config: "))

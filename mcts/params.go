@@ -31,30 +31,33 @@ func (m Mode) String() string {
 }
 
 // Params are a search's knobs. DefaultParams gives working values; Validate
-// reports what cannot work.
+// reports what cannot work. The yaml keys are those of a config's search
+// section (configs/selfplay.yaml), decoded over the values already there
+// (yaml.go); Seed is never a config's: each game or match derives its own.
+// A new knob is a field here with its key, its default and its check.
 type Params struct {
-	Mode Mode
+	Mode Mode `yaml:"mode"`
 
 	// Simulations is the full budget: leaves visited below the root per
 	// move. The root's own evaluation is not counted.
-	Simulations int
+	Simulations int `yaml:"simulations"`
 	// CheapSimulations and FullFraction are KataGo's playout-cap
 	// randomization: each move is searched with the full budget with
 	// probability FullFraction (the Result says Full, and only those moves
 	// make policy targets), else with CheapSimulations and no root noise.
 	// CheapSimulations 0 or FullFraction 1 turns it off (always full).
-	CheapSimulations int
-	FullFraction     float64
+	CheapSimulations int     `yaml:"cheap_simulations"`
+	FullFraction     float64 `yaml:"full_fraction"`
 
 	// PUCT's exploration constant, AlphaZero's schedule:
 	// c(N) = CPuctInit + log((N + CPuctBase + 1) / CPuctBase).
-	CPuctInit float64
-	CPuctBase float64
+	CPuctInit float64 `yaml:"cpuct_init"`
+	CPuctBase float64 `yaml:"cpuct_base"`
 	// First-play urgency: an unvisited child is valued at the parent's mean
 	// value minus FPUReduction × sqrt(sum of the visited children's priors)
 	// (lc0 and KataGo); RootFPUReduction applies at the root.
-	FPUReduction     float64
-	RootFPUReduction float64
+	FPUReduction     float64 `yaml:"fpu_reduction"`
+	RootFPUReduction float64 `yaml:"root_fpu_reduction"`
 
 	// Root Dirichlet noise (PUCT, full searches only): priors become
 	// (1-NoiseFraction)·P + NoiseFraction·Dir(α) with α = DirichletTotal /
@@ -62,17 +65,17 @@ type Params struct {
 	// position of 5 moves and of 90 (KataGo's scaling; AlphaZero's α = 0.3
 	// for chess's ~35 moves is a total of about 10). NoiseFraction 0 turns
 	// it off.
-	NoiseFraction  float64
-	DirichletTotal float64
+	NoiseFraction  float64 `yaml:"noise_fraction"`
+	DirichletTotal float64 `yaml:"dirichlet_total"`
 
 	// Gumbel root search: GumbelK actions are sampled (Gumbel-top-k) and
 	// halved over the budget; completed Q-values q̂ ∈ [0, 1] are scaled by
 	// σ(q̂) = (CVisit + max visits) · CScale · q̂. GumbelScale multiplies the
 	// Gumbel noise: 1 for self-play, 0 for a deterministic, strongest move.
-	GumbelK     int
-	CVisit      float64
-	CScale      float64
-	GumbelScale float64
+	GumbelK     int     `yaml:"gumbel_k"`
+	CVisit      float64 `yaml:"c_visit"`
+	CScale      float64 `yaml:"c_scale"`
+	GumbelScale float64 `yaml:"gumbel_scale"`
 
 	// Move-selection temperature (PUCT; Gumbel's move is the sequential
 	// halving's winner and its randomness comes from GumbelScale). The
@@ -80,18 +83,18 @@ type Params struct {
 	// TemperatureFinal with a half-life of TemperatureHalfLife plies (0: no
 	// decay), and TemperatureFinal from ply TemperaturePlies on (0: never).
 	// AlphaZero's schedule is 1 for 30 plies then 0.
-	Temperature         float64
-	TemperatureFinal    float64
-	TemperatureHalfLife float64
-	TemperaturePlies    int
+	Temperature         float64 `yaml:"temperature"`
+	TemperatureFinal    float64 `yaml:"temperature_final"`
+	TemperatureHalfLife float64 `yaml:"temperature_half_life"`
+	TemperaturePlies    int     `yaml:"temperature_plies"`
 
 	// LeavesPerEval is how many leaves one tree gathers, under virtual
 	// loss, for each Evaluate call. 1 is exact sequential search; more
 	// fills batches when there are fewer concurrent games than the
 	// network's batch size. VirtualLoss is the value, in [-1, 1] units, an
 	// in-flight visit counts as losing.
-	LeavesPerEval int
-	VirtualLoss   float64
+	LeavesPerEval int     `yaml:"leaves_per_eval"`
+	VirtualLoss   float64 `yaml:"virtual_loss"`
 
 	// DrawScore is what a draw is worth, in value units, to the side
 	// choosing a move (lc0's draw score): selection reads a child as its
@@ -102,7 +105,7 @@ type Params struct {
 	// searched and played, never the values and WDL a Result reports. 0:
 	// draws are worth 0. (Left out of JSON when 0, so the digests of
 	// settings from before it existed still match.)
-	DrawScore float64 `json:",omitempty"`
+	DrawScore float64 `json:",omitempty" yaml:"draw_score"`
 
 	// RootLookahead plays every root move and every reply to it before a
 	// root is first searched: a move that ends the game is proven at once,
@@ -113,7 +116,7 @@ type Params struct {
 	// see a mating reply; the lookahead costs a few hundred move
 	// generations a root and no evaluations. (Left out of JSON when off,
 	// as in settings from before it existed.)
-	RootLookahead bool `json:",omitempty"`
+	RootLookahead bool `json:",omitempty" yaml:"root_lookahead"`
 	// MateCheck looks, in each position the search expands, for a checking
 	// move that ends the game in the mover's favour (a mate in one), and if
 	// there is one proves the position won without evaluating it. A mate
@@ -122,16 +125,16 @@ type Params struct {
 	// its mating moves, so self-play teaches the network to mate. It costs
 	// a make and unmake a move for each expansion. (Left out of JSON when
 	// off, as RootLookahead.)
-	MateCheck bool `json:",omitempty"`
+	MateCheck bool `json:",omitempty" yaml:"mate_check"`
 
 	// MaxNodes caps the tree (48 bytes a node, and as many again for the
 	// arena compaction copies into); a search that fills it stops early.
-	MaxNodes int
+	MaxNodes int `yaml:"max_nodes"`
 
 	// Seed seeds the search's random numbers (noise, playout cap,
 	// temperature, Gumbel): the same seed, evaluator and positions give the
 	// same results.
-	Seed uint64
+	Seed uint64 `yaml:"-"`
 }
 
 // DefaultParams are Gumbel search with 32 simulations a full move and 8 a

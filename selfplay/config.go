@@ -21,20 +21,22 @@ import (
 
 // Config is one self-play run: where it writes, what it plays, with which
 // network and search. LoadConfig reads it from YAML (configs/selfplay.yaml
-// documents every key); DefaultConfig fills what a file leaves out.
+// documents every key); DefaultConfig fills what a file leaves out. The
+// yaml keys are decoded over the values already there; File adds the keys
+// that must be given or that conflict with others.
 type Config struct {
 	// Output is the shard directory. A run that finds games there already
 	// resumes: it plays only the game indices its manifest does not list.
-	Output string
+	Output string `yaml:"output"`
 	// Rules is a preset name or a rule-set YAML file.
-	Rules string
+	Rules string `yaml:"rules"`
 	// Network is a checkpoint file; empty plays a fresh random network of
 	// RandomNetwork's shape (6 blocks × 64 filters by default).
-	Network       string
-	RandomNetwork RandomNetwork
+	Network       string        `yaml:"network"`
+	RandomNetwork RandomNetwork `yaml:"-"`
 	// Games is the run's target: game indices 0 to Games-1. The run stops
 	// once the directory holds each of them.
-	Games int
+	Games int `yaml:"-"`
 	// ConcurrentGames are played at once, each by its own goroutine and
 	// search; Evaluators is the number of network copies (one batcher each)
 	// they share, games split evenly; 0 is two per core, each serving at
@@ -47,44 +49,45 @@ type Config struct {
 	// the default 6×64 network and search: 1 evaluator 730 network
 	// evaluations/s, 2 1,070, 4 1,290, 8 no more than 4; the network alone
 	// on both cores at batch 32 does about 1,500.
-	ConcurrentGames int
-	Evaluators      int
-	BatchSize       int
+	ConcurrentGames int `yaml:"concurrent_games"`
+	Evaluators      int `yaml:"evaluators"`
+	BatchSize       int `yaml:"batch_size"`
 	// CacheEntries sizes the evaluation cache all games share (about 300
 	// bytes an entry).
-	CacheEntries int
+	CacheEntries int `yaml:"cache_entries"`
 	// MaxPlies caps a game's length through the rule set's own length cap
 	// (RuleSet.MaxPlies, on a copy: the rule set's hash changes with it), so
 	// a capped game is adjudicated as the rule set says (counting in
 	// janggi, else a draw). 0 keeps the rule set's own cap.
-	MaxPlies int
+	MaxPlies int `yaml:"max_plies"`
 	// JanggiSetups weighs the 16 janggi start setups; the zero value is
 	// uniform. Ignored (and must be zero) for xiangqi.
-	JanggiSetups SetupWeights
+	JanggiSetups SetupWeights `yaml:"-"`
 	// GamesPerShard is how many completed games make a shard: the unit of
 	// durability (a crash loses at most the games of the shard being
 	// gathered, which the next run plays again).
-	GamesPerShard int
+	GamesPerShard int `yaml:"games_per_shard"`
 	// Seed and a game's index determine all of that game's randomness (its
 	// janggi setup and its search's random numbers).
-	Seed uint64
+	Seed uint64 `yaml:"-"`
 	// Search is the search's parameters; Search.Seed is ignored (each game
 	// has its own, from Seed and its index).
-	Search mcts.Params
+	Search mcts.Params `yaml:"search"`
 }
 
 // RandomNetwork is the shape and seed of the network played when Config
-// has no checkpoint.
+// has no checkpoint (a config's random_network: the shape's keys and seed).
 type RandomNetwork struct {
-	Blocks, Filters                            int
-	PolicyChannels, ValueChannels, ValueHidden int
-	Seed                                       uint64
+	model.Config `yaml:",inline"`
+	Seed         uint64 `yaml:"seed"`
 }
 
-// ModelConfig is the network's full shape.
+// ModelConfig is the network's full shape: the planes and policy slots are
+// this build's encoding.
 func (r RandomNetwork) ModelConfig() model.Config {
-	return model.Config{Planes: encode.Planes, PolicySize: encode.PolicySize(), Blocks: r.Blocks, Filters: r.Filters,
-		PolicyChannels: r.PolicyChannels, ValueChannels: r.ValueChannels, ValueHidden: r.ValueHidden}
+	c := r.Config
+	c.Planes, c.PolicySize = encode.Planes, encode.PolicySize()
+	return c
 }
 
 // Defaults that DefaultConfig gives.
@@ -100,7 +103,7 @@ const (
 // Rules, Games and Seed are the caller's.
 func DefaultConfig() Config {
 	return Config{
-		RandomNetwork:   RandomNetwork{Blocks: 6, Filters: 64, PolicyChannels: 4, ValueChannels: 2, ValueHidden: 64, Seed: 1},
+		RandomNetwork:   RandomNetwork{Config: model.DefaultConfig(), Seed: 1},
 		ConcurrentGames: DefaultConcurrentGames,
 		Evaluators:      DefaultEvaluators,
 		CacheEntries:    DefaultCacheEntries,
@@ -230,32 +233,21 @@ func (c *Config) batchSize() int {
 }
 
 // File is the YAML form of Config (configs/selfplay.yaml), for files that
-// hold a self-play section of their own. Pointers mark what was given.
+// hold a self-play section of their own: Config's keys, decoded over the
+// Config it holds (NewFile), and the keys that must be given (pointers) or
+// that conflict with others.
 type File struct {
-	Output          string         `yaml:"output"`
-	Rules           string         `yaml:"rules"`
-	Network         string         `yaml:"network"`
-	RandomNetwork   *randomNetFile `yaml:"random_network"`
-	Games           *int           `yaml:"games"`
-	ConcurrentGames *int           `yaml:"concurrent_games"`
-	Evaluators      *int           `yaml:"evaluators"`
-	BatchSize       *int           `yaml:"batch_size"`
-	CacheEntries    *int           `yaml:"cache_entries"`
-	MaxPlies        *int           `yaml:"max_plies"`
-	GamesPerShard   *int           `yaml:"games_per_shard"`
-	Seed            *uint64        `yaml:"seed"`
-	JanggiSetups    *setupsFile    `yaml:"janggi_setups"`
-	Search          *SearchFile    `yaml:"search"`
-	Extra           map[string]any `yaml:",inline"` // unknown keys, reported by name
+	Config        `yaml:",inline"`
+	Games         *int                            `yaml:"games"`
+	Seed          *uint64                         `yaml:"seed"`
+	RandomNetwork yamlconf.Section[RandomNetwork] `yaml:"random_network"`
+	JanggiSetups  *setupsFile                     `yaml:"janggi_setups"`
+	Extra         map[string]any                  `yaml:",inline"` // unknown keys, reported by name
 }
 
-type randomNetFile struct {
-	Blocks         *int    `yaml:"blocks"`
-	Filters        *int    `yaml:"filters"`
-	PolicyChannels *int    `yaml:"policy_channels"`
-	ValueChannels  *int    `yaml:"value_channels"`
-	ValueHidden    *int    `yaml:"value_hidden"`
-	Seed           *uint64 `yaml:"seed"`
+// NewFile is a File to decode over c.
+func NewFile(c Config) File {
+	return File{Config: c, RandomNetwork: yamlconf.Section[RandomNetwork]{Value: c.RandomNetwork}}
 }
 
 // setupsFile weighs janggi's setups either per side (cho and han: setup
@@ -267,46 +259,12 @@ type setupsFile struct {
 	Pairs map[string]float64 `yaml:"pairs"`
 }
 
-// SearchFile is the YAML form of mcts.Params (a config's `search` section).
-type SearchFile struct {
-	Mode                *string  `yaml:"mode"`
-	Simulations         *int     `yaml:"simulations"`
-	CheapSimulations    *int     `yaml:"cheap_simulations"`
-	FullFraction        *float64 `yaml:"full_fraction"`
-	CPuctInit           *float64 `yaml:"cpuct_init"`
-	CPuctBase           *float64 `yaml:"cpuct_base"`
-	FPUReduction        *float64 `yaml:"fpu_reduction"`
-	RootFPUReduction    *float64 `yaml:"root_fpu_reduction"`
-	NoiseFraction       *float64 `yaml:"noise_fraction"`
-	DirichletTotal      *float64 `yaml:"dirichlet_total"`
-	GumbelK             *int     `yaml:"gumbel_k"`
-	CVisit              *float64 `yaml:"c_visit"`
-	CScale              *float64 `yaml:"c_scale"`
-	GumbelScale         *float64 `yaml:"gumbel_scale"`
-	Temperature         *float64 `yaml:"temperature"`
-	TemperatureFinal    *float64 `yaml:"temperature_final"`
-	TemperatureHalfLife *float64 `yaml:"temperature_half_life"`
-	TemperaturePlies    *int     `yaml:"temperature_plies"`
-	LeavesPerEval       *int     `yaml:"leaves_per_eval"`
-	VirtualLoss         *float64 `yaml:"virtual_loss"`
-	DrawScore           *float64 `yaml:"draw_score"`
-	RootLookahead       *bool    `yaml:"root_lookahead"`
-	MateCheck           *bool    `yaml:"mate_check"`
-	MaxNodes            *int     `yaml:"max_nodes"`
-}
-
-func set[T any](dst *T, v *T) {
-	if v != nil {
-		*dst = *v
-	}
-}
-
 // SectionNames maps the Go types of File's sections to their YAML names,
 // for messages about unknown keys (files that embed a File add them to
 // theirs).
 var SectionNames = map[string]string{
-	"selfplay.SearchFile":    "search",
-	"selfplay.randomNetFile": "random_network",
+	"mcts.Params":            "search",
+	"selfplay.RandomNetwork": "random_network",
 	"selfplay.setupsFile":    "janggi_setups",
 }
 
@@ -322,16 +280,16 @@ func LoadConfig(path string) (Config, error) {
 // ParseConfig reads a YAML configuration over DefaultConfig and validates
 // it. Unknown keys are errors; source names the input in messages.
 func ParseConfig(data []byte, source string) (Config, error) {
-	var f File
+	f := NewFile(DefaultConfig())
 	if err := yamlconf.Decode(data, &f, SectionNames); err != nil {
 		return Config{}, fmt.Errorf("selfplay: %s: %w", source, err)
 	}
-	return f.Config(source)
+	return f.Parse(source)
 }
 
-// Config is the configuration the file gives over DefaultConfig, validated;
-// source names the file in messages.
-func (f *File) Config(source string) (Config, error) {
+// Parse is the configuration the file gives, validated; source names the
+// file in messages.
+func (f *File) Parse(source string) (Config, error) {
 	if len(f.Extra) > 0 {
 		keys := make([]string, 0, len(f.Extra))
 		for k := range f.Extra {
@@ -339,8 +297,7 @@ func (f *File) Config(source string) (Config, error) {
 		}
 		return Config{}, fmt.Errorf("selfplay: %s: unknown keys %s", source, strings.Join(slices.Sorted(slices.Values(keys)), ", "))
 	}
-	c := DefaultConfig()
-	c.Output, c.Rules, c.Network = f.Output, f.Rules, f.Network
+	c := f.Config
 	var missing []string
 	if f.Games == nil {
 		missing = append(missing, "games (the number of games the directory should hold)")
@@ -351,25 +308,12 @@ func (f *File) Config(source string) (Config, error) {
 	if len(missing) > 0 {
 		return Config{}, fmt.Errorf("selfplay: %s: missing %s", source, strings.Join(missing, "; "))
 	}
-	set(&c.Games, f.Games)
-	set(&c.Seed, f.Seed)
-	set(&c.ConcurrentGames, f.ConcurrentGames)
-	set(&c.Evaluators, f.Evaluators)
-	set(&c.BatchSize, f.BatchSize)
-	set(&c.CacheEntries, f.CacheEntries)
-	set(&c.MaxPlies, f.MaxPlies)
-	set(&c.GamesPerShard, f.GamesPerShard)
-	if r := f.RandomNetwork; r != nil {
+	c.Games, c.Seed = *f.Games, *f.Seed
+	if r := f.RandomNetwork; r.Given {
 		if c.Network != "" {
 			return Config{}, fmt.Errorf("selfplay: %s: random_network is for runs without a network; this one plays %s", source, c.Network)
 		}
-		n := &c.RandomNetwork
-		set(&n.Blocks, r.Blocks)
-		set(&n.Filters, r.Filters)
-		set(&n.PolicyChannels, r.PolicyChannels)
-		set(&n.ValueChannels, r.ValueChannels)
-		set(&n.ValueHidden, r.ValueHidden)
-		set(&n.Seed, r.Seed)
+		c.RandomNetwork = r.Value
 	}
 	if s := f.JanggiSetups; s != nil {
 		w, err := s.weights()
@@ -377,11 +321,6 @@ func (f *File) Config(source string) (Config, error) {
 			return Config{}, fmt.Errorf("selfplay: %s: %w", source, err)
 		}
 		c.JanggiSetups = w
-	}
-	if s := f.Search; s != nil {
-		if err := s.Apply(&c.Search); err != nil {
-			return Config{}, fmt.Errorf("selfplay: %s: %w", source, err)
-		}
 	}
 	if err := c.Validate(); err != nil {
 		return Config{}, fmt.Errorf("selfplay: %s: %s", source, strings.TrimPrefix(err.Error(), "selfplay: config: "))
@@ -449,44 +388,6 @@ func (s *setupsFile) weights() (SetupWeights, error) {
 		}
 	}
 	return w, w.check()
-}
-
-// Apply sets the parameters the section gives.
-func (s *SearchFile) Apply(p *mcts.Params) error {
-	if s.Mode != nil {
-		switch *s.Mode {
-		case "gumbel":
-			p.Mode = mcts.Gumbel
-		case "puct":
-			p.Mode = mcts.PUCT
-		default:
-			return fmt.Errorf("search: mode %q: want gumbel or puct", *s.Mode)
-		}
-	}
-	set(&p.Simulations, s.Simulations)
-	set(&p.CheapSimulations, s.CheapSimulations)
-	set(&p.FullFraction, s.FullFraction)
-	set(&p.CPuctInit, s.CPuctInit)
-	set(&p.CPuctBase, s.CPuctBase)
-	set(&p.FPUReduction, s.FPUReduction)
-	set(&p.RootFPUReduction, s.RootFPUReduction)
-	set(&p.NoiseFraction, s.NoiseFraction)
-	set(&p.DirichletTotal, s.DirichletTotal)
-	set(&p.GumbelK, s.GumbelK)
-	set(&p.CVisit, s.CVisit)
-	set(&p.CScale, s.CScale)
-	set(&p.GumbelScale, s.GumbelScale)
-	set(&p.Temperature, s.Temperature)
-	set(&p.TemperatureFinal, s.TemperatureFinal)
-	set(&p.TemperatureHalfLife, s.TemperatureHalfLife)
-	set(&p.TemperaturePlies, s.TemperaturePlies)
-	set(&p.LeavesPerEval, s.LeavesPerEval)
-	set(&p.VirtualLoss, s.VirtualLoss)
-	set(&p.DrawScore, s.DrawScore)
-	set(&p.RootLookahead, s.RootLookahead)
-	set(&p.MateCheck, s.MateCheck)
-	set(&p.MaxNodes, s.MaxNodes)
-	return nil
 }
 
 // gameHash is the digest of everything that decides a game's moves: the

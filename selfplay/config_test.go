@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/palace-chess/palace/encode"
 	"github.com/palace-chess/palace/mcts"
+	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/rules"
 )
 
@@ -67,7 +69,7 @@ random_network: {blocks: 2, filters: 16, seed: 5}
 	p := mcts.DefaultParams()
 	p.Mode, p.Simulations, p.CheapSimulations, p.LeavesPerEval, p.TemperaturePlies = mcts.PUCT, 64, 0, 4, 10
 	if c.JanggiSetups != w || c.Search != p || c.Seed != 9 || c.MaxPlies != 0 || c.Evaluators != 2 || c.BatchSize != 3 ||
-		c.RandomNetwork != (RandomNetwork{2, 16, 4, 2, 64, 5}) {
+		c.RandomNetwork != (RandomNetwork{Config: model.Config{Planes: encode.Planes, PolicySize: encode.PolicySize(), Blocks: 2, Filters: 16, PolicyChannels: 4, ValueChannels: 2, ValueHidden: 64}, Seed: 5}) {
 		t.Errorf("full config: %+v", c)
 	}
 	c.BatchSize = 0

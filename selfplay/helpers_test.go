@@ -10,6 +10,7 @@ import (
 	"github.com/palace-chess/palace/datasets"
 	"github.com/palace-chess/palace/encode"
 	"github.com/palace-chess/palace/nn"
+	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/rules"
 )
 
@@ -49,7 +50,7 @@ func tinyConfig(t testing.TB, ruleSet string, games int) Config {
 		c.MaxPlies = 16
 	}
 	c.CacheEntries = 4096
-	c.RandomNetwork = RandomNetwork{Blocks: 1, Filters: 8, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 8, Seed: 3}
+	c.RandomNetwork = RandomNetwork{Config: model.Config{Blocks: 1, Filters: 8, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 8}, Seed: 3}
 	c.Search.Simulations, c.Search.CheapSimulations, c.Search.GumbelK = 8, 2, 4
 	return c
 }

@@ -38,38 +38,40 @@ import (
 )
 
 // Config is how the network is trained: the optimizer, the learning-rate
-// schedule, the loss's L2 term, and how batches are drawn.
+// schedule, the loss's L2 term, and how batches are drawn. The yaml keys
+// are a run config's train section, decoded over the values already there
+// (yaml.go: the schedule and the replay window are sections of their own).
 type Config struct {
-	Batch     int     // positions per step
-	Optimizer string  // gnet.SGD or gnet.Adam
-	Momentum  float64 // SGD
-	Beta1     float64 // Adam
-	Beta2     float64
-	Epsilon   float64
-	Schedule  gnet.Schedule
-	L2        float64
+	Batch     int           `yaml:"batch"`     // positions per step
+	Optimizer string        `yaml:"optimizer"` // gnet.SGD or gnet.Adam
+	Momentum  float64       `yaml:"momentum"`  // SGD
+	Beta1     float64       `yaml:"beta1"`     // Adam
+	Beta2     float64       `yaml:"beta2"`
+	Epsilon   float64       `yaml:"epsilon"`
+	Schedule  gnet.Schedule `yaml:"-"`
+	L2        float64       `yaml:"l2"`
 	// BNMomentum is the weight of each batch in batch norm's running
 	// statistics.
-	BNMomentum float64
+	BNMomentum float64 `yaml:"bn_momentum"`
 	// SamplesPerPosition is how many times, on average, each self-play
 	// position is drawn over the run (KataGo's samples per new row).
-	SamplesPerPosition float64
+	SamplesPerPosition float64 `yaml:"samples_per_position"`
 	// The replay window (datasets.WindowSize): MinRows positions before
 	// training starts, growing like total^WindowExponent; MaxRows caps it
 	// (0: no cap).
-	MinRows         int
-	WindowExponent  float64
-	WindowExpansion float64
-	MaxRows         int
+	MinRows         int     `yaml:"-"`
+	WindowExponent  float64 `yaml:"-"`
+	WindowExpansion float64 `yaml:"-"`
+	MaxRows         int     `yaml:"-"`
 	// Mirror is the probability of training on a position's mirror image.
-	Mirror float64
+	Mirror float64 `yaml:"mirror"`
 	// SearchValueWeight mixes the search's root WDL into the value
 	// target: (1−w)·(the game's result) + w·(the search's WDL). A game's
 	// result is one label shared by all of its ~150 positions, which a
 	// network memorises game by game long before it learns what wins (the
 	// overfitting AlphaGo's value network showed on whole games); the
 	// search's estimate differs from position to position.
-	SearchValueWeight float64
+	SearchValueWeight float64 `yaml:"search_value_weight"`
 	// DrawMaterialScale, where > 0, lets a drawn game's value target lean
 	// to the side that was ahead on material where the game ended
 	// (datasets.Record.FinalMaterial, d to the side to move): a win (or a
@@ -81,7 +83,7 @@ type Config struct {
 	// about what wins; janggi's counting gives its games this signal
 	// through the rules. Only the training target changes: shards and
 	// game records keep the true result. 0: a draw is a draw.
-	DrawMaterialScale float64
+	DrawMaterialScale float64 `yaml:"draw_material_scale"`
 	// MaskIllegal trains the policy as a softmax over each position's legal
 	// moves only (lc0's masking): the target marks the other slots illegal
 	// and the loss leaves them out. Unmasked, most of the policy loss and
@@ -89,9 +91,9 @@ type Config struct {
 	// network's preference among the ~40 legal moves, all a search reads,
 	// can get worse while the loss falls (measured on xiangqi self-play,
 	// 2026-12-01). It changes the loss, never the network.
-	MaskIllegal bool
+	MaskIllegal bool `yaml:"mask_illegal"`
 	// CheckpointEvery is the number of steps between saves of the state.
-	CheckpointEvery int
+	CheckpointEvery int `yaml:"checkpoint_every"`
 }
 
 // DefaultConfig is a configuration for small networks on a CPU.

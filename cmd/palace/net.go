@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -11,8 +10,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/palace-chess/palace/datasets"
 	"github.com/palace-chess/palace/encode"
@@ -39,39 +36,6 @@ func runNet(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	return usageError{fmt.Sprintf("unknown subcommand %q: want init, info, bench or eval", args[0])}
 }
 
-// netFile is the YAML form of a network shape (configs/net-*.yaml).
-type netFile struct {
-	Blocks         int `yaml:"blocks"`
-	Filters        int `yaml:"filters"`
-	PolicyChannels int `yaml:"policy_channels"`
-	ValueChannels  int `yaml:"value_channels"`
-	ValueHidden    int `yaml:"value_hidden"`
-}
-
-func defaultNetConfig() model.Config {
-	return model.Config{Planes: encode.Planes, PolicySize: encode.PolicySize(), Blocks: 6, Filters: 64,
-		PolicyChannels: 4, ValueChannels: 2, ValueHidden: 64}
-}
-
-func loadNetConfig(path string) (model.Config, error) {
-	cfg := defaultNetConfig()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return cfg, err
-	}
-	f := netFile{cfg.Blocks, cfg.Filters, cfg.PolicyChannels, cfg.ValueChannels, cfg.ValueHidden}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&f); err != nil {
-		return cfg, fmt.Errorf("%s: %w", path, err)
-	}
-	cfg.Blocks, cfg.Filters, cfg.PolicyChannels, cfg.ValueChannels, cfg.ValueHidden = f.Blocks, f.Filters, f.PolicyChannels, f.ValueChannels, f.ValueHidden
-	if err := cfg.Validate(); err != nil {
-		return cfg, fmt.Errorf("%s: %w", path, err)
-	}
-	return cfg, nil
-}
-
 func runNetInit(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("net init", stderr)
 	config := fs.String("config", "", "network shape YAML (configs/net-6x64.yaml); default 6 blocks × 64 filters")
@@ -84,10 +48,10 @@ func runNetInit(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		return usageError{"--out FILE is required"}
 	}
-	cfg := defaultNetConfig()
+	cfg := model.DefaultConfig()
 	if *config != "" {
 		var err error
-		if cfg, err = loadNetConfig(*config); err != nil {
+		if cfg, err = model.LoadConfig(*config); err != nil {
 			return err
 		}
 	}

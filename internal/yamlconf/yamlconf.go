@@ -17,7 +17,7 @@ var unknownField = regexp.MustCompile(`field (\S+) not found in type (\S+)`)
 
 // Decode decodes data into dst, refusing unknown keys; an empty document
 // leaves dst as it is. sections maps the Go types of dst's sections
-// ("selfplay.SearchFile") to their YAML names ("search") for messages.
+// ("mcts.Params") to their YAML names ("search") for messages.
 func Decode(data []byte, dst any, sections map[string]string) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -38,4 +38,20 @@ func Decode(data []byte, dst any, sections map[string]string) error {
 		msgs[i] = m
 	}
 	return errors.New(strings.Join(msgs, "; "))
+}
+
+// Section is a section decoded over the value it holds, as a plain field
+// would be, that also records whether the file had it: for sections that
+// conflict with other keys. It has yaml.v3's older Unmarshaler form, which
+// decodes with the caller's own decoder, so that unknown keys in it stay
+// errors (a yaml.Node's Decode would not be strict).
+type Section[T any] struct {
+	Value T
+	Given bool
+}
+
+// UnmarshalYAML decodes the section over s.Value.
+func (s *Section[T]) UnmarshalYAML(unmarshal func(any) error) error {
+	s.Given = true
+	return unmarshal(&s.Value)
 }

@@ -6,6 +6,10 @@ package model
 
 import (
 	"fmt"
+	"os"
+
+	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/internal/yamlconf"
 )
 
 // Config is the network's shape. The input is Planes planes of 10×9; a
@@ -13,14 +17,44 @@ import (
 // PolicyChannels 1×1 filters and a dense layer to PolicySize logits; a WDL
 // value head of ValueChannels 1×1 filters, a dense layer of ValueHidden
 // units and a dense layer to 3 logits (win, draw, loss for the side to move).
+//
+// The yaml keys are a config's network shape (configs/net-6x64.yaml, a run's
+// network, self-play's random_network), decoded over the values already
+// there; the input planes and policy slots are the encoding's, never a
+// config's.
 type Config struct {
-	Planes         int `json:"planes"`
-	PolicySize     int `json:"policy_size"`
-	Blocks         int `json:"blocks"`
-	Filters        int `json:"filters"`
-	PolicyChannels int `json:"policy_channels"`
-	ValueChannels  int `json:"value_channels"`
-	ValueHidden    int `json:"value_hidden"`
+	Planes         int `json:"planes" yaml:"-"`
+	PolicySize     int `json:"policy_size" yaml:"-"`
+	Blocks         int `json:"blocks" yaml:"blocks"`
+	Filters        int `json:"filters" yaml:"filters"`
+	PolicyChannels int `json:"policy_channels" yaml:"policy_channels"`
+	ValueChannels  int `json:"value_channels" yaml:"value_channels"`
+	ValueHidden    int `json:"value_hidden" yaml:"value_hidden"`
+}
+
+// DefaultConfig is the network palace plays and initialises when none is
+// given (palace net init, self-play without a checkpoint): 6 blocks × 64
+// filters over this build's encoding.
+func DefaultConfig() Config {
+	return Config{Planes: encode.Planes, PolicySize: encode.PolicySize(), Blocks: 6, Filters: 64,
+		PolicyChannels: 4, ValueChannels: 2, ValueHidden: 64}
+}
+
+// LoadConfig reads a network shape file (configs/net-*.yaml) over
+// DefaultConfig and validates it; unknown keys are errors.
+func LoadConfig(path string) (Config, error) {
+	cfg := DefaultConfig()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return cfg, fmt.Errorf("model: %w", err)
+	}
+	if err := yamlconf.Decode(data, &cfg, map[string]string{"model.Config": "the network shape"}); err != nil {
+		return cfg, fmt.Errorf("model: %s: %w", path, err)
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, fmt.Errorf("%s: %w", path, err)
+	}
+	return cfg, nil
 }
 
 // Board geometry shared by both games.
