@@ -1,0 +1,53 @@
+package loop_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/palace-chess/palace/loop"
+	"github.com/palace-chess/palace/selfplay"
+)
+
+var updateConfigs = flag.Bool("update-configs", false, "rewrite loop/testdata/configs.json from configs/")
+
+// The example configs parse to the values they did when each package came
+// to decode its own section (checked then against the earlier decoding):
+// a run directory keeps its config.yaml, so a resumed run reads it again,
+// and must get the same settings.
+func TestConfigsParsePinned(t *testing.T) {
+	got := map[string]any{}
+	for _, name := range []string{"quickstart-xiangqi.yaml", "quickstart-janggi.yaml"} {
+		c, err := loop.LoadConfig(filepath.Join("..", "configs", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[name] = c
+	}
+	sp, err := selfplay.LoadConfig(filepath.Join("..", "configs", "selfplay.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got["selfplay.yaml"] = sp
+	data, err := json.MarshalIndent(got, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = append(data, '\n')
+	golden := filepath.Join("testdata", "configs.json")
+	if *updateConfigs {
+		if err := os.WriteFile(golden, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(data, want) {
+		t.Errorf("the example configs parse to\n%s\nwant (%s)\n%s", data, golden, want)
+	}
+}
