@@ -6,8 +6,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/palace-chess/palace/arena"
-	"github.com/palace-chess/palace/encode"
 	"github.com/palace-chess/palace/internal/yamlconf"
 	"github.com/palace-chess/palace/mcts"
 	"github.com/palace-chess/palace/nn/model"
@@ -62,13 +60,15 @@ type ArenaConfig struct {
 func DefaultConfig() Config {
 	sp := selfplay.DefaultConfig()
 	sp.Games = 200
+	net := model.DefaultConfig()
+	net.Blocks, net.Filters, net.ValueHidden = 4, 32, 32
 	return Config{
 		Gating:      true,
-		Network:     model.Config{Planes: encode.Planes, PolicySize: encode.PolicySize(), Blocks: 4, Filters: 32, PolicyChannels: 4, ValueChannels: 2, ValueHidden: 32},
+		Network:     net,
 		NetworkSeed: 1,
 		Selfplay:    sp,
 		Train:       train.DefaultConfig(),
-		Arena: ArenaConfig{Pairs: 50, OpeningPlies: 2, Search: arena.ArenaParams(32), Concurrency: 16, Evaluators: 2,
+		Arena: ArenaConfig{Pairs: 50, OpeningPlies: 2, Search: mcts.PlayParams(32), Concurrency: 16, Evaluators: 2,
 			SPRT: stats.SPRT{Elo0: 0, Elo1: 50, Alpha: 0.05, Beta: 0.05}, AcceptScore: 0.55},
 	}
 }

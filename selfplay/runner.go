@@ -60,7 +60,6 @@ import (
 	"time"
 
 	"github.com/palace-chess/palace/datasets"
-	"github.com/palace-chess/palace/encode"
 	"github.com/palace-chess/palace/internal/runlock"
 	"github.com/palace-chess/palace/internal/splitmix"
 	"github.com/palace-chess/palace/mcts"
@@ -239,12 +238,9 @@ func (r *runner) setup() error {
 	} else {
 		var w *model.Weights
 		if r.cfg.Network != "" {
-			ck, err := model.Load(r.cfg.Network)
+			ck, err := model.LoadPlayable(r.cfg.Network)
 			if err != nil {
 				return fmt.Errorf("selfplay: %w", err)
-			}
-			if ck.EncodingVersion != encode.Version {
-				return fmt.Errorf("selfplay: %s reads encoding version %d, this palace writes %d", r.cfg.Network, ck.EncodingVersion, encode.Version)
 			}
 			w = ck.Weights
 		} else if w, err = model.NewRandom(r.cfg.RandomNetwork.ModelConfig(), r.cfg.RandomNetwork.Seed); err != nil {

@@ -348,8 +348,8 @@ func open(cfg Config, job Job) (*gnet.Trainer, error) {
 	default:
 		return nil, fmt.Errorf("train: resuming: %w", err)
 	}
-	if ck.EncodingVersion != encode.Version {
-		return nil, fmt.Errorf("train: the network reads encoding version %d, this palace writes %d", ck.EncodingVersion, encode.Version)
+	if err := ck.CheckEncoding(); err != nil {
+		return nil, fmt.Errorf("train: %w", err)
 	}
 	if ck.Optimizer != nil && ck.Optimizer.Name != cfg.Optimizer {
 		return nil, fmt.Errorf("train: %s was trained with %s; the config asks for %s (start a new state to switch)", job.State, ck.Optimizer.Name, cfg.Optimizer)

@@ -211,12 +211,9 @@ func runNetEval(args []string, stdout, stderr io.Writer) error {
 	if *every < 1 || *maxPlies < 0 {
 		return usageError{fmt.Sprintf("--every %d, --max-plies %d: want ≥ 1 and ≥ 0", *every, *maxPlies)}
 	}
-	ck, err := model.Load(*netFile)
+	ck, err := model.LoadPlayable(*netFile)
 	if err != nil {
 		return err
-	}
-	if ck.EncodingVersion != encode.Version {
-		return fmt.Errorf("%s reads encoding version %d, this palace writes %d", *netFile, ck.EncodingVersion, encode.Version)
 	}
 	var sets []*rules.RuleSet
 	if *rulesList != "" {

@@ -45,12 +45,9 @@ func runSearch(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var ev nn.Evaluator = nn.NewUniform(encode.InputSize, encode.PolicySize())
 	evName := "uniform evaluator"
 	if *netFile != "" {
-		ck, err := model.Load(*netFile)
+		ck, err := model.LoadPlayable(*netFile)
 		if err != nil {
 			return err
-		}
-		if ck.EncodingVersion != encode.Version {
-			return fmt.Errorf("%s reads encoding version %d, this palace writes %d", *netFile, ck.EncodingVersion, encode.Version)
 		}
 		me, err := model.NewEvaluator(ck.Weights)
 		if err != nil {
@@ -58,7 +55,10 @@ func runSearch(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 		ev, evName = me, "network "+ck.Weights.ID()
 	}
-	p := mcts.DefaultParams()
+	// Analysis: the full budget every time, no noise, the most visited
+	// move; Gumbel's sampling stays (--seed picks it), as it always has.
+	p := mcts.PlayParams(*sims)
+	p.GumbelScale = mcts.DefaultParams().GumbelScale
 	switch *mode {
 	case "puct":
 		p.Mode = mcts.PUCT
@@ -67,9 +67,6 @@ func runSearch(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	default:
 		return usageError{fmt.Sprintf("--mode %q: want puct or gumbel", *mode)}
 	}
-	// Analysis: the full budget every time, no noise, the most visited move.
-	p.Simulations, p.CheapSimulations, p.FullFraction = *sims, 0, 1
-	p.NoiseFraction, p.Temperature, p.TemperatureFinal = 0, 0, 0
 	p.Seed, p.LeavesPerEval, p.DrawScore = *seed, *leaves, *drawScore
 	s, err := mcts.New(p, ev)
 	if err != nil {

@@ -287,8 +287,20 @@ func LoadPlayable(path string) (*Checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ck.EncodingVersion != encode.Version {
-		return nil, fmt.Errorf("model: network %s reads encoding version %d, this palace writes %d", path, ck.EncodingVersion, encode.Version)
+	if err := ck.checkEncoding("network " + path); err != nil {
+		return nil, err
 	}
 	return ck, nil
+}
+
+// CheckEncoding reports a network that reads another encoding than this
+// build writes, for checkpoints that do not come from a file LoadPlayable
+// reads (a trainer's initial network).
+func (ck *Checkpoint) CheckEncoding() error { return ck.checkEncoding("the network") }
+
+func (ck *Checkpoint) checkEncoding(what string) error {
+	if ck.EncodingVersion != encode.Version {
+		return fmt.Errorf("model: %s reads encoding version %d, this palace writes %d", what, ck.EncodingVersion, encode.Version)
+	}
+	return nil
 }
