@@ -59,12 +59,7 @@ func runSearch(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	// move; Gumbel's sampling stays (--seed picks it), as it always has.
 	p := mcts.PlayParams(*sims)
 	p.GumbelScale = mcts.DefaultParams().GumbelScale
-	switch *mode {
-	case "puct":
-		p.Mode = mcts.PUCT
-	case "gumbel":
-		p.Mode = mcts.Gumbel
-	default:
+	if p.Mode, err = mcts.ParseMode(*mode); err != nil {
 		return usageError{fmt.Sprintf("--mode %q: want puct or gumbel", *mode)}
 	}
 	p.Seed, p.LeavesPerEval, p.DrawScore = *seed, *leaves, *drawScore
