@@ -123,13 +123,6 @@ func NewNetwork(name string, w *model.Weights, params mcts.Params, opt SearchOpt
 	return NewSearch(name, params, func() (nn.Evaluator, error) { return model.NewEvaluator(w) }, opt)
 }
 
-// ArenaParams are search parameters for playing to win: every move searched
-// with the full budget, no noise, no temperature, Gumbel's deterministic
-// choice.
-func ArenaParams(simulations int) mcts.Params {
-	return mcts.PlayParams(simulations)
-}
-
 // SearchLabel names a search's settings in a player's name: its
 // simulations, its draw score unless that is 0 (so names from before the
 // draw score still match their records), and lookahead=0 or matecheck=0
