@@ -1,6 +1,9 @@
 // Package arena plays matches between players (a palace network with a
-// search budget, a random mover; later, external engines) and decides, with
-// the statistics of package stats, which is stronger.
+// search budget, a random mover, external engines over UCI or UCCI, each
+// named by a player spec that ParsePlayer reads) and decides, with the
+// statistics of package stats, which is stronger. Its Schedule is the one
+// pool that plays many games at once, for matches and for the packages
+// (experiment, cluster) that play games of their own.
 //
 // A match plays each opening twice, the players swapping colours, so that
 // the two games of a pair cancel out the opening's bias; pairs are the unit
