@@ -116,13 +116,20 @@ func TestArenaBadFlags(t *testing.T) {
 			t.Errorf("%q: no error\n%s", tc.args, out)
 			continue
 		}
-		if got := errors.As(err, new(usageError)); got != tc.usage {
-			t.Errorf("%q: usage error %v, want %v: %v", tc.args, got, tc.usage, err)
-		}
-		for _, w := range tc.want {
-			if !strings.Contains(err.Error(), w) {
-				t.Errorf("%q: error %q does not mention %q", tc.args, err, w)
-			}
+		checkCommandError(t, tc.args, err, tc.usage, tc.want)
+	}
+}
+
+// checkCommandError checks a refused command line's error: a usage error
+// or not, as usage says, mentioning every one of want.
+func checkCommandError(t *testing.T, args []string, err error, usage bool, want []string) {
+	t.Helper()
+	if got := errors.As(err, new(usageError)); got != usage {
+		t.Errorf("%q: usage error %v, want %v: %v", args, got, usage, err)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("%q: error %q does not mention %q", args, err, w)
 		}
 	}
 }
