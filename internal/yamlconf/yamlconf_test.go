@@ -31,3 +31,27 @@ func TestDecode(t *testing.T) {
 		t.Error("broken YAML decoded")
 	}
 }
+
+type withSection struct {
+	Search Section[inner] `yaml:"search"`
+}
+
+// A Section decodes over the value it holds, says whether the file had it,
+// and stays strict: an unknown key in it is an error with its line.
+func TestSection(t *testing.T) {
+	sections := map[string]string{"yamlconf.inner": "search", "yamlconf.withSection": "the config"}
+	for _, tc := range []struct {
+		yaml  string
+		sims  int
+		given bool
+	}{{"", 7, false}, {"search: ~", 7, false}, {"search: {}", 7, true}, {"search: {sims: 3}", 3, true}} {
+		w := withSection{Search: Section[inner]{Value: inner{Sims: 7}}}
+		if err := Decode([]byte(tc.yaml), &w, sections); err != nil || w.Search.Value.Sims != tc.sims || w.Search.Given != tc.given {
+			t.Errorf("%q: %+v, %v; want sims %d, given %v", tc.yaml, w.Search, err, tc.sims, tc.given)
+		}
+	}
+	var w withSection
+	if err := Decode([]byte("search:\n  sims: 3\n  simz: 4\n"), &w, sections); err == nil || err.Error() != "line 3: unknown key simz in search" {
+		t.Errorf("an unknown key in a section: %v", err)
+	}
+}
