@@ -93,8 +93,8 @@ type ClientConfig struct {
 // OptionValue is a setting for setoption.
 type OptionValue struct{ Name, Value string }
 
-// EngineOption is an option the engine advertised.
-type EngineOption struct {
+// Option is an option the other program advertised (its "option" lines).
+type Option struct {
 	Name, Type, Default string
 	Vars                []string // a combo's values
 }
@@ -141,7 +141,7 @@ type Client struct {
 
 	ucci     bool
 	id       string
-	options  []EngineOption
+	options  []Option
 	variant  string // the UCI_Variant set, or ""
 	base     rules.RankBase
 	millisec bool // UCCI times in ms (usemillisec set)
@@ -265,11 +265,11 @@ func (c *Client) handshake(ctx context.Context) error {
 
 // parseOptionLine reads "option name N type T [default D] [min M] [max M]
 // [var V]..." (UCCI: "option N type T ...").
-func parseOptionLine(line string) (EngineOption, bool) {
+func parseOptionLine(line string) (Option, bool) {
 	rest := " " + strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "option")) + " "
 	rest = strings.TrimPrefix(rest, " name") // UCI; UCCI has no "name"
 	// Cut rest at the keywords, in order of appearance.
-	var o EngineOption
+	var o Option
 	key, pos := "name", 0
 	for {
 		next, at := "", -1
@@ -418,10 +418,10 @@ func (c *Client) sync(ctx context.Context) error {
 func (c *Client) ID() string { return c.id }
 
 // Options are the options the engine advertised.
-func (c *Client) Options() []EngineOption { return c.options }
+func (c *Client) Options() []Option { return c.options }
 
 // Option is the advertised option named name (any case), or nil.
-func (c *Client) Option(name string) *EngineOption {
+func (c *Client) Option(name string) *Option {
 	for i := range c.options {
 		if strings.EqualFold(c.options[i].Name, name) {
 			return &c.options[i]

@@ -6,7 +6,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/palace-chess/palace/uci"
+	"github.com/palace-chess/palace/engine"
 )
 
 // runUCI speaks UCI, UCI_Variant or UCCI on stdin and stdout: palace as an
@@ -31,6 +31,6 @@ func runUCI(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	e := uci.NewEngine(uci.Options{Network: *netFile, Nodes: *nodes, Threads: *threads, Version: codeVersion()})
+	e := engine.New(engine.Options{Network: *netFile, Nodes: *nodes, Threads: *threads, Version: codeVersion()})
 	return e.Run(context.Background(), stdin, stdout)
 }

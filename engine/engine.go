@@ -1,4 +1,4 @@
-package uci
+package engine
 
 import (
 	"bufio"
@@ -84,8 +84,8 @@ type Engine struct {
 	trace  func(line string)
 }
 
-// NewEngine makes an engine with opts; nothing is loaded yet.
-func NewEngine(opts Options) *Engine {
+// New makes an engine with opts; nothing is loaded yet.
+func New(opts Options) *Engine {
 	if opts.Nodes <= 0 {
 		opts.Nodes = defaultNodes
 	}
