@@ -9,9 +9,10 @@
 // line that names one ("uci", "ucci") chooses it, and it owns its commands,
 // its handshake, how options are declared, move and score text and go's
 // parameters; the Engine keeps what every protocol shares (the options'
-// values, the position, the search and its job). Messages to the client
-// start "uci: " in every protocol, as they always have (the golden
-// transcripts in testdata pin them).
+// values, the position, the search and its job). The notes it writes to
+// the client ("info string uci: ...") start "uci: " in every protocol, as
+// they always have (the golden transcripts in testdata pin them); the
+// errors Run returns start "engine: ".
 //
 // # Dialects and move notation
 //

@@ -325,7 +325,7 @@ func TestTimeControlAnswersInTime(t *testing.T) {
 // the search's draw score.
 func TestDrawScoreReachesSearch(t *testing.T) {
 	e := New(Options{})
-	if err := e.setOption("name DrawScore value -20"); err != nil {
+	if err := e.setOption("DrawScore", "-20"); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.machinery().Params().DrawScore; got != -0.2 {
