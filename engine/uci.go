@@ -38,7 +38,7 @@ func (uciProtocol) moveBase(e *Engine) rules.RankBase {
 }
 
 func (uciProtocol) reporter(e *Engine) reporter {
-	return uciReport{base: e.base(), wdl: e.showWDL}
+	return uciReport{base: e.base(), wdl: e.showWDL, none: "bestmove (none)"}
 }
 
 // ucciProtocol is UCCI: ranks 0–9; times in seconds unless usemillisec;
@@ -50,8 +50,10 @@ func (ucciProtocol) hello(e *Engine)                      { identify(e, "ucciok"
 func (ucciProtocol) offers(o *option) bool                { return o.only == "" || o.only == "ucci" }
 func (ucciProtocol) declare(o *option, def string) string { return declareOption("option ", o, def) }
 func (ucciProtocol) moveBase(*Engine) rules.RankBase      { return rules.Ranks0 }
-func (ucciProtocol) reporter(e *Engine) reporter          { return ucciReport{base: e.base()} }
-func (ucciProtocol) note(msg string) string               { return uciNote(msg) }
+func (ucciProtocol) reporter(e *Engine) reporter {
+	return ucciReport{uciReport{base: e.base(), none: "nobestmove"}}
+}
+func (ucciProtocol) note(msg string) string { return uciNote(msg) }
 
 func (ucciProtocol) command(e *Engine, c command) bool {
 	quit := uciCommand(e, c)
@@ -351,7 +353,8 @@ func isGoKey(s string) bool {
 // L] nodes N nps X time MS pv M...", "bestmove M" or "bestmove (none)".
 type uciReport struct {
 	base rules.RankBase
-	wdl  bool // UCI_ShowWDL
+	wdl  bool   // UCI_ShowWDL
+	none string // the answer when there is no move
 }
 
 func (u uciReport) info(r *mcts.Result, nodes int, elapsed time.Duration) string {
@@ -366,18 +369,12 @@ func (u uciReport) info(r *mcts.Result, nodes int, elapsed time.Duration) string
 }
 
 func (uciReport) over(lost, won bool) string {
-	switch {
-	case lost:
-		return "info depth 0 score mate 0"
-	case won:
-		return "info depth 0 score cp 9900"
-	}
-	return "info depth 0 score cp 0"
+	return "info depth 0 score " + ending(lost, won, "mate 0", "cp 9900", "cp 0")
 }
 
 func (u uciReport) best(m rules.Move) string {
 	if m == rules.NoMove {
-		return "bestmove (none)"
+		return u.none
 	}
 	return "bestmove " + string(m.AppendText(nil, u.base))
 }
@@ -401,9 +398,10 @@ func uciScore(r *mcts.Result) string {
 }
 
 // ucciReport writes UCCI's lines: "info depth D score S nodes N time MS pv
-// M...", "bestmove M" or "nobestmove".
+// M...", "bestmove M" or "nobestmove" (none); its moves and notes are
+// UCI's.
 type ucciReport struct {
-	base rules.RankBase
+	uciReport
 }
 
 func (u ucciReport) info(r *mcts.Result, nodes int, elapsed time.Duration) string {
@@ -413,24 +411,8 @@ func (u ucciReport) info(r *mcts.Result, nodes int, elapsed time.Duration) strin
 }
 
 func (ucciReport) over(lost, won bool) string {
-	switch {
-	case lost:
-		return "info depth 0 score -10000"
-	case won:
-		return "info depth 0 score 10000"
-	}
-	return "info depth 0 score 0"
+	return "info depth 0 score " + ending(lost, won, "-10000", "10000", "0")
 }
-
-func (u ucciReport) best(m rules.Move) string {
-	if m == rules.NoMove {
-		return "nobestmove"
-	}
-	return "bestmove " + string(m.AppendText(nil, u.base))
-}
-
-func (u ucciReport) move(b []byte, m rules.Move) []byte { return m.AppendText(b, u.base) }
-func (ucciReport) note(msg string) string               { return uciNote(msg) }
 
 // ucciScore is the root's value in centipawns, a proven result at
 // ±(10000 − plies) (ElephantEye's convention: above 9900 is a mate).
@@ -445,6 +427,17 @@ func ucciScore(r *mcts.Result) string {
 		return "0"
 	}
 	return strconv.Itoa(ValueToCentipawns(float64(r.Value)))
+}
+
+// ending picks the score of a finished game for the side to move.
+func ending(lost, won bool, loss, win, draw string) string {
+	switch {
+	case lost:
+		return loss
+	case won:
+		return win
+	}
+	return draw
 }
 
 // appendPV appends " pv M..." when there is a principal variation.
