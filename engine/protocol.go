@@ -10,11 +10,13 @@ import (
 // protocol is one text protocol the engine speaks. The line that names one
 // (protocolNamed: "uci", "ucci") makes it the protocol in force, and from
 // then on every line is its command. A protocol owns its words: the
-// handshake, its commands, how options are offered and declared, the move
-// notation it defaults to, go's time unit and the search's lines. The Engine
-// keeps what every protocol shares and offers it as methods: the options'
-// values (setOption), the position (current, ruleSet, base), ready,
-// newGame, start (a search or perft under limits), stopSearch and wait.
+// handshake and how options are declared, its commands and their
+// arguments (a search's limits), which options it offers, the move
+// notation it defaults to, and the search's lines. The Engine keeps what
+// every protocol shares and offers it as methods: the options' values
+// (setOption), the position (current, ruleSet, base), ready, newGame,
+// start (a search or perft under limits), stopSearch, wait and note.
+// The interface holds only what the Engine itself calls.
 //
 // A new protocol is a type implementing protocol plus a case in
 // protocolNamed. One with its own state (CECP/xboard: force mode, whose
@@ -26,15 +28,11 @@ type protocol interface {
 	hello(e *Engine)
 	// command carries out one line; it reports whether to quit.
 	command(e *Engine, c command) (quit bool)
-	// offers reports whether the protocol has option o.
+	// offers reports whether the protocol has option o (setOption refuses
+	// the others).
 	offers(o *option) bool
-	// declare is o's line in the handshake, value its default.
-	declare(o *option, value string) string
 	// moveBase is the move notation when MoveNotation is auto.
 	moveBase(e *Engine) rules.RankBase
-	// clockUnit is the unit of the times go gives as bare numbers relative
-	// to the side to move (UCCI's time, increment, opptime, oppincrement).
-	clockUnit(e *Engine) time.Duration
 	// reporter writes the lines of a search started now.
 	reporter(e *Engine) reporter
 	// note is the line that tells the client about a problem (msg is one

@@ -21,14 +21,13 @@ import (
 // UCI_Variant; times in milliseconds; scores as "cp" or "mate".
 type uciProtocol struct{}
 
-func (uciProtocol) hello(e *Engine)                   { identify(e, "uciok") }
-func (uciProtocol) command(e *Engine, c command) bool { return uciCommand(e, c) }
-func (uciProtocol) offers(o *option) bool             { return o.only == "" || o.only == "uci" }
-func (uciProtocol) declare(o *option, def string) string {
-	return declareOption("option name ", o, def)
+func (uciProtocol) hello(e *Engine)        { identify(e, "option name ", "uciok") }
+func (uciProtocol) offers(o *option) bool  { return o.only == "" || o.only == "uci" }
+func (uciProtocol) note(msg string) string { return uciNote(msg) }
+
+func (uciProtocol) command(e *Engine, c command) bool {
+	return uciCommand(e, c, time.Millisecond)
 }
-func (uciProtocol) clockUnit(*Engine) time.Duration { return time.Millisecond }
-func (uciProtocol) note(msg string) string          { return uciNote(msg) }
 
 func (uciProtocol) moveBase(e *Engine) rules.RankBase {
 	if e.variantSet {
@@ -46,33 +45,31 @@ func (uciProtocol) reporter(e *Engine) reporter {
 // "bye".
 type ucciProtocol struct{}
 
-func (ucciProtocol) hello(e *Engine)                      { identify(e, "ucciok") }
-func (ucciProtocol) offers(o *option) bool                { return o.only == "" || o.only == "ucci" }
-func (ucciProtocol) declare(o *option, def string) string { return declareOption("option ", o, def) }
-func (ucciProtocol) moveBase(*Engine) rules.RankBase      { return rules.Ranks0 }
+func (ucciProtocol) hello(e *Engine)                 { identify(e, "option ", "ucciok") }
+func (ucciProtocol) offers(o *option) bool           { return o.only == "" || o.only == "ucci" }
+func (ucciProtocol) note(msg string) string          { return uciNote(msg) }
+func (ucciProtocol) moveBase(*Engine) rules.RankBase { return rules.Ranks0 }
+
 func (ucciProtocol) reporter(e *Engine) reporter {
 	return ucciReport{uciReport{base: e.base(), none: "nobestmove"}}
 }
-func (ucciProtocol) note(msg string) string { return uciNote(msg) }
 
 func (ucciProtocol) command(e *Engine, c command) bool {
-	quit := uciCommand(e, c)
+	unit := time.Second
+	if e.milli {
+		unit = time.Millisecond
+	}
+	quit := uciCommand(e, c, unit)
 	if quit {
 		e.out.line("bye")
 	}
 	return quit
 }
 
-func (ucciProtocol) clockUnit(e *Engine) time.Duration {
-	if e.milli {
-		return time.Millisecond
-	}
-	return time.Second
-}
-
-// uciCommand carries out a command of the UCI family; it reports whether
-// to quit.
-func uciCommand(e *Engine, c command) bool {
+// uciCommand carries out a command of the UCI family, unit the unit of
+// go's times relative to the side to move (UCCI's time, increment, opptime,
+// oppincrement); it reports whether to quit.
+func uciCommand(e *Engine, c command, unit time.Duration) bool {
 	switch c.name {
 	case "isready":
 		e.ready()
@@ -98,7 +95,7 @@ func uciCommand(e *Engine, c command) bool {
 			e.stopSearch()
 		}
 		e.wait()
-		goCmd(e, c.args)
+		goCmd(e, c.args, unit)
 	case "stop", "ponderhit":
 		e.stopSearch()
 	case "d":
@@ -119,15 +116,16 @@ func uciCommand(e *Engine, c command) bool {
 	return false
 }
 
-// identify answers uci or ucci: the engine's name and its options as the
-// protocol declares them, then ok, the line that ends the handshake.
-func identify(e *Engine, ok string) {
+// identify answers uci or ucci: the engine's name, the options the
+// protocol offers, each line starting with prefix, then ok, the line that
+// ends the handshake.
+func identify(e *Engine, prefix, ok string) {
 	e.out.line("id name palace " + e.opts.Version)
 	e.out.line("id author the palace authors")
 	for i := range options {
 		o := &options[i]
 		if e.proto.offers(o) {
-			e.out.line(e.proto.declare(o, o.def(e)))
+			e.out.line(declareOption(prefix, o, o.def(e)))
 		}
 	}
 	e.out.line(ok)
@@ -229,7 +227,7 @@ func position(e *Engine, args []string) error {
 
 // goCmd reads go's arguments for the position's side to move and starts
 // the search (or perft); bad arguments are reported and the rest used.
-func goCmd(e *Engine, args []string) {
+func goCmd(e *Engine, args []string, unit time.Duration) {
 	cur, err := e.current()
 	if err != nil {
 		e.note(err)
@@ -239,7 +237,7 @@ func goCmd(e *Engine, args []string) {
 	if cur != nil {
 		side = cur.Position().SideToMove()
 	}
-	l, errs := parseGo(args, side, e.proto.clockUnit(e))
+	l, errs := parseGo(args, side, unit)
 	for _, err := range errs {
 		e.note(err)
 	}
