@@ -519,8 +519,11 @@ func TestGoCommand(t *testing.T) {
 		{true, false, Limits{WTime: 10 * s, BTime: 9 * s}, rules.White, "go time 10 increment 0 opptime 9 oppincrement 0", 15 * s},
 		{true, false, Limits{MoveTime: 1500 * time.Millisecond, Nodes: 5, Timeout: s}, rules.White, "go nodes 5 time 1 movestogo 1", s},
 	} {
-		c := &Client{ucci: tc.ucci, millisec: tc.milli}
-		if got := c.goCommand(tc.lim, tc.side); got != tc.want {
+		var d dialect = uciDialect{}
+		if tc.ucci {
+			d = &ucciDialect{millisec: tc.milli}
+		}
+		if got := d.goCommand(tc.lim, tc.side); got != tc.want {
 			t.Errorf("%+v (ucci %v): %q, want %q", tc.lim, tc.ucci, got, tc.want)
 		}
 		if got := tc.lim.timeout(tc.side); got != tc.timeout {
