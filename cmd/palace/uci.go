@@ -10,7 +10,7 @@ import (
 )
 
 // runUCI speaks UCI, UCI_Variant or UCCI on stdin and stdout: palace as an
-// engine for GUIs and match runners (see package uci).
+// engine for GUIs and match runners (see package engine).
 func runUCI(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("uci", stderr)
 	netFile := fs.String("net", "", "network checkpoint, loaded at the first isready or go; without it a uniform evaluator (equal priors, value 0) stands in")
