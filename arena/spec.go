@@ -60,7 +60,7 @@ type PlayerSpec struct {
 	// Evaluators (network copies, a batcher each) and Cache (evaluation
 	// cache entries, 0: none) size a net player's evaluation.
 	Evaluators, Cache int
-	// Engine is a uci player's engine.
+	// UCI is a uci: player's program and limits.
 	UCI *UCISpec
 }
 
