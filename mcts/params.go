@@ -128,7 +128,7 @@ type Params struct {
 	MateCheck bool `json:",omitempty" yaml:"mate_check"`
 
 	// MaxNodes caps the tree (48 bytes a node, and as many again for the
-	// arena compaction copies into); a search that fills it stops early.
+	// pool compaction copies into); a search that fills it stops early.
 	MaxNodes int `yaml:"max_nodes"`
 
 	// Seed seeds the search's random numbers (noise, playout cap,
