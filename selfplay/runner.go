@@ -71,7 +71,7 @@ import (
 // Options are a run's settings beyond its Config.
 type Options struct {
 	// Progress, when set, receives the run's reports (see EventKind),
-	// one at a time; it draws nothing itself, the command does.
+	// one at a time; selfplay draws nothing itself.
 	Progress func(Event)
 	// Interval is the time between EventProgress reports (default 5 s).
 	Interval time.Duration
