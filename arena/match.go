@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/internal/jsonlrec"
 	"github.com/palace-chess/palace/internal/splitmix"
 	"github.com/palace-chess/palace/rules"
@@ -73,12 +74,11 @@ type GameRecord struct {
 	Game    int    `json:"game"` // 0: A is White; 1: A is Black
 	Opening string `json:"opening"`
 	// Score is A's: 1, 0.5 or 0.
-	Score    float64 `json:"score"`
-	Result   string  `json:"result"` // 1-0, 0-1, 1/2-1/2 (White's view)
-	Reason   string  `json:"reason"`
-	Plies    int     `json:"plies"` // after the opening
-	StartFEN string  `json:"start_fen"`
-	Moves    string  `json:"moves"` // the opening's and the players', ranks 1–10
+	Score float64 `json:"score"`
+	// End's reason is "forfeit" when a player failed.
+	gamerec.End
+	Plies int `json:"plies"` // after the opening
+	gamerec.Line
 	// Forfeit names the player that failed (an error instead of a
 	// move), when one did.
 	Forfeit string `json:"forfeit,omitempty"`
@@ -281,13 +281,6 @@ func (m *Match) playGame(ctx context.Context, p, gi int) (GameRecord, error) {
 	if reason == "" {
 		reason = res.Reason.String()
 	}
-	var b []byte
-	for i, mv := range g.Moves(nil) {
-		if i > 0 {
-			b = append(b, ' ')
-		}
-		b = mv.AppendText(b, rules.Ranks1)
-	}
 	score := 0.5
 	switch {
 	case res.Outcome == rules.WhiteWins:
@@ -298,8 +291,8 @@ func (m *Match) playGame(ctx context.Context, p, gi int) (GameRecord, error) {
 	if gi == 1 {
 		score = 1 - score
 	}
-	return GameRecord{Pair: p, Game: gi, Opening: o.Name, Score: score, Result: res.Score(), Reason: reason,
-		Plies: g.Ply() - start, StartFEN: g.RootFEN(), Moves: string(b), Forfeit: forfeit}, nil
+	return GameRecord{Pair: p, Game: gi, Opening: o.Name, Score: score, End: gamerec.End{Result: res.Score(), Reason: reason},
+		Plies: g.Ply() - start, Line: gamerec.LineOf(g), Forfeit: forfeit}, nil
 }
 
 // summarize folds the records, pair by pair in order, into the standings;
