@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -218,13 +219,21 @@ func (m *Match) check() error {
 }
 
 func (m *Match) header() Header {
+	return NewHeader(m.RuleSet, m.A.Name(), m.B.Name(), m.Openings, m.Pairs, m.SPRT, m.Seed, m.CodeVersion)
+}
+
+// NewHeader is the record file header of a match between players named a
+// and b, started now: what Play writes, for a driver that plays a match's
+// games elsewhere and keeps its record file itself (the cluster's
+// gatekeeper).
+func NewHeader(rs *rules.RuleSet, a, b string, openings []Opening, pairs int, sprt *stats.SPRT, seed uint64, codeVersion string) Header {
 	var key bytes.Buffer
-	for _, o := range m.Openings {
+	for _, o := range openings {
 		key.WriteString(o.FEN + "|" + o.MovesText() + "\n")
 	}
-	return Header{Format: RecordsFormat, Version: RecordsVersion, RuleSet: m.RuleSet.String(),
-		A: m.A.Name(), B: m.B.Name(), Openings: len(m.Openings), OpeningsKey: digest(key.Bytes()),
-		Pairs: m.Pairs, SPRT: m.SPRT, Seed: m.Seed, CodeVersion: m.CodeVersion, Started: time.Now().UTC()}
+	return Header{Format: RecordsFormat, Version: RecordsVersion, RuleSet: rs.String(),
+		A: a, B: b, Openings: len(openings), OpeningsKey: digest(key.Bytes()),
+		Pairs: pairs, SPRT: sprt, Seed: seed, CodeVersion: codeVersion, Started: time.Now().UTC()}
 }
 
 // playGame plays game g of pair p.
@@ -425,11 +434,26 @@ func sameMatch(got, want Header) error {
 // alone and ignored.
 func ReadRecords(path string) (Header, []GameRecord, error) {
 	h, recs, err := jsonlrec.Read(path, &recordSpec)
-	if err != nil {
-		return h, nil, err
-	}
+	return h, sortRecords(recs), err
+}
+
+// ParseRecords is ReadRecords on a record file's contents (held in a
+// store, say); name names it in errors.
+func ParseRecords(name string, data []byte) (Header, []GameRecord, error) {
+	h, recs, err := jsonlrec.Parse(name, data, &recordSpec)
+	return h, sortRecords(recs), err
+}
+
+// WriteRecords writes a whole match record file to w: h, then recs in
+// pair order, as Play would have written them.
+func WriteRecords(w io.Writer, h Header, recs []GameRecord) error {
+	return jsonlrec.Encode(w, h, sortRecords(slices.Clone(recs)), &recordSpec)
+}
+
+// sortRecords puts recs in pair order, A's White game first.
+func sortRecords(recs []GameRecord) []GameRecord {
 	slices.SortFunc(recs, func(a, b GameRecord) int { return (a.Pair*2 + a.Game) - (b.Pair*2 + b.Game) })
-	return h, recs, nil
+	return recs
 }
 
 func digest(b []byte) string {
