@@ -95,17 +95,14 @@ type Game struct {
 	RuleSet string `json:"rule_set"`
 	// Setup is janggi's "CHO,HAN" setup names when the game starts from
 	// a setup (empty otherwise).
-	Setup    string `json:"setup,omitempty"`
-	StartFEN string `json:"start_fen"`
-	// Moves are space-separated, ranks 1–10 (rules.Ranks1), passes
-	// included: with StartFEN, the input of palace adjudicate.
-	Moves string `json:"moves"`
-	Plies int    `json:"plies"`
-	// Result is 1-0, 0-1, 1/2-1/2 (White = Red or Cho) or * (unknown).
-	Result string `json:"result"`
-	// Reason is rules.Termination's label when the rules ended the game
-	// after its last move, else one of the Reason constants.
-	Reason string `json:"reason"`
+	Setup string `json:"setup,omitempty"`
+	// Line's moves, with its start, are the input of palace adjudicate.
+	Line
+	Plies int `json:"plies"`
+	// End's result may also be * (Unknown); its reason is
+	// rules.Termination's label when the rules ended the game after its
+	// last move, else one of the Reason constants.
+	End
 	// Count is both sides' material counts when counting decided a
 	// self-play game.
 	Count *[2]float64 `json:"count,omitempty"`
@@ -145,10 +142,9 @@ func (g *Game) MoveList() []string { return strings.Fields(g.Moves) }
 // SetMoves records a finished or abandoned game's rule set, start and
 // moves from a rules.Game, and its result when the rules ended it.
 func (g *Game) SetMoves(game *rules.Game) {
-	moves := game.Moves(nil)
-	g.RuleSet, g.StartFEN, g.Moves, g.Plies = game.Rules().String(), game.RootFEN(), MovesText(moves), len(moves)
+	g.RuleSet, g.Line, g.Plies = game.Rules().String(), LineOf(game), len(game.Moves(nil))
 	if r := game.Result(); r.Over() {
-		g.Result, g.Reason = r.Score(), r.Reason.String()
+		g.End = EndOf(r)
 	}
 }
 

@@ -17,13 +17,13 @@ const xqMoves = "h3e3 h10g8 h1g3 i10h10"
 func sampleGames(t *testing.T) ([]Game, map[string]*rules.RuleSet) {
 	t.Helper()
 	xq, jg := rules.MustPreset("xiangqi"), rules.MustPreset("janggi")
-	g1 := Game{Source: "a.pgn", Index: 1, RuleSet: xq.String(), StartFEN: xq.StartFEN(), Moves: xqMoves, Plies: 4,
-		Result: WhiteWins, Reason: ReasonResignation, Date: "1990.05.??", White: "Red", Black: "Black",
+	g1 := Game{Source: "a.pgn", Index: 1, RuleSet: xq.String(), Line: Line{StartFEN: xq.StartFEN(), Moves: xqMoves}, Plies: 4,
+		End: End{Result: WhiteWins, Reason: ReasonResignation}, Date: "1990.05.??", White: "Red", Black: "Black",
 		Tags: map[string]string{"Event": "Cup"}}
 	cho, _ := rules.ParseJanggiSetup("masangsangma")
 	han, _ := rules.ParseJanggiSetup("sangmamasang")
 	g2 := Game{Source: "b.gib", Index: 3, RuleSet: jg.String(), Setup: "masangsangma,sangmamasang",
-		StartFEN: rules.JanggiSetupFEN(cho, han), Result: Unknown, Reason: ReasonUnfinished}
+		Line: Line{StartFEN: rules.JanggiSetupFEN(cho, han)}, End: End{Result: Unknown, Reason: ReasonUnfinished}}
 	return []Game{g1, g2}, map[string]*rules.RuleSet{xq.String(): xq, jg.String(): jg}
 }
 
@@ -81,7 +81,7 @@ func TestReplayErrors(t *testing.T) {
 	}
 	// A result the rules contradict: a position where Black is mated
 	// after Red's move, recorded as a Black win.
-	mate := Game{RuleSet: xq.String(), StartFEN: "4k4/R8/9/9/9/9/9/9/9/3K3R1 w - - 0 1", Moves: "h1h10", Plies: 1}
+	mate := Game{RuleSet: xq.String(), Line: Line{StartFEN: "4k4/R8/9/9/9/9/9/9/9/3K3R1 w - - 0 1", Moves: "h1h10"}, Plies: 1}
 	mateGame, err := rules.NewGame(xq, mate.StartFEN)
 	if err != nil {
 		t.Fatal(err)

@@ -94,7 +94,7 @@ func TestReadVersion1(t *testing.T) {
 // an unfinished import to the lenient replay and broken to the strict one.
 func TestReplayModes(t *testing.T) {
 	xq := rules.MustPreset("xiangqi")
-	g := Game{RuleSet: xq.String(), StartFEN: rules.XiangqiStartFEN, Moves: xqMoves, Plies: 4, Result: Unknown, Reason: ReasonUnfinished}
+	g := Game{RuleSet: xq.String(), Line: Line{StartFEN: rules.XiangqiStartFEN, Moves: xqMoves}, Plies: 4, End: End{Result: Unknown, Reason: ReasonUnfinished}}
 	if _, err := g.Replay(xq); err != nil {
 		t.Errorf("lenient: %v", err)
 	}

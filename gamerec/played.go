@@ -2,9 +2,9 @@ package gamerec
 
 import "github.com/palace-chess/palace/rules"
 
-// Line is where a played game started and its moves, as the records of
-// matches and experiments hold them (embedded, so their JSON keeps these
-// keys in place).
+// Line is where a played game started and its moves, as games files and
+// the records of matches and experiments hold them (embedded, so that
+// each record's JSON keeps these keys in place).
 type Line struct {
 	StartFEN string `json:"start_fen"`
 	// Moves are space-separated, ranks 1–10 (MovesText): the opening's
