@@ -1,11 +1,14 @@
 // Package gamerec is palace's record of played games, whatever played
-// them: games imported from PGN and .gib collections, self-play's game
-// files, arena matches. Research tools (palace openings, palace export)
-// read games through it.
+// them: games imported from PGN and .gib collections, self-play (which
+// writes a games file beside each shard), and the game part (Line, End)
+// of arena's and experiment's records. It sits below its producers: it
+// knows rules and the self-play directory's manifest, nothing that plays.
+// Research tools (palace openings, palace export) read games through it.
 //
 // A games file is JSON lines: a Header, then one Game per line. It is
 // written crash-safely (temp file, fsync, rename), so a reader sees all of
-// it or nothing.
+// it or nothing. Replay checks an imported record (forced ends bind it),
+// ReplayStrict a self-play one (every end binds).
 package gamerec
 
 import (
@@ -278,11 +281,11 @@ func (g *Game) Settle(game *rules.Game, result, reason string) error {
 		if result != Unknown && result != r.Score() {
 			return fmt.Errorf("the rules end the game %s, the record says %s", r, result)
 		}
-		g.Result, g.Reason = r.Score(), r.Reason.String()
+		g.End = EndOf(r)
 		return nil
 	}
 	if r := game.Result(); r.Over() && (result == Unknown || result == r.Score()) {
-		g.Result, g.Reason = r.Score(), r.Reason.String()
+		g.End = EndOf(r)
 		return nil
 	}
 	switch result {
