@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -507,28 +506,13 @@ func (w *Worker) arena(ctx context.Context, job Job) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	dir, err := os.MkdirTemp(w.opt.WorkDir, "palace-job-")
-	if err != nil {
-		return Result{}, fmt.Errorf("cluster: %w", err)
-	}
-	defer os.RemoveAll(dir)
 	// One pair is a one-pair match of its own opening; its seed is the
 	// pair's, so a redelivered pair plays the same games.
 	m := arena.Match{RuleSet: w.ar, Openings: []arena.Opening{w.ops[job.Pair%len(w.ops)]}, A: pa, B: pb, Pairs: 1,
-		Concurrency: 2, Records: filepath.Join(dir, "pair.jsonl"), Seed: pairSeed(w.cfg, job.Generation+1, job.Pair),
-		CodeVersion: w.opt.CodeVersion}
-	if _, err := arena.Play(ctx, m); err != nil {
-		return Result{}, err
-	}
-	_, recs, err := arena.ReadRecords(m.Records)
+		Concurrency: 2, Seed: pairSeed(w.cfg, job.Generation+1, job.Pair), CodeVersion: w.opt.CodeVersion}
+	recs, err := arena.PlayPairs(ctx, m, []int{0})
 	if err != nil {
 		return Result{}, err
-	}
-	if len(recs) != 2 {
-		if ctx.Err() != nil {
-			return Result{}, ctx.Err()
-		}
-		return Result{}, fmt.Errorf("cluster: pair %d: %d games recorded", job.Pair, len(recs))
 	}
 	for i := range recs {
 		recs[i].Pair = job.Pair
