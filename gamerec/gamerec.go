@@ -31,10 +31,14 @@ import (
 const (
 	Format  = "palace-games"
 	Version = 2
-	// GamesSuffix replaces a self-play shard's ShardSuffix to name the
-	// games file of the shard's games.
-	GamesSuffix = ".games.jsonl"
+)
+
+// ShardSuffix ends the name of a shard self-play writes; GamesSuffix
+// replaces it to name the games file of the shard's games (GamesPath).
+// Collect finds self-play's games by these names.
+const (
 	ShardSuffix = ".shard"
+	GamesSuffix = ".games.jsonl"
 )
 
 // ErrGames is wrapped by every error about a games file's contents.
@@ -91,7 +95,8 @@ type Game struct {
 	Index  int    `json:"index,omitempty"`
 	// ID and Seed are a self-play game's index in its run (the shard's
 	// records carry it as GameID) and its own seed, derived from the run's
-	// seed and ID.
+	// seed and ID; like every self-play field here, absent from other
+	// records (and written only when not zero).
 	ID   uint64 `json:"id,omitempty"`
 	Seed uint64 `json:"seed,omitempty"`
 	// RuleSet is name@hash, one of the header's rule sets.
