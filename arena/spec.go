@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/palace-chess/palace/encode"
 	"github.com/palace-chess/palace/mcts"
 	"github.com/palace-chess/palace/nn"
 	"github.com/palace-chess/palace/nn/model"
@@ -175,7 +174,7 @@ func (ps PlayerSpec) NewPlayer(rs *rules.RuleSet) (Player, error) {
 	case KindRandom:
 		return Random{}, nil
 	case KindUniform:
-		uniform := func() (nn.Evaluator, error) { return nn.NewUniform(encode.InputSize, encode.PolicySize()), nil }
+		uniform := func() (nn.Evaluator, error) { return model.Uniform(), nil }
 		return NewSearch("uniform/"+SearchLabel(ps.Search), ps.Search, uniform, SearchOptions{Evaluators: 1})
 	case KindNet:
 		ck, err := model.LoadPlayable(ps.Path)

@@ -7,9 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/palace-chess/palace/encode"
 	"github.com/palace-chess/palace/mcts"
-	"github.com/palace-chess/palace/nn"
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/rules"
 )
@@ -42,18 +40,13 @@ func runSearch(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			return fmt.Errorf("--moves: move %d: %w", i+1, err)
 		}
 	}
-	var ev nn.Evaluator = nn.NewUniform(encode.InputSize, encode.PolicySize())
+	ev, ck, err := model.OpenEvaluator(*netFile, 1)
+	if err != nil {
+		return err
+	}
 	evName := "uniform evaluator"
-	if *netFile != "" {
-		ck, err := model.LoadPlayable(*netFile)
-		if err != nil {
-			return err
-		}
-		me, err := model.NewEvaluator(ck.Weights)
-		if err != nil {
-			return err
-		}
-		ev, evName = me, "network "+ck.Weights.ID()
+	if ck != nil {
+		evName = "network " + ck.Weights.ID()
 	}
 	// Analysis: the full budget every time, no noise, the most visited
 	// move; Gumbel's sampling stays (--seed picks it), as it always has.

@@ -155,3 +155,31 @@ func TestLoadPlayable(t *testing.T) {
 		t.Error("a missing file loaded")
 	}
 }
+
+// OpenEvaluator: no file is the uniform evaluator; a file is its network,
+// in parallel copies when asked; CheckEncoding refuses another encoding.
+func TestOpenEvaluator(t *testing.T) {
+	ev, ck, err := OpenEvaluator("", 4)
+	if err != nil || ck != nil || ev.InputSize() != encode.InputSize || ev.PolicySize() != encode.PolicySize() {
+		t.Errorf("no file: %T, %v, %v", ev, ck, err)
+	}
+	c := tinyCheckpoint(t)
+	c.EncodingVersion = encode.Version
+	path := filepath.Join(t.TempDir(), "net.palnet")
+	if err := c.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	for copies, want := range map[int]string{1: "*model.Evaluator", 3: "*nn.Parallel"} {
+		ev, ck, err := OpenEvaluator(path, copies)
+		if err != nil || ck.Weights.ID() != c.Weights.ID() || fmt.Sprintf("%T", ev) != want {
+			t.Errorf("%d copies: %T, %v; want a %s of the network", copies, ev, err, want)
+		}
+	}
+	if _, _, err := OpenEvaluator(path+".missing", 1); err == nil {
+		t.Error("a missing file opened")
+	}
+	c.EncodingVersion = encode.Version + 1
+	if err := c.CheckEncoding(); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("encoding version %d", encode.Version+1)) {
+		t.Errorf("CheckEncoding of another encoding: %v", err)
+	}
+}

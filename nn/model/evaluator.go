@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/palace-chess/palace/encode"
 	"github.com/palace-chess/palace/nn"
 )
 
@@ -23,6 +24,38 @@ func NewEvaluator(w *Weights) (*Evaluator, error) {
 		return nil, err
 	}
 	return &Evaluator{net: net}, nil
+}
+
+// Uniform is the evaluator that stands in where no network is given: nn's
+// uniform evaluator (equal priors, value 0) over this build's encoding.
+func Uniform() nn.Evaluator { return nn.NewUniform(encode.InputSize, encode.PolicySize()) }
+
+// OpenEvaluator is the evaluator a command's network option names: the
+// network in file (LoadPlayable), with copies copies splitting each batch
+// (nn.Parallel; 1 or less: one), or Uniform for "" (then the checkpoint
+// is nil).
+func OpenEvaluator(file string, copies int) (nn.Evaluator, *Checkpoint, error) {
+	if file == "" {
+		return Uniform(), nil, nil
+	}
+	ck, err := LoadPlayable(file)
+	if err != nil {
+		return nil, nil, err
+	}
+	evs := make([]nn.Evaluator, max(copies, 1))
+	for i := range evs {
+		if evs[i], err = NewEvaluator(ck.Weights); err != nil {
+			return nil, nil, fmt.Errorf("model: network %s: %w", file, err)
+		}
+	}
+	if len(evs) == 1 {
+		return evs[0], ck, nil
+	}
+	par, err := nn.NewParallel(evs...)
+	if err != nil { // copies of one network: cannot happen
+		return nil, nil, fmt.Errorf("model: network %s: %w", file, err)
+	}
+	return par, ck, nil
 }
 
 // InputSize is the floats of one position's input.
