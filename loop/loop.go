@@ -22,6 +22,9 @@
 // function of the match's records. state.json moves on only after a stage
 // is complete, so a run killed anywhere redoes at most the unfinished part
 // of one stage, and nothing is lost or counted twice.
+//
+// The stages themselves are functions of the store (Stages, in
+// stages.go): package cluster's distributed loop calls the same ones.
 package loop
 
 import (
