@@ -14,9 +14,9 @@ import (
 // A distributed gate plays the local gate's games: the gatekeeper's
 // pairs, played by a worker, leave the record file (header, moves,
 // results) that a local run's arena stage writes for the same candidate,
-// best and config. The gate's search draws Gumbel noise at the root, so
-// its moves follow the games' seeds: a pair seeded otherwise than the
-// local match plays other games.
+// best and config, and the gate decides as the local one. The gate's
+// search draws Gumbel noise at the root, so its moves follow the games'
+// seeds: a pair seeded otherwise than the local match plays other games.
 func TestDistributedGateSeeding(t *testing.T) {
 	yaml := strings.Replace(tinyYAML, "  simulations: 4\n", "  simulations: 4\n  search: {gumbel_scale: 1}\n", 1)
 	url := startServer(t)
@@ -71,7 +71,7 @@ func TestDistributedGateSeeding(t *testing.T) {
 	workerDone := make(chan error, 1)
 	go func() { workerDone <- w.Run(wctx) }()
 	gk, err := NewGatekeeper(c, st, cfg, RoleOptions{CodeVersion: "test", Log: logWriter{t},
-		StopAfter: func(s State) bool { return s.Stage == loop.StageGate }})
+		StopAfter: func(s State) bool { return s.Stage == loop.StageSelfplay }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestDistributedGateSeeding(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := loop.Run(ctx, lst, cfg, loop.Options{CodeVersion: "test",
-		StopAfter: func(s loop.State) bool { return s.Stage == loop.StageGate }}); err != nil {
+		StopAfter: func(s loop.State) bool { return s.Stage == loop.StageSelfplay }}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -129,6 +129,26 @@ func TestDistributedGateSeeding(t *testing.T) {
 		if dr[i] != lr[i] {
 			t.Errorf("pair %d game %d: distributed %+v, local %+v", lr[i].Pair, lr[i].Game, dr[i], lr[i])
 		}
+	}
+
+	gates := [2]loop.Metric{}
+	for i, s := range []store.Store{st, lst} {
+		ms, err := loop.ReadMetrics(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ms {
+			if m.Stage == loop.StageGate {
+				gates[i] = m
+			}
+		}
+		if b, err := loop.BestOf(s); err != nil || b.Key != loop.NetKey(1) {
+			t.Errorf("best after the gate: %+v, %v (accept_score 0 promotes)", b, err)
+		}
+	}
+	if d, l := gates[0], gates[1]; d.Match == nil || l.Match == nil || !d.Promoted || d.Promoted != l.Promoted ||
+		d.Reason != l.Reason || d.Best != l.Best || *d.Match != *l.Match {
+		t.Errorf("the distributed gate %+v, the local one %+v", d, l)
 	}
 
 	// The games follow the seeds: pair 0 under another match seed is
