@@ -10,6 +10,7 @@ import (
 
 	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/mcts"
 	"github.com/palace-chess/palace/nn"
 	"github.com/palace-chess/palace/rules"
 	"github.com/palace-chess/palace/stats"
@@ -131,7 +132,7 @@ func TestSearchBeatsRandom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := arena.ArenaParams(24)
+	p := mcts.PlayParams(24)
 	srch, err := arena.NewSearch("uniform-24", p, func() (nn.Evaluator, error) {
 		return nn.NewUniform(encode.InputSize, encode.PolicySize()), nil
 	}, arena.SearchOptions{Evaluators: 1, CacheEntries: 1 << 14})

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/palace-chess/palace/internal/jsonlrec"
@@ -121,82 +120,82 @@ func Play(ctx context.Context, m Match) (Summary, error) {
 	if sum.Done {
 		return sum, nil
 	}
-	have := map[[2]int]bool{}
+	played := map[PairGame]bool{}
 	for _, r := range recs {
-		have[[2]int{r.Pair, r.Game}] = true
+		played[PairGame{r.Pair, r.Game}] = true
 	}
-	var todo [][2]int
-	for p := range m.Pairs {
-		for g := range 2 {
-			if !have[[2]int{p, g}] {
-				todo = append(todo, [2]int{p, g})
+	sched := Schedule[PairGame, GameRecord]{
+		Jobs: Unplayed(m.Pairs, played), Workers: m.Concurrency,
+		Play: func(ctx context.Context, job PairGame) (GameRecord, error) {
+			return m.playGame(ctx, job.Pair, job.Game)
+		},
+		Record: func(_ PairGame, rec GameRecord) (bool, error) {
+			if err := rf.Append(&rec); err != nil {
+				return false, err
 			}
+			recs = append(recs, rec)
+			sum = summarize(&m, recs)
+			if m.Progress != nil {
+				m.Progress(sum)
+			}
+			return sum.Done, nil
+		},
+	}
+	err = sched.Run(ctx)
+	return sum, err
+}
+
+// PlayPairs plays the games of the match's pairs pairs, Concurrency at a
+// time, without the record file: their records, two a pair (A as White,
+// then as Black), in the order of pairs. A cluster worker plays its jobs'
+// pairs so, the gatekeeper recording them.
+func PlayPairs(ctx context.Context, m Match, pairs []int) ([]GameRecord, error) {
+	if err := m.checkGames(); err != nil {
+		return nil, err
+	}
+	type slot struct {
+		PairGame
+		i int
+	}
+	jobs := make([]slot, 0, 2*len(pairs))
+	for i, p := range pairs {
+		if p < 0 || p >= m.Pairs {
+			return nil, fmt.Errorf("arena: pair %d of a %d-pair match", p, m.Pairs)
 		}
+		jobs = append(jobs, slot{PairGame{p, 0}, 2 * i}, slot{PairGame{p, 1}, 2*i + 1})
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	var (
-		mu   sync.Mutex
-		next int
-		wg   sync.WaitGroup
-	)
-	errDecided := errors.New("decided")
-	for range max(1, min(m.Concurrency, len(todo))) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				mu.Lock()
-				if next >= len(todo) {
-					mu.Unlock()
-					return
-				}
-				job := todo[next]
-				next++
-				mu.Unlock()
-				rec, err := m.playGame(ctx, job[0], job[1])
-				if err != nil {
-					if ctx.Err() == nil {
-						cancel(err)
-					}
-					return
-				}
-				mu.Lock()
-				if sum.Done {
-					// Decided while this game was played: it would not
-					// change the result.
-					mu.Unlock()
-					return
-				}
-				err = rf.Append(&rec)
-				if err == nil {
-					recs = append(recs, rec)
-					sum = summarize(&m, recs)
-					if m.Progress != nil {
-						m.Progress(sum)
-					}
-				}
-				done := sum.Done
-				mu.Unlock()
-				if err != nil {
-					cancel(err)
-					return
-				}
-				if done {
-					cancel(errDecided)
-					return
-				}
-			}
-		}()
+	recs := make([]GameRecord, len(jobs))
+	sched := Schedule[slot, GameRecord]{
+		Jobs: jobs, Workers: m.Concurrency,
+		Play: func(ctx context.Context, job slot) (GameRecord, error) { return m.playGame(ctx, job.Pair, job.Game) },
+		Record: func(job slot, rec GameRecord) (bool, error) {
+			recs[job.i] = rec
+			return false, nil
+		},
 	}
-	wg.Wait()
-	if err := context.Cause(ctx); err != nil && !errors.Is(err, errDecided) {
-		return sum, err
+	if err := sched.Run(ctx); err != nil {
+		return nil, err
 	}
-	return sum, nil
+	return recs, nil
 }
 
 func (m *Match) check() error {
+	if err := m.checkGames(); err != nil {
+		return err
+	}
+	if m.Records == "" {
+		return errors.New("arena: no record file")
+	}
+	if m.SPRT != nil {
+		if err := m.SPRT.Validate(); err != nil {
+			return fmt.Errorf("arena: %w", err)
+		}
+	}
+	return nil
+}
+
+// checkGames checks what playing the match's games needs.
+func (m *Match) checkGames() error {
 	switch {
 	case m.RuleSet == nil:
 		return errors.New("arena: no rule set")
@@ -206,13 +205,6 @@ func (m *Match) check() error {
 		return errors.New("arena: a player is missing")
 	case m.Pairs < 1:
 		return fmt.Errorf("arena: %d pairs, want at least 1", m.Pairs)
-	case m.Records == "":
-		return errors.New("arena: no record file")
-	}
-	if m.SPRT != nil {
-		if err := m.SPRT.Validate(); err != nil {
-			return fmt.Errorf("arena: %w", err)
-		}
 	}
 	return nil
 }

@@ -1,6 +1,9 @@
 // Package arena plays matches between players (a palace network with a
-// search budget, a random mover; later, external engines) and decides, with
-// the statistics of package stats, which is stronger.
+// search budget, a random mover, external engines over UCI or UCCI, each
+// named by a player spec that ParsePlayer reads) and decides, with the
+// statistics of package stats, which is stronger. Its Schedule is the one
+// pool that plays many games at once, for matches and for the packages
+// (experiment, cluster) that play games of their own.
 //
 // A match plays each opening twice, the players swapping colours, so that
 // the two games of a pair cancel out the opening's bias; pairs are the unit
@@ -121,13 +124,6 @@ func NewSearch(name string, params mcts.Params, newBackend func() (nn.Evaluator,
 // NewNetwork is a Search player over copies of network w.
 func NewNetwork(name string, w *model.Weights, params mcts.Params, opt SearchOptions) (*Search, error) {
 	return NewSearch(name, params, func() (nn.Evaluator, error) { return model.NewEvaluator(w) }, opt)
-}
-
-// ArenaParams are search parameters for playing to win: every move searched
-// with the full budget, no noise, no temperature, Gumbel's deterministic
-// choice.
-func ArenaParams(simulations int) mcts.Params {
-	return mcts.PlayParams(simulations)
 }
 
 // SearchLabel names a search's settings in a player's name: its

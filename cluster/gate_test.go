@@ -158,7 +158,7 @@ func TestDistributedGateSeeding(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.Seed++
-	alt, err := m.PlayPair(ctx, 0)
+	alt, err := arena.PlayPairs(ctx, *m, []int{0})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -499,11 +499,11 @@ func (w *Worker) arena(ctx context.Context, job Job) (Result, error) {
 	// The pair's games are the ones a local match plays for it (its
 	// opening, colours and seeds): a redelivered pair plays them again,
 	// and the distributed gate plays the local gate's games.
-	recs, err := m.PlayPair(ctx, job.Pair)
+	recs, err := arena.PlayPairs(ctx, *m, []int{job.Pair})
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{Records: recs[:], Games: 2}, nil
+	return Result{Records: recs, Games: 2}, nil
 }
 
 // gateMatch is the job's match, kept for the match's next pairs: building

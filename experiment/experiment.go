@@ -24,7 +24,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/palace-chess/palace/arena"
@@ -149,82 +148,44 @@ func Run(ctx context.Context, c Config) (Outcome, error) {
 	defer rf.Close()
 
 	out := Outcome{Header: hdr}
-	have := map[[2]int]bool{}
+	played := map[arena.PairGame]bool{}
 	st := Status{Target: 2 * c.Games}
 	for _, r := range recs {
 		if r.Index >= c.Games {
 			out.Beyond++
 			continue
 		}
-		have[[2]int{r.Index, r.side()}] = true
+		played[arena.PairGame{Pair: r.Index, Game: r.side()}] = true
 		out.Records = append(out.Records, r)
 		st.Tally[r.side()].add(r)
 	}
 	out.Before = len(out.Records)
 	st.Recorded = out.Before
-	var todo [][2]int
-	for i := range c.Games {
-		for s := range 2 {
-			if !have[[2]int{i, s}] {
-				todo = append(todo, [2]int{i, s})
+	// Game 0 of pair i is index i under A, game 1 under B.
+	sched := arena.Schedule[arena.PairGame, GameRecord]{
+		Jobs: arena.Unplayed(c.Games, played), Workers: c.Concurrency,
+		Play: func(ctx context.Context, job arena.PairGame) (GameRecord, error) {
+			return c.playGame(ctx, job.Pair, job.Game)
+		},
+		Record: func(job arena.PairGame, rec GameRecord) (bool, error) {
+			if err := rf.Append(&rec); err != nil {
+				return false, err
 			}
-		}
-	}
-
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	var (
-		mu   sync.Mutex
-		next int
-		wg   sync.WaitGroup
-	)
-	for range max(1, min(c.Concurrency, len(todo))) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				mu.Lock()
-				if next >= len(todo) {
-					mu.Unlock()
-					return
-				}
-				job := todo[next]
-				next++
-				mu.Unlock()
-				rec, err := c.playGame(ctx, job[0], job[1])
-				if err != nil {
-					if ctx.Err() == nil {
-						cancel(err)
-					}
-					return
-				}
-				mu.Lock()
-				err = rf.Append(&rec)
-				if err == nil {
-					out.Records = append(out.Records, rec)
-					out.Played++
-					st.Recorded++
-					st.Played++
-					st.Tally[job[1]].add(rec)
-					st.Last = rec
-					if c.Progress != nil {
-						c.Progress(st)
-					}
-				}
-				mu.Unlock()
-				if err != nil {
-					cancel(err)
-					return
-				}
+			out.Records = append(out.Records, rec)
+			out.Played++
+			st.Recorded++
+			st.Played++
+			st.Tally[job.Game].add(rec)
+			st.Last = rec
+			if c.Progress != nil {
+				c.Progress(st)
 			}
-		}()
+			return false, nil
+		},
 	}
-	wg.Wait()
+	err = sched.Run(ctx)
 	sortRecords(out.Records)
-	if out.Played == len(todo) {
-		return out, nil // complete, even if ctx ended as the last game was recorded
-	}
-	return out, context.Cause(ctx)
+	return out, err
 }
 
 func (c *Config) check() error {

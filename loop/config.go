@@ -6,7 +6,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/encode"
 	"github.com/palace-chess/palace/internal/yamlconf"
 	"github.com/palace-chess/palace/mcts"
@@ -67,7 +66,7 @@ func DefaultConfig() Config {
 		NetworkSeed: 1,
 		Selfplay:    sp,
 		Train:       train.DefaultConfig(),
-		Arena: ArenaConfig{Pairs: 50, OpeningPlies: 2, Search: arena.ArenaParams(32), Concurrency: 16, Evaluators: 2,
+		Arena: ArenaConfig{Pairs: 50, OpeningPlies: 2, Search: mcts.PlayParams(32), Concurrency: 16, Evaluators: 2,
 			SPRT: stats.SPRT{Elo0: 0, Elo1: 50, Alpha: 0.05, Beta: 0.05}, AcceptScore: 0.55},
 	}
 }

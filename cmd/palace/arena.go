@@ -14,33 +14,12 @@ import (
 	"syscall"
 
 	"github.com/palace-chess/palace/arena"
-	"github.com/palace-chess/palace/encode"
-	"github.com/palace-chess/palace/mcts"
-	"github.com/palace-chess/palace/nn"
-	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/rules"
 	"github.com/palace-chess/palace/stats"
 )
 
-// Defaults of a network player's spec.
-const (
-	arenaDefaultSims       = 32
-	arenaDefaultEvaluators = 2
-	arenaDefaultCache      = 65536
-)
-
 const arenaPlayerHelp = `a player, given twice: first A (the candidate), then B (the baseline). One of
-  random                                 a uniformly random legal mover
-  uniform[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1]
-                                         search with equal priors and value 0 (no network)
-  net:PATH[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,evaluators=N][,cache=N]
-                                         search with the network checkpoint PATH
-` + arenaUCIHelp + `
-sims defaults to 32, evaluators to 2, cache (evaluation cache entries, 0: none) to 65536;
-draw (the search's draw score, in [-1, 1]: what a draw is worth to the side choosing a
-move; below 0 it plays on rather than repeat) to 0; lookahead (play every root move and
-reply first, so a move that allows a mate in one is never chosen) and matecheck (prove
-each position the search expands won when it has a mate in one) to 1`
+` + arena.PlayerHelp
 
 func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("arena", stderr)
@@ -66,10 +45,14 @@ func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(specs) != 2 {
 		return usageError{fmt.Sprintf("give --player exactly twice (A, the candidate, then B, the baseline); got %d", len(specs))}
 	}
-	parsed := make([]playerSpec, 2)
+	parsed := make([]arena.PlayerSpec, 2)
 	for i, s := range specs {
-		ps, err := parsePlayerSpec(s)
+		ps, err := arena.ParsePlayer(s)
 		if err != nil {
+			var se *arena.SpecError
+			if errors.As(err, &se) {
+				return usageError{fmt.Sprintf("--player %q: %s", se.Spec, se.Problem)}
+			}
 			return usageError{err.Error()}
 		}
 		parsed[i] = ps
@@ -126,9 +109,9 @@ func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 	}()
 	for i, ps := range parsed {
-		p, err := ps.player(rs)
+		p, err := ps.NewPlayer(rs)
 		if err != nil {
-			return fmt.Errorf("--player %s: %w", ps.spec, err)
+			return fmt.Errorf("--player %s: %w", ps.Spec, err)
 		}
 		players[i] = p
 	}
@@ -223,163 +206,6 @@ func (l *stringList) Set(s string) error {
 	return nil
 }
 
-// playerSpec is a parsed --player value.
-type playerSpec struct {
-	spec        string
-	kind        string // random, uniform, net or uci
-	path        string
-	sims        int
-	drawScore   float64 // mcts.Params.DrawScore
-	noLookahead bool    // lookahead=0: mcts.Params.RootLookahead off
-	noMateCheck bool    // matecheck=0: mcts.Params.MateCheck off
-	evaluators  int
-	cache       int
-	uci         *uciSpec
-}
-
-// parsePlayerSpec parses random, uniform[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1],
-// net:PATH[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,evaluators=N][,cache=N] or
-// uci:PATH[,...] (see parseUCISpec).
-func parsePlayerSpec(spec string) (playerSpec, error) {
-	ps := playerSpec{spec: spec, sims: arenaDefaultSims, evaluators: arenaDefaultEvaluators, cache: arenaDefaultCache}
-	fields := strings.Split(spec, ",")
-	head, opts := fields[0], fields[1:]
-	allowed := map[string]bool{}
-	switch {
-	case head == "random":
-		ps.kind = "random"
-	case head == "uniform":
-		ps.kind = "uniform"
-		allowed["sims"], allowed["draw"], allowed["lookahead"], allowed["matecheck"] = true, true, true, true
-	case strings.HasPrefix(head, "net:"):
-		ps.kind, ps.path = "net", strings.TrimPrefix(head, "net:")
-		if ps.path == "" {
-			return ps, fmt.Errorf("--player %q: net: needs a checkpoint path (net:PATH)", spec)
-		}
-		for _, k := range []string{"sims", "draw", "lookahead", "matecheck", "evaluators", "cache"} {
-			allowed[k] = true
-		}
-	case strings.HasPrefix(head, "uci:"):
-		ps.kind = "uci"
-		u, err := parseUCISpec(spec, fields)
-		if err != nil {
-			return ps, err
-		}
-		ps.uci, ps.path = u, u.path
-		return ps, nil
-	default:
-		return ps, fmt.Errorf("--player %q: unknown player %q; want random, uniform[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1], net:PATH[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,evaluators=N][,cache=N] or uci:PATH,nodes=N|depth=N|movetime=MS|tc=SEC[+INC][,...]", spec, head)
-	}
-	seen := map[string]bool{}
-	for _, opt := range opts {
-		key, val, ok := strings.Cut(opt, "=")
-		if !ok || key == "" {
-			return ps, fmt.Errorf("--player %q: option %q: want KEY=VALUE", spec, opt)
-		}
-		if !allowed[key] {
-			if len(allowed) == 0 {
-				return ps, fmt.Errorf("--player %q: %s takes no options, got %q", spec, ps.kind, key)
-			}
-			return ps, fmt.Errorf("--player %q: %s has no option %q", spec, ps.kind, key)
-		}
-		if seen[key] {
-			return ps, fmt.Errorf("--player %q: %s given twice", spec, key)
-		}
-		seen[key] = true
-		if key == "draw" {
-			d, err := strconv.ParseFloat(val, 64)
-			if err != nil || !(d >= -1 && d <= 1) {
-				return ps, fmt.Errorf("--player %q: draw=%s: want a draw score in [-1, 1]", spec, val)
-			}
-			ps.drawScore = d
-			continue
-		}
-		if key == "lookahead" || key == "matecheck" {
-			if val != "0" && val != "1" {
-				return ps, fmt.Errorf("--player %q: %s=%s: want 0 (off) or 1 (on)", spec, key, val)
-			}
-			if key == "lookahead" {
-				ps.noLookahead = val == "0"
-			} else {
-				ps.noMateCheck = val == "0"
-			}
-			continue
-		}
-		n, err := strconv.Atoi(val)
-		least := 1
-		if key == "cache" {
-			least = 0
-		}
-		if err != nil || n < least {
-			return ps, fmt.Errorf("--player %q: %s=%s: want an integer of at least %d", spec, key, val, least)
-		}
-		switch key {
-		case "sims":
-			ps.sims = n
-		case "evaluators":
-			ps.evaluators = n
-		case "cache":
-			ps.cache = n
-		}
-	}
-	return ps, nil
-}
-
-// player makes the player for rule set rs, loading its network or
-// starting its engine.
-func (ps playerSpec) player(rs *rules.RuleSet) (arena.Player, error) {
-	switch ps.kind {
-	case "uci":
-		return newUCIPlayer(ps.uci, rs)
-	case "random":
-		return arena.Random{}, nil
-	case "uniform":
-		uniform := func() (nn.Evaluator, error) { return nn.NewUniform(encode.InputSize, encode.PolicySize()), nil }
-		return arena.NewSearch("uniform/"+arena.SearchLabel(ps.params()), ps.params(), uniform, arena.SearchOptions{Evaluators: 1})
-	}
-	ck, err := model.Load(ps.path)
-	if err != nil {
-		return nil, err
-	}
-	if ck.EncodingVersion != encode.Version {
-		return nil, fmt.Errorf("%s reads encoding version %d, this palace writes %d", ps.path, ck.EncodingVersion, encode.Version)
-	}
-	name := fmt.Sprintf("net:%s/%s", ck.Weights.ID(), arena.SearchLabel(ps.params()))
-	return arena.NewNetwork(name, ck.Weights, ps.params(),
-		arena.SearchOptions{Evaluators: ps.evaluators, CacheEntries: ps.cache})
-}
-
-// params are a searching player's search parameters.
-func (ps playerSpec) params() mcts.Params {
-	p := arena.ArenaParams(ps.sims)
-	p.DrawScore = ps.drawScore
-	p.RootLookahead, p.MateCheck = !ps.noLookahead, !ps.noMateCheck
-	return p
-}
-
-// describe says what player p, made from the spec, is beyond its name.
-func (ps playerSpec) describe(p arena.Player) string {
-	switch ps.kind {
-	case "uci":
-		if up, ok := p.(*uciPlayer); ok {
-			return up.describe()
-		}
-		return ps.path
-	case "net":
-		return fmt.Sprintf("%s, %d simulations%s", ps.path, ps.sims, ps.drawNote())
-	case "uniform":
-		return fmt.Sprintf("uniform evaluator, %d simulations%s", ps.sims, ps.drawNote())
-	}
-	return "uniformly random legal moves"
-}
-
-func (ps playerSpec) drawNote() string {
-	if ps.drawScore != 0 {
-		return fmt.Sprintf(", draws worth %g to the mover", ps.drawScore)
-	}
-	return ""
-}
-
 // parseSPRT reads --sprt ELO0,ELO1 with --alpha and --beta; nil without a
 // test.
 func parseSPRT(fs *flag.FlagSet, text string, alpha, beta float64) (*stats.SPRT, error) {
@@ -441,7 +267,7 @@ func isFinite(x float64) bool { return !math.IsInf(x, 0) && !math.IsNaN(x) }
 type arenaReport struct {
 	sum         arena.Summary
 	rs          *rules.RuleSet
-	specs       []playerSpec
+	specs       []arena.PlayerSpec
 	players     [2]arena.Player
 	sprt        *stats.SPRT
 	pairs       int
@@ -461,8 +287,8 @@ func writeArenaSummary(w io.Writer, r arenaReport) {
 		state = "decided by the SPRT"
 	}
 	fmt.Fprintf(w, "match %s\n", state)
-	fmt.Fprintf(w, "  A            %s (%s)\n", s.A, r.specs[0].describe(r.players[0]))
-	fmt.Fprintf(w, "  B            %s (%s)\n", s.B, r.specs[1].describe(r.players[1]))
+	fmt.Fprintf(w, "  A            %s (%s)\n", s.A, r.specs[0].Describe(r.players[0]))
+	fmt.Fprintf(w, "  B            %s (%s)\n", s.B, r.specs[1].Describe(r.players[1]))
 	limit := "no ply cap"
 	if r.rs.MaxPlies > 0 {
 		limit = fmt.Sprintf("games capped at %d plies", r.rs.MaxPlies)

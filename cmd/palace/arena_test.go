@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/encode"
@@ -117,13 +116,20 @@ func TestArenaBadFlags(t *testing.T) {
 			t.Errorf("%q: no error\n%s", tc.args, out)
 			continue
 		}
-		if got := errors.As(err, new(usageError)); got != tc.usage {
-			t.Errorf("%q: usage error %v, want %v: %v", tc.args, got, tc.usage, err)
-		}
-		for _, w := range tc.want {
-			if !strings.Contains(err.Error(), w) {
-				t.Errorf("%q: error %q does not mention %q", tc.args, err, w)
-			}
+		checkCommandError(t, tc.args, err, tc.usage, tc.want)
+	}
+}
+
+// checkCommandError checks a refused command line's error: a usage error
+// or not, as usage says, mentioning every one of want.
+func checkCommandError(t *testing.T, args []string, err error, usage bool, want []string) {
+	t.Helper()
+	if got := errors.As(err, new(usageError)); got != usage {
+		t.Errorf("%q: usage error %v, want %v: %v", args, got, usage, err)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("%q: error %q does not mention %q", args, err, w)
 		}
 	}
 }
@@ -159,32 +165,6 @@ func TestArenaNetworkPlayer(t *testing.T) {
 		t.Errorf("records: A %s with %d games, want %s with 2", h.A, len(recs), name)
 	}
 
-	// A draw score is part of the player's search and of its name.
-	ps, err := parsePlayerSpec("net:" + path + ",sims=4,draw=-0.25")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p := ps.params(); p.DrawScore != -0.25 || p.Simulations != 4 || arena.SearchLabel(p) != "sims=4,draw=-0.25" {
-		t.Errorf("draw=-0.25: params %+v, label %q", p, arena.SearchLabel(p))
-	}
-	// So are the root lookahead and the mate check, on unless set to 0.
-	for spec, want := range map[string]string{
-		"uniform,sims=4":                "sims=4",
-		"uniform,sims=4,lookahead=1":    "sims=4",
-		"uniform,sims=4,lookahead=0":    "sims=4,lookahead=0",
-		"uniform,sims=4,matecheck=0":    "sims=4,matecheck=0",
-		"net:x,lookahead=0,matecheck=0": "sims=32,lookahead=0,matecheck=0",
-	} {
-		ps, err := parsePlayerSpec(spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := ps.params()
-		if p.RootLookahead == strings.Contains(want, "lookahead=0") || p.MateCheck == strings.Contains(want, "matecheck=0") || arena.SearchLabel(p) != want {
-			t.Errorf("%s: lookahead %v, mate check %v, label %q, want %q", spec, p.RootLookahead, p.MateCheck, arena.SearchLabel(p), want)
-		}
-	}
-
 	// A checkpoint for another encoding is refused.
 	old := filepath.Join(dir, "old.ckpt")
 	if err := (&model.Checkpoint{Weights: w, EncodingVersion: encode.Version + 1}).Save(old); err != nil {
@@ -192,45 +172,5 @@ func TestArenaNetworkPlayer(t *testing.T) {
 	}
 	if _, err := arenaRun(t, "--player", "net:"+old, "--player", "random", "--records", filepath.Join(dir, "old.jsonl")); err == nil || !strings.Contains(err.Error(), "encoding version") {
 		t.Errorf("a checkpoint of another encoding: err %v, want an encoding version error", err)
-	}
-}
-
-func TestArenaUCISpec(t *testing.T) {
-	for _, tc := range []struct {
-		spec, name string
-		check      func(u *uciSpec) bool
-	}{
-		{"uci:/usr/games/fairy-stockfish,nodes=1000", "uci:fairy-stockfish/nodes=1000",
-			func(u *uciSpec) bool {
-				return u.path == "/usr/games/fairy-stockfish" && u.limits.Nodes == 1000 && u.args == nil
-			}},
-		{"uci:fsf,depth=3,movetime=250,option.Skill Level=5,option.Hash=64,protocol=ucci,notation=ranks0,timeout=2s,dir=/tmp,log=x.log",
-			"uci:fsf/depth=3/movetime=250/Skill Level=5/Hash=64",
-			func(u *uciSpec) bool {
-				return u.limits.Depth == 3 && u.limits.MoveTime == 250*time.Millisecond && u.protocol == "ucci" && u.notation == "ranks0" &&
-					u.timeout == 2*time.Second && u.dir == "/tmp" && u.log == "x.log" && len(u.options) == 2 && u.options[0].Name == "Skill Level"
-			}},
-		{"uci:/bin/palace,args=uci --net n.palnet,arg=--threads,arg=2,nodes=64", "uci:palace uci --net n.palnet --threads 2/nodes=64",
-			func(u *uciSpec) bool { return strings.Join(u.args, "|") == "uci|--net|n.palnet|--threads|2" }},
-		{"uci:pikafish,tc=10+0.1", "uci:pikafish/tc=10+0.1",
-			func(u *uciSpec) bool { return u.tcBase == 10*time.Second && u.tcInc == 100*time.Millisecond }},
-		{"uci:pikafish,tc=5,nodes=100", "uci:pikafish/nodes=100/tc=5+0",
-			func(u *uciSpec) bool { return u.tcBase == 5*time.Second && u.tcInc == 0 }},
-	} {
-		ps, err := parsePlayerSpec(tc.spec)
-		if err != nil {
-			t.Errorf("%q: %v", tc.spec, err)
-			continue
-		}
-		if ps.kind != "uci" || ps.uci == nil {
-			t.Errorf("%q: kind %q", tc.spec, ps.kind)
-			continue
-		}
-		if got := ps.uci.name(); got != tc.name {
-			t.Errorf("%q: name %q, want %q", tc.spec, got, tc.name)
-		}
-		if !tc.check(ps.uci) {
-			t.Errorf("%q: parsed as %+v", tc.spec, *ps.uci)
-		}
 	}
 }

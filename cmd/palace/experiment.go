@@ -12,7 +12,6 @@ import (
 	"github.com/palace-chess/palace/encode"
 	"github.com/palace-chess/palace/experiment"
 	"github.com/palace-chess/palace/nn"
-	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/rules"
 )
 
@@ -221,15 +220,16 @@ func capText(rs *rules.RuleSet) string {
 	return fmt.Sprintf("%s at %d plies (%s)", rs.Name, rs.MaxPlies, end)
 }
 
-// experimentPlayer makes --net's player and says what it is.
+// experimentPlayer makes --net's player and says what it is: the arena's
+// uniform and net players with the experiment's search (their names say
+// only its simulations: its other settings are the defaults), or a search
+// over the random evaluator.
 func experimentPlayer(o experimentOptions) (arena.Player, string, error) {
 	params := experiment.SearchParams(o.sims)
 	budget := fmt.Sprintf("%d simulations a move, Gumbel noise on every move", o.sims)
 	switch o.net {
 	case "uniform":
-		p, err := arena.NewSearch(fmt.Sprintf("uniform/sims=%d", o.sims), params,
-			func() (nn.Evaluator, error) { return nn.NewUniform(encode.InputSize, encode.PolicySize()), nil },
-			arena.SearchOptions{Evaluators: 1})
+		p, err := arena.PlayerSpec{Kind: arena.KindUniform, Search: params}.NewPlayer(nil)
 		return p, "uniform evaluator, " + budget, err
 	case "random":
 		p, err := arena.NewSearch(fmt.Sprintf("random-evaluator/sims=%d", o.sims), params,
@@ -237,15 +237,7 @@ func experimentPlayer(o experimentOptions) (arena.Player, string, error) {
 			arena.SearchOptions{Evaluators: 1})
 		return p, "random evaluator, " + budget, err
 	}
-	ck, err := model.Load(o.net)
-	if err != nil {
-		return nil, "", err
-	}
-	if ck.EncodingVersion != encode.Version {
-		return nil, "", fmt.Errorf("%s reads encoding version %d, this palace writes %d", o.net, ck.EncodingVersion, encode.Version)
-	}
-	name := fmt.Sprintf("net:%s/sims=%d", ck.Weights.ID(), o.sims)
-	p, err := arena.NewNetwork(name, ck.Weights, params, arena.SearchOptions{Evaluators: o.evaluators, CacheEntries: o.cache})
+	p, err := arena.PlayerSpec{Kind: arena.KindNet, Path: o.net, Search: params, Evaluators: o.evaluators, Cache: o.cache}.NewPlayer(nil)
 	return p, fmt.Sprintf("%s, %s", o.net, budget), err
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -191,14 +190,7 @@ func TestExperimentBadFlags(t *testing.T) {
 			t.Errorf("%q: no error\n%s", tc.args, stdout)
 			continue
 		}
-		if got := errors.As(err, new(usageError)); got != tc.usage {
-			t.Errorf("%q: usage error %v, want %v: %v", tc.args, got, tc.usage, err)
-		}
-		for _, w := range tc.want {
-			if !strings.Contains(err.Error(), w) {
-				t.Errorf("%q: error %q lacks %q", tc.args, err, w)
-			}
-		}
+		checkCommandError(t, tc.args, err, tc.usage, tc.want)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Error("a refused command line created the record file")

@@ -1,4 +1,4 @@
-package main
+package arena
 
 import (
 	"context"
@@ -10,16 +10,15 @@ import (
 	"sync"
 	"time"
 
-	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/rules"
 	"github.com/palace-chess/palace/uci"
 )
 
-// An external engine as an arena player: one engine process per game being
-// played (the arena plays many at once), kept between games in a pool and
-// started again when it died.
+// An external engine as a player: one engine process per game being played
+// (a match plays many at once), kept between games in a pool and started
+// again when it died.
 
-const arenaUCIHelp = `  uci:PATH[,nodes=N][,depth=N][,movetime=MS][,tc=SEC[+INC]][,option.NAME=VALUE]...[,protocol=uci|ucci]
+const engineHelp = `  uci:PATH[,nodes=N][,depth=N][,movetime=MS][,tc=SEC[+INC]][,option.NAME=VALUE]...[,protocol=uci|ucci]
       [,notation=ranks1|ranks0][,timeout=DUR][,args=A B C][,arg=A]...[,dir=DIR][,log=FILE]
                                          an external engine (Fairy-Stockfish, Pikafish, UCCI, palace uci), one
                                          process per game in play; limits (at least one): nodes, depth,
@@ -31,28 +30,36 @@ const arenaUCIHelp = `  uci:PATH[,nodes=N][,depth=N][,movetime=MS][,tc=SEC[+INC]
                                          restarted; args, or one arg= each, are the program's arguments
                                          (palace: arg=uci); log appends every line exchanged to FILE`
 
-// uciSpec is a parsed uci:PATH[,...] player.
-type uciSpec struct {
-	path     string
-	args     []string
-	dir      string
-	protocol string
-	notation string
-	options  []uci.OptionValue
-	limits   uci.Limits // without the clock
-	tcBase   time.Duration
-	tcInc    time.Duration
-	timeout  time.Duration
-	log      string
+// EngineSpec is an external engine player: a uci:PATH[,...] spec parsed,
+// or one built in code (a ladder's rungs).
+type EngineSpec struct {
+	// Path is the engine program; Args its arguments, Dir its working
+	// directory ("": this process's).
+	Path string
+	Args []string
+	Dir  string
+	// Protocol is uci.ProtocolUCI or uci.ProtocolUCCI ("": UCI);
+	// Notation uci.NotationRanks1 or uci.NotationRanks0 ("": the
+	// client's choice).
+	Protocol, Notation string
+	// Options go out by setoption.
+	Options []uci.OptionValue
+	// Limits bound every move's search; the clock (tc) is apart.
+	Limits uci.Limits
+	// ClockBase and ClockIncrement are the engine's own clock (tc):
+	// running out of time loses the game. Zero: no clock.
+	ClockBase, ClockIncrement time.Duration
+	// Timeout is the longest a move may take (0: the client's default).
+	Timeout time.Duration
+	// Log, when set, is a file that every line exchanged is appended to.
+	Log string
 }
 
-// parseUCISpec reads the options of uci:PATH (fields[0] is "uci:PATH").
-func parseUCISpec(spec string, fields []string) (*uciSpec, error) {
-	u := &uciSpec{path: strings.TrimPrefix(fields[0], "uci:")}
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("--player %q: %s", spec, fmt.Sprintf(format, args...))
-	}
-	if u.path == "" {
+// parseEngineSpec reads the options of uci:PATH (fields[0] is "uci:PATH").
+func parseEngineSpec(spec string, fields []string) (*EngineSpec, error) {
+	e := &EngineSpec{Path: strings.TrimPrefix(fields[0], "uci:")}
+	bad := func(format string, args ...any) error { return &SpecError{spec, fmt.Sprintf(format, args...)} }
+	if e.Path == "" {
 		return nil, bad("uci: needs the engine program (uci:PATH)")
 	}
 	seen := map[string]bool{}
@@ -65,12 +72,12 @@ func parseUCISpec(spec string, fields []string) (*uciSpec, error) {
 			if name == "" {
 				return nil, bad("%q: want option.NAME=VALUE", opt)
 			}
-			for _, o := range u.options {
+			for _, o := range e.Options {
 				if strings.EqualFold(o.Name, name) {
 					return nil, bad("option %s given twice", name)
 				}
 			}
-			u.options = append(u.options, uci.OptionValue{Name: name, Value: val})
+			e.Options = append(e.Options, uci.OptionValue{Name: name, Value: val})
 			continue
 		}
 		if key != "arg" {
@@ -89,41 +96,41 @@ func parseUCISpec(spec string, fields []string) (*uciSpec, error) {
 		var err error
 		switch key {
 		case "nodes":
-			u.limits.Nodes, err = positive()
+			e.Limits.Nodes, err = positive()
 		case "depth":
-			u.limits.Depth, err = positive()
+			e.Limits.Depth, err = positive()
 		case "movetime":
 			var n int
 			n, err = positive()
-			u.limits.MoveTime = time.Duration(n) * time.Millisecond
+			e.Limits.MoveTime = time.Duration(n) * time.Millisecond
 		case "tc":
-			u.tcBase, u.tcInc, err = parseTC(val)
+			e.ClockBase, e.ClockIncrement, err = parseTC(val)
 			if err != nil {
 				err = bad("tc=%s: %v", val, err)
 			}
 		case "timeout":
-			u.timeout, err = time.ParseDuration(val)
-			if err != nil || u.timeout <= 0 {
+			e.Timeout, err = time.ParseDuration(val)
+			if err != nil || e.Timeout <= 0 {
 				err = bad("timeout=%s: want a positive duration (30s, 2m)", val)
 			}
 		case "protocol":
 			if val != uci.ProtocolUCI && val != uci.ProtocolUCCI {
 				err = bad("protocol=%s: want uci or ucci", val)
 			}
-			u.protocol = val
+			e.Protocol = val
 		case "notation":
 			if val != uci.NotationRanks1 && val != uci.NotationRanks0 {
 				err = bad("notation=%s: want ranks1 or ranks0", val)
 			}
-			u.notation = val
+			e.Notation = val
 		case "args":
-			u.args = append(u.args, strings.Fields(val)...)
+			e.Args = append(e.Args, strings.Fields(val)...)
 		case "arg":
-			u.args = append(u.args, val)
+			e.Args = append(e.Args, val)
 		case "dir":
-			u.dir = val
+			e.Dir = val
 		case "log":
-			u.log = val
+			e.Log = val
 		default:
 			return nil, bad("uci has no option %q", key)
 		}
@@ -131,14 +138,23 @@ func parseUCISpec(spec string, fields []string) (*uciSpec, error) {
 			return nil, err
 		}
 	}
-	l := u.limits
-	switch {
-	case l.Nodes == 0 && l.Depth == 0 && l.MoveTime == 0 && u.tcBase == 0:
-		return nil, bad("give the engine a limit: nodes=N, depth=N, movetime=MS or tc=SEC[+INC]")
-	case l.MoveTime > 0 && u.tcBase > 0:
-		return nil, bad("movetime and tc do not go together")
+	if problem := e.limitsProblem(); problem != "" {
+		return nil, bad("%s", problem)
 	}
-	return u, nil
+	return e, nil
+}
+
+// limitsProblem says what is wrong with the engine's limits ("" when
+// nothing is).
+func (e *EngineSpec) limitsProblem() string {
+	l := e.Limits
+	switch {
+	case l.Nodes == 0 && l.Depth == 0 && l.MoveTime == 0 && e.ClockBase == 0:
+		return "give the engine a limit: nodes=N, depth=N, movetime=MS or tc=SEC[+INC]"
+	case l.MoveTime > 0 && e.ClockBase > 0:
+		return "movetime and tc do not go together"
+	}
+	return ""
 }
 
 // parseTC reads SEC[+INC], seconds.
@@ -158,15 +174,15 @@ func parseTC(s string) (base, inc time.Duration, err error) {
 	return time.Duration(bs * float64(time.Second)), time.Duration(is * float64(time.Second)), nil
 }
 
-// name is the player's name for records: the program and its arguments,
+// Name is the player's name for records: the program and its arguments,
 // the limits and the options, each of which can change its strength.
-func (u *uciSpec) name() string {
+func (e *EngineSpec) Name() string {
 	var b strings.Builder
-	b.WriteString("uci:" + filepath.Base(u.path))
-	for _, a := range u.args {
+	b.WriteString("uci:" + filepath.Base(e.Path))
+	for _, a := range e.Args {
 		b.WriteString(" " + a)
 	}
-	l := u.limits
+	l := e.Limits
 	if l.Nodes > 0 {
 		fmt.Fprintf(&b, "/nodes=%d", l.Nodes)
 	}
@@ -176,18 +192,19 @@ func (u *uciSpec) name() string {
 	if l.MoveTime > 0 {
 		fmt.Fprintf(&b, "/movetime=%d", l.MoveTime.Milliseconds())
 	}
-	if u.tcBase > 0 {
-		fmt.Fprintf(&b, "/tc=%g+%g", u.tcBase.Seconds(), u.tcInc.Seconds())
+	if e.ClockBase > 0 {
+		fmt.Fprintf(&b, "/tc=%g+%g", e.ClockBase.Seconds(), e.ClockIncrement.Seconds())
 	}
-	for _, o := range u.options {
+	for _, o := range e.Options {
 		fmt.Fprintf(&b, "/%s=%s", o.Name, o.Value)
 	}
 	return b.String()
 }
 
-// uciPlayer is an arena.Player over engine processes.
-type uciPlayer struct {
-	spec   *uciSpec
+// EnginePlayer is a Player over engine processes. Close it when its
+// matches are over.
+type EnginePlayer struct {
+	spec   EngineSpec
 	name   string
 	cfg    uci.ClientConfig
 	logf   *os.File
@@ -198,17 +215,23 @@ type uciPlayer struct {
 	engine string // the first process's id, variant and notation
 }
 
-// newUCIPlayer starts one engine to check that it works with the rule
+// NewEnginePlayer starts one engine to check that it works with the rule
 // set; it becomes the first game's.
-func newUCIPlayer(u *uciSpec, rs *rules.RuleSet) (*uciPlayer, error) {
-	p := &uciPlayer{spec: u, name: u.name(), cfg: uci.ClientConfig{
-		Path: u.path, Args: u.args, Dir: u.dir, Protocol: u.protocol, Notation: u.notation,
-		Rules: rs, Options: u.options,
+func NewEnginePlayer(spec EngineSpec, rs *rules.RuleSet) (*EnginePlayer, error) {
+	if spec.Path == "" {
+		return nil, fmt.Errorf("arena: an engine player without a program")
+	}
+	if problem := spec.limitsProblem(); problem != "" {
+		return nil, fmt.Errorf("arena: %s: %s", spec.Name(), problem)
+	}
+	p := &EnginePlayer{spec: spec, name: spec.Name(), cfg: uci.ClientConfig{
+		Path: spec.Path, Args: spec.Args, Dir: spec.Dir, Protocol: spec.Protocol, Notation: spec.Notation,
+		Rules: rs, Options: spec.Options,
 	}}
-	if u.log != "" {
-		f, err := os.OpenFile(u.log, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if spec.Log != "" {
+		f, err := os.OpenFile(spec.Log, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("arena: %w", err)
 		}
 		p.logf = f
 	}
@@ -226,7 +249,7 @@ func newUCIPlayer(u *uciSpec, rs *rules.RuleSet) (*uciPlayer, error) {
 }
 
 // start starts another engine process.
-func (p *uciPlayer) start() (*uci.Client, error) {
+func (p *EnginePlayer) start() (*uci.Client, error) {
 	cfg := p.cfg
 	if p.logf != nil {
 		p.mu.Lock()
@@ -242,11 +265,12 @@ func (p *uciPlayer) start() (*uci.Client, error) {
 	return uci.StartClient(context.Background(), cfg)
 }
 
-func (p *uciPlayer) Name() string { return p.name }
+// Name is the spec's name.
+func (p *EnginePlayer) Name() string { return p.name }
 
 // NewGame takes an idle engine (or starts one) and tells it a game starts;
 // an engine that fails to is replaced once.
-func (p *uciPlayer) NewGame(uint64) (arena.Mover, error) {
+func (p *EnginePlayer) NewGame(uint64) (Mover, error) {
 	p.mu.Lock()
 	var c *uci.Client
 	if n := len(p.idle); n > 0 {
@@ -269,12 +293,12 @@ func (p *uciPlayer) NewGame(uint64) (arena.Mover, error) {
 			return nil, err
 		}
 	}
-	return &uciMover{p: p, c: c, left: p.spec.tcBase}, nil
+	return &engineMover{p: p, c: c, left: p.spec.ClockBase}, nil
 }
 
 // Close ends the idle engines (the ones still playing end with their
 // game).
-func (p *uciPlayer) Close() {
+func (p *EnginePlayer) Close() {
 	p.mu.Lock()
 	idle := p.idle
 	p.idle = nil
@@ -293,50 +317,51 @@ func (p *uciPlayer) Close() {
 	}
 }
 
-// describe says what the player is beyond its name.
-func (p *uciPlayer) describe() string {
+// Describe says what the player is beyond its name: the program, and the
+// engine's id, variant and notation.
+func (p *EnginePlayer) Describe() string {
 	var b strings.Builder
-	b.WriteString(p.spec.path)
-	for _, a := range p.spec.args {
+	b.WriteString(p.spec.Path)
+	for _, a := range p.spec.Args {
 		b.WriteString(" " + a)
 	}
 	fmt.Fprintf(&b, ": %s", p.engine)
-	if p.spec.protocol == uci.ProtocolUCCI {
+	if p.spec.Protocol == uci.ProtocolUCCI {
 		b.WriteString(", UCCI")
 	}
 	return b.String()
 }
 
-// uciMover plays one game through one engine process.
-type uciMover struct {
-	p    *uciPlayer
+// engineMover plays one game through one engine process.
+type engineMover struct {
+	p    *EnginePlayer
 	c    *uci.Client
 	left time.Duration // on the engine's clock (tc)
 }
 
-func (m *uciMover) Move(ctx context.Context, g *rules.Game) (rules.Move, error) {
-	u := m.p.spec
-	lim := u.limits
-	lim.Timeout = u.timeout
-	if u.tcBase > 0 {
+func (m *engineMover) Move(ctx context.Context, g *rules.Game) (rules.Move, error) {
+	e := &m.p.spec
+	lim := e.Limits
+	lim.Timeout = e.Timeout
+	if e.ClockBase > 0 {
 		// The engine's own clock, shown as both sides'.
-		lim.WTime, lim.BTime, lim.WInc, lim.BInc = m.left, m.left, u.tcInc, u.tcInc
+		lim.WTime, lim.BTime, lim.WInc, lim.BInc = m.left, m.left, e.ClockIncrement, e.ClockIncrement
 	}
 	bm, err := m.c.Go(ctx, g, lim)
 	if err != nil {
 		return rules.NoMove, err
 	}
-	if u.tcBase > 0 {
+	if e.ClockBase > 0 {
 		if bm.Elapsed >= m.left {
 			return rules.NoMove, fmt.Errorf("out of time: the move took %v with %v left", bm.Elapsed.Round(time.Millisecond), m.left.Round(time.Millisecond))
 		}
-		m.left += u.tcInc - bm.Elapsed
+		m.left += e.ClockIncrement - bm.Elapsed
 	}
 	return bm.Move, nil
 }
 
 // Close returns a working engine to the pool and ends a broken one.
-func (m *uciMover) Close() {
+func (m *engineMover) Close() {
 	if m.c.Err() != nil {
 		m.c.Close()
 		return

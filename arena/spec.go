@@ -1,0 +1,212 @@
+package arena
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/mcts"
+	"github.com/palace-chess/palace/nn"
+	"github.com/palace-chess/palace/nn/model"
+	"github.com/palace-chess/palace/rules"
+)
+
+// The player-spec language: one line of text names a player and its
+// settings (palace arena's --player, the ladder's rungs), so that a match
+// between any two players is a command line.
+
+// Defaults of a network player's spec.
+const (
+	defaultSpecSims       = 32
+	defaultSpecEvaluators = 2
+	defaultSpecCache      = 65536
+)
+
+// PlayerHelp describes the specs ParsePlayer reads, for a command's help.
+const PlayerHelp = `  random                                 a uniformly random legal mover
+  uniform[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1]
+                                         search with equal priors and value 0 (no network)
+  net:PATH[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,evaluators=N][,cache=N]
+                                         search with the network checkpoint PATH
+` + engineHelp + `
+sims defaults to 32, evaluators to 2, cache (evaluation cache entries, 0: none) to 65536;
+draw (the search's draw score, in [-1, 1]: what a draw is worth to the side choosing a
+move; below 0 it plays on rather than repeat) to 0; lookahead (play every root move and
+reply first, so a move that allows a mate in one is never chosen) and matecheck (prove
+each position the search expands won when it has a mate in one) to 1`
+
+// PlayerKind is what plays: the head of a spec.
+type PlayerKind string
+
+// The kinds of player a spec names.
+const (
+	KindRandom  PlayerKind = "random"  // Random
+	KindUniform PlayerKind = "uniform" // a Search over nn.Uniform
+	KindNet     PlayerKind = "net"     // a Search over a network checkpoint
+	KindUCI     PlayerKind = "uci"     // an EnginePlayer
+)
+
+// PlayerSpec is a parsed player spec: what NewPlayer makes.
+type PlayerSpec struct {
+	// Spec is the text parsed ("" for a spec built in code).
+	Spec string
+	Kind PlayerKind
+	// Path is the network checkpoint (net) or the engine program (uci).
+	Path string
+	// Search is a uniform or net player's search: mcts.PlayParams with
+	// the spec's simulations, draw score, lookahead and mate check.
+	Search mcts.Params
+	// Evaluators (network copies, a batcher each) and Cache (evaluation
+	// cache entries, 0: none) size a net player's evaluation.
+	Evaluators, Cache int
+	// Engine is a uci player's engine.
+	Engine *EngineSpec
+}
+
+// SpecError is a player spec that does not parse: the spec and what is
+// wrong with it.
+type SpecError struct{ Spec, Problem string }
+
+func (e *SpecError) Error() string { return fmt.Sprintf("arena: player %q: %s", e.Spec, e.Problem) }
+
+// ParsePlayer parses random, uniform[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1],
+// net:PATH[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,evaluators=N][,cache=N] or
+// uci:PATH[,...] (see PlayerHelp). Its errors are *SpecError.
+func ParsePlayer(spec string) (PlayerSpec, error) {
+	ps := PlayerSpec{Spec: spec, Search: mcts.PlayParams(defaultSpecSims), Evaluators: defaultSpecEvaluators, Cache: defaultSpecCache}
+	bad := func(format string, args ...any) error { return &SpecError{spec, fmt.Sprintf(format, args...)} }
+	fields := strings.Split(spec, ",")
+	head, opts := fields[0], fields[1:]
+	allowed := map[string]bool{}
+	switch {
+	case head == "random":
+		ps.Kind = KindRandom
+	case head == "uniform":
+		ps.Kind = KindUniform
+		allowed["sims"], allowed["draw"], allowed["lookahead"], allowed["matecheck"] = true, true, true, true
+	case strings.HasPrefix(head, "net:"):
+		ps.Kind, ps.Path = KindNet, strings.TrimPrefix(head, "net:")
+		if ps.Path == "" {
+			return ps, bad("net: needs a checkpoint path (net:PATH)")
+		}
+		for _, k := range []string{"sims", "draw", "lookahead", "matecheck", "evaluators", "cache"} {
+			allowed[k] = true
+		}
+	case strings.HasPrefix(head, "uci:"):
+		ps.Kind = KindUCI
+		e, err := parseEngineSpec(spec, fields)
+		if err != nil {
+			return ps, err
+		}
+		ps.Engine, ps.Path = e, e.Path
+		return ps, nil
+	default:
+		return ps, bad("unknown player %q; want random, uniform[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1], net:PATH[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,evaluators=N][,cache=N] or uci:PATH,nodes=N|depth=N|movetime=MS|tc=SEC[+INC][,...]", head)
+	}
+	seen := map[string]bool{}
+	for _, opt := range opts {
+		key, val, ok := strings.Cut(opt, "=")
+		if !ok || key == "" {
+			return ps, bad("option %q: want KEY=VALUE", opt)
+		}
+		if !allowed[key] {
+			if len(allowed) == 0 {
+				return ps, bad("%s takes no options, got %q", ps.Kind, key)
+			}
+			return ps, bad("%s has no option %q", ps.Kind, key)
+		}
+		if seen[key] {
+			return ps, bad("%s given twice", key)
+		}
+		seen[key] = true
+		if key == "draw" {
+			d, err := strconv.ParseFloat(val, 64)
+			if err != nil || !(d >= -1 && d <= 1) {
+				return ps, bad("draw=%s: want a draw score in [-1, 1]", val)
+			}
+			ps.Search.DrawScore = d
+			continue
+		}
+		if key == "lookahead" || key == "matecheck" {
+			if val != "0" && val != "1" {
+				return ps, bad("%s=%s: want 0 (off) or 1 (on)", key, val)
+			}
+			if key == "lookahead" {
+				ps.Search.RootLookahead = val == "1"
+			} else {
+				ps.Search.MateCheck = val == "1"
+			}
+			continue
+		}
+		n, err := strconv.Atoi(val)
+		least := 1
+		if key == "cache" {
+			least = 0
+		}
+		if err != nil || n < least {
+			return ps, bad("%s=%s: want an integer of at least %d", key, val, least)
+		}
+		switch key {
+		case "sims":
+			ps.Search.Simulations = n
+		case "evaluators":
+			ps.Evaluators = n
+		case "cache":
+			ps.Cache = n
+		}
+	}
+	return ps, nil
+}
+
+// NewPlayer makes the player for rule set rs, loading its network or
+// starting its engine (an *EnginePlayer, to be closed when the match ends).
+func (ps PlayerSpec) NewPlayer(rs *rules.RuleSet) (Player, error) {
+	switch ps.Kind {
+	case KindUCI:
+		if ps.Engine == nil {
+			return nil, fmt.Errorf("arena: player %q: no engine", ps.Spec)
+		}
+		p, err := NewEnginePlayer(*ps.Engine, rs)
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
+	case KindRandom:
+		return Random{}, nil
+	case KindUniform:
+		uniform := func() (nn.Evaluator, error) { return nn.NewUniform(encode.InputSize, encode.PolicySize()), nil }
+		return NewSearch("uniform/"+SearchLabel(ps.Search), ps.Search, uniform, SearchOptions{Evaluators: 1})
+	case KindNet:
+		ck, err := model.LoadPlayable(ps.Path)
+		if err != nil {
+			return nil, err
+		}
+		name := fmt.Sprintf("net:%s/%s", ck.Weights.ID(), SearchLabel(ps.Search))
+		return NewNetwork(name, ck.Weights, ps.Search, SearchOptions{Evaluators: ps.Evaluators, CacheEntries: ps.Cache})
+	}
+	return nil, fmt.Errorf("arena: player %q: unknown kind %q", ps.Spec, ps.Kind)
+}
+
+// Describe says what player p, made from the spec, is beyond its name.
+func (ps PlayerSpec) Describe(p Player) string {
+	switch ps.Kind {
+	case KindUCI:
+		if ep, ok := p.(*EnginePlayer); ok {
+			return ep.Describe()
+		}
+		return ps.Path
+	case KindNet:
+		return fmt.Sprintf("%s, %d simulations%s", ps.Path, ps.Search.Simulations, ps.drawNote())
+	case KindUniform:
+		return fmt.Sprintf("uniform evaluator, %d simulations%s", ps.Search.Simulations, ps.drawNote())
+	}
+	return "uniformly random legal moves"
+}
+
+func (ps PlayerSpec) drawNote() string {
+	if ps.Search.DrawScore != 0 {
+		return fmt.Sprintf(", draws worth %g to the mover", ps.Search.DrawScore)
+	}
+	return ""
+}

@@ -1,0 +1,101 @@
+package arena_test
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/palace-chess/palace/arena"
+)
+
+func TestParsePlayerSearch(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tiny.ckpt")
+	// A draw score is part of the player's search and of its name.
+	ps, err := arena.ParsePlayer("net:" + path + ",sims=4,draw=-0.25")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := ps.Search; p.DrawScore != -0.25 || p.Simulations != 4 || arena.SearchLabel(p) != "sims=4,draw=-0.25" {
+		t.Errorf("draw=-0.25: params %+v, label %q", p, arena.SearchLabel(p))
+	}
+	// So are the root lookahead and the mate check, on unless set to 0.
+	for spec, want := range map[string]string{
+		"uniform,sims=4":                "sims=4",
+		"uniform,sims=4,lookahead=1":    "sims=4",
+		"uniform,sims=4,lookahead=0":    "sims=4,lookahead=0",
+		"uniform,sims=4,matecheck=0":    "sims=4,matecheck=0",
+		"net:x,lookahead=0,matecheck=0": "sims=32,lookahead=0,matecheck=0",
+	} {
+		ps, err := arena.ParsePlayer(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := ps.Search
+		if p.RootLookahead == strings.Contains(want, "lookahead=0") || p.MateCheck == strings.Contains(want, "matecheck=0") || arena.SearchLabel(p) != want {
+			t.Errorf("%s: lookahead %v, mate check %v, label %q, want %q", spec, p.RootLookahead, p.MateCheck, arena.SearchLabel(p), want)
+		}
+	}
+}
+
+func TestParsePlayerUCI(t *testing.T) {
+	for _, tc := range []struct {
+		spec, name string
+		check      func(u *arena.EngineSpec) bool
+	}{
+		{"uci:/usr/games/fairy-stockfish,nodes=1000", "uci:fairy-stockfish/nodes=1000",
+			func(u *arena.EngineSpec) bool {
+				return u.Path == "/usr/games/fairy-stockfish" && u.Limits.Nodes == 1000 && u.Args == nil
+			}},
+		{"uci:fsf,depth=3,movetime=250,option.Skill Level=5,option.Hash=64,protocol=ucci,notation=ranks0,timeout=2s,dir=/tmp,log=x.log",
+			"uci:fsf/depth=3/movetime=250/Skill Level=5/Hash=64",
+			func(u *arena.EngineSpec) bool {
+				return u.Limits.Depth == 3 && u.Limits.MoveTime == 250*time.Millisecond && u.Protocol == "ucci" && u.Notation == "ranks0" &&
+					u.Timeout == 2*time.Second && u.Dir == "/tmp" && u.Log == "x.log" && len(u.Options) == 2 && u.Options[0].Name == "Skill Level"
+			}},
+		{"uci:/bin/palace,args=uci --net n.palnet,arg=--threads,arg=2,nodes=64", "uci:palace uci --net n.palnet --threads 2/nodes=64",
+			func(u *arena.EngineSpec) bool { return strings.Join(u.Args, "|") == "uci|--net|n.palnet|--threads|2" }},
+		{"uci:pikafish,tc=10+0.1", "uci:pikafish/tc=10+0.1",
+			func(u *arena.EngineSpec) bool {
+				return u.ClockBase == 10*time.Second && u.ClockIncrement == 100*time.Millisecond
+			}},
+		{"uci:pikafish,tc=5,nodes=100", "uci:pikafish/nodes=100/tc=5+0",
+			func(u *arena.EngineSpec) bool { return u.ClockBase == 5*time.Second && u.ClockIncrement == 0 }},
+	} {
+		ps, err := arena.ParsePlayer(tc.spec)
+		if err != nil {
+			t.Errorf("%q: %v", tc.spec, err)
+			continue
+		}
+		if ps.Kind != arena.KindUCI || ps.Engine == nil {
+			t.Errorf("%q: kind %q", tc.spec, ps.Kind)
+			continue
+		}
+		if got := ps.Engine.Name(); got != tc.name {
+			t.Errorf("%q: name %q, want %q", tc.spec, got, tc.name)
+		}
+		if !tc.check(ps.Engine) {
+			t.Errorf("%q: parsed as %+v", tc.spec, *ps.Engine)
+		}
+	}
+}
+
+// A spec that does not parse says which and why, as a *SpecError.
+func TestParsePlayerErrors(t *testing.T) {
+	for spec, want := range map[string]string{
+		"foo":                  "unknown player",
+		"net:":                 "checkpoint path",
+		"random,sims=8":        "random takes no options",
+		"uci:fsf":              "give the engine a limit",
+		"uci:fsf,nodes=1,x=2":  `uci has no option "x"`,
+		"uniform,sims=4,sims=": "sims given twice",
+	} {
+		_, err := arena.ParsePlayer(spec)
+		var se *arena.SpecError
+		if !errors.As(err, &se) || se.Spec != spec || !strings.Contains(se.Problem, want) ||
+			!strings.HasPrefix(err.Error(), "arena: player ") {
+			t.Errorf("%q: err %v, want a spec error saying %q", spec, err, want)
+		}
+	}
+}
