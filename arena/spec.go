@@ -29,7 +29,7 @@ const PlayerHelp = `  random                                 a uniformly random 
                                          search with equal priors and value 0 (no network)
   net:PATH[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,evaluators=N][,cache=N]
                                          search with the network checkpoint PATH
-` + engineHelp + `
+` + uciHelp + `
 sims defaults to 32, evaluators to 2, cache (evaluation cache entries, 0: none) to 65536;
 draw (the search's draw score, in [-1, 1]: what a draw is worth to the side choosing a
 move; below 0 it plays on rather than repeat) to 0; lookahead (play every root move and
@@ -44,7 +44,7 @@ const (
 	KindRandom  PlayerKind = "random"  // Random
 	KindUniform PlayerKind = "uniform" // a Search over nn.Uniform
 	KindNet     PlayerKind = "net"     // a Search over a network checkpoint
-	KindUCI     PlayerKind = "uci"     // an EnginePlayer
+	KindUCI     PlayerKind = "uci"     // an UCIPlayer
 )
 
 // PlayerSpec is a parsed player spec: what NewPlayer makes.
@@ -60,8 +60,8 @@ type PlayerSpec struct {
 	// Evaluators (network copies, a batcher each) and Cache (evaluation
 	// cache entries, 0: none) size a net player's evaluation.
 	Evaluators, Cache int
-	// Engine is a uci player's engine.
-	Engine *EngineSpec
+	// UCI is a uci: player's program and limits.
+	UCI *UCISpec
 }
 
 // SpecError is a player spec that does not parse: the spec and what is
@@ -95,11 +95,11 @@ func ParsePlayer(spec string) (PlayerSpec, error) {
 		}
 	case strings.HasPrefix(head, "uci:"):
 		ps.Kind = KindUCI
-		e, err := parseEngineSpec(spec, fields)
+		e, err := parseUCISpec(spec, fields)
 		if err != nil {
 			return ps, err
 		}
-		ps.Engine, ps.Path = e, e.Path
+		ps.UCI, ps.Path = e, e.Path
 		return ps, nil
 	default:
 		return ps, bad("unknown player %q; want random, uniform[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1], net:PATH[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,evaluators=N][,cache=N] or uci:PATH,nodes=N|depth=N|movetime=MS|tc=SEC[+INC][,...]", head)
@@ -160,14 +160,14 @@ func ParsePlayer(spec string) (PlayerSpec, error) {
 }
 
 // NewPlayer makes the player for rule set rs, loading its network or
-// starting its engine (an *EnginePlayer, to be closed when the match ends).
+// starting its engine (an *UCIPlayer, to be closed when the match ends).
 func (ps PlayerSpec) NewPlayer(rs *rules.RuleSet) (Player, error) {
 	switch ps.Kind {
 	case KindUCI:
-		if ps.Engine == nil {
+		if ps.UCI == nil {
 			return nil, fmt.Errorf("arena: player %q: no engine", ps.Spec)
 		}
-		p, err := NewEnginePlayer(*ps.Engine, rs)
+		p, err := NewUCIPlayer(*ps.UCI, rs)
 		if err != nil {
 			return nil, err
 		}
@@ -192,7 +192,7 @@ func (ps PlayerSpec) NewPlayer(rs *rules.RuleSet) (Player, error) {
 func (ps PlayerSpec) Describe(p Player) string {
 	switch ps.Kind {
 	case KindUCI:
-		if ep, ok := p.(*EnginePlayer); ok {
+		if ep, ok := p.(*UCIPlayer); ok {
 			return ep.Describe()
 		}
 		return ps.Path

@@ -42,41 +42,41 @@ func TestParsePlayerSearch(t *testing.T) {
 func TestParsePlayerUCI(t *testing.T) {
 	for _, tc := range []struct {
 		spec, name string
-		check      func(u *arena.EngineSpec) bool
+		check      func(u *arena.UCISpec) bool
 	}{
 		{"uci:/usr/games/fairy-stockfish,nodes=1000", "uci:fairy-stockfish/nodes=1000",
-			func(u *arena.EngineSpec) bool {
+			func(u *arena.UCISpec) bool {
 				return u.Path == "/usr/games/fairy-stockfish" && u.Limits.Nodes == 1000 && u.Args == nil
 			}},
 		{"uci:fsf,depth=3,movetime=250,option.Skill Level=5,option.Hash=64,protocol=ucci,notation=ranks0,timeout=2s,dir=/tmp,log=x.log",
 			"uci:fsf/depth=3/movetime=250/Skill Level=5/Hash=64",
-			func(u *arena.EngineSpec) bool {
+			func(u *arena.UCISpec) bool {
 				return u.Limits.Depth == 3 && u.Limits.MoveTime == 250*time.Millisecond && u.Protocol == "ucci" && u.Notation == "ranks0" &&
 					u.Timeout == 2*time.Second && u.Dir == "/tmp" && u.Log == "x.log" && len(u.Options) == 2 && u.Options[0].Name == "Skill Level"
 			}},
 		{"uci:/bin/palace,args=uci --net n.palnet,arg=--threads,arg=2,nodes=64", "uci:palace uci --net n.palnet --threads 2/nodes=64",
-			func(u *arena.EngineSpec) bool { return strings.Join(u.Args, "|") == "uci|--net|n.palnet|--threads|2" }},
+			func(u *arena.UCISpec) bool { return strings.Join(u.Args, "|") == "uci|--net|n.palnet|--threads|2" }},
 		{"uci:pikafish,tc=10+0.1", "uci:pikafish/tc=10+0.1",
-			func(u *arena.EngineSpec) bool {
+			func(u *arena.UCISpec) bool {
 				return u.ClockBase == 10*time.Second && u.ClockIncrement == 100*time.Millisecond
 			}},
 		{"uci:pikafish,tc=5,nodes=100", "uci:pikafish/nodes=100/tc=5+0",
-			func(u *arena.EngineSpec) bool { return u.ClockBase == 5*time.Second && u.ClockIncrement == 0 }},
+			func(u *arena.UCISpec) bool { return u.ClockBase == 5*time.Second && u.ClockIncrement == 0 }},
 	} {
 		ps, err := arena.ParsePlayer(tc.spec)
 		if err != nil {
 			t.Errorf("%q: %v", tc.spec, err)
 			continue
 		}
-		if ps.Kind != arena.KindUCI || ps.Engine == nil {
+		if ps.Kind != arena.KindUCI || ps.UCI == nil {
 			t.Errorf("%q: kind %q", tc.spec, ps.Kind)
 			continue
 		}
-		if got := ps.Engine.Name(); got != tc.name {
+		if got := ps.UCI.Name(); got != tc.name {
 			t.Errorf("%q: name %q, want %q", tc.spec, got, tc.name)
 		}
-		if !tc.check(ps.Engine) {
-			t.Errorf("%q: parsed as %+v", tc.spec, *ps.Engine)
+		if !tc.check(ps.UCI) {
+			t.Errorf("%q: parsed as %+v", tc.spec, *ps.UCI)
 		}
 	}
 }

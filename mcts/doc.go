@@ -18,13 +18,13 @@
 //
 // # Tree
 //
-// Nodes live in an arena (a slice) linked by int32 indices, a node's
+// Nodes live in a pool (a slice) linked by int32 indices, a node's
 // children contiguous. Values are kept from the side to move's view and
 // backed up as win − loss with the draw probability beside it, so the root's
 // WDL is the mean of the network's WDLs and exact results. Between moves Run
 // finds the subtree of the position it is given (the game may have moved on
 // by up to 32 plies; encode's history-aware key checks it is the same game)
-// and compacts it into a second arena, so steady-state searching allocates
+// and compacts it into a second pool, so steady-state searching allocates
 // nothing. Leaves are scored by rules.Game.Result with every claim applied:
 // a finished game is exact (a loss to the side to move is −1, a draw 0).
 // Proofs rise as in MCTS-Solver, with the number of plies to the end: a

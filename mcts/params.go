@@ -125,7 +125,7 @@ type Params struct {
 	MateCheck bool `json:",omitempty"`
 
 	// MaxNodes caps the tree (48 bytes a node, and as many again for the
-	// arena compaction copies into); a search that fills it stops early.
+	// pool compaction copies into); a search that fills it stops early.
 	MaxNodes int
 
 	// Seed seeds the search's random numbers (noise, playout cap,

@@ -90,7 +90,7 @@ type Search struct {
 	halved     bool      // Gumbel's root state is set up for this search
 	sims       int
 	evals      int
-	arenaFull  bool
+	poolFull   bool
 }
 
 // slot holds one leaf awaiting evaluation; its buffers are allocated once.
@@ -190,7 +190,7 @@ func (s *Search) RunWith(g *rules.Game, o RunOptions, r *Result) (err error) {
 
 	s.restoreNoise()
 	s.moveRoot(g)
-	s.sims, s.evals, s.arenaFull, s.halved = 0, 0, false, false
+	s.sims, s.evals, s.poolFull, s.halved = 0, 0, false, false
 
 	full := true
 	budget := s.p.Simulations
@@ -211,9 +211,9 @@ func (s *Search) RunWith(g *rules.Game, o RunOptions, r *Result) (err error) {
 		if err := s.expandRoot(g); err != nil {
 			return err
 		}
-		if s.arenaFull { // a reused tree left no room: start afresh
+		if s.poolFull { // a reused tree left no room: start afresh
 			t.reset()
-			s.arenaFull = false
+			s.poolFull = false
 			if err := s.expandRoot(g); err != nil {
 				return err
 			}
@@ -298,7 +298,7 @@ func (s *Search) restoreNoise() {
 
 // expandRoot evaluates the root; it is not counted as a simulation. A root
 // without children may still carry a proof (the lookahead's, when the
-// arena had no room to give it children): it is searched afresh.
+// node pool had no room to give it children): it is searched afresh.
 func (s *Search) expandRoot(g *rules.Game) error {
 	root := &s.t.nodes[s.t.root]
 	root.proof, root.plies = unproven, 0
@@ -338,8 +338,8 @@ func (s *Search) lookahead(g *rules.Game) {
 // proveWonBy proves node i, whose side to move ends the game in its
 // favour with move win (moves are i's legal moves), won in one ply: the
 // end's node is marked, and i, when it has no children yet, gets them
-// without an evaluation (equal priors). It reports false when the arena
-// has no room for them.
+// without an evaluation (equal priors). It reports false when the node
+// pool has no room for them.
 func (s *Search) proveWonBy(i int32, moves []rules.Move, win rules.Move) bool {
 	t := &s.t
 	if !t.nodes[i].expanded() {
@@ -478,7 +478,7 @@ func (s *Search) settled() bool {
 
 // loop runs simulations until the budget is spent or the search must stop.
 func (s *Search) loop(g *rules.Game, budget int, o *RunOptions) error {
-	for s.sims < budget && !s.settled() && !s.arenaFull && s.t.nodes[s.t.root].n < maxVisits {
+	for s.sims < budget && !s.settled() && !s.poolFull && s.t.nodes[s.t.root].n < maxVisits {
 		if !o.Deadline.IsZero() && !time.Now().Before(o.Deadline) {
 			return nil
 		}
@@ -634,13 +634,13 @@ func (s *Search) evaluate(k int) error {
 	return nil
 }
 
-// expand gives leaf its children, unless the arena is full (then the search
+// expand gives leaf its children, unless the node pool is full (then the search
 // stops after this batch and the leaf stays a leaf).
 func (s *Search) expand(leaf int32, moves []rules.Move, policy []float32, scale float32) {
 	t := &s.t
 	first := len(t.nodes)
 	if first+len(moves) > s.p.MaxNodes {
-		s.arenaFull = true
+		s.poolFull = true
 		return
 	}
 	for j, m := range moves {

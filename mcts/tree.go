@@ -38,7 +38,7 @@ func (p proof) wdl() (w, d, l float64) {
 	return 0, 1, 0
 }
 
-// node is one position of the tree, stored in an arena and linked by index:
+// node is one position of the tree, stored in the node pool and linked by index:
 // a node's children are contiguous, kids[first : first+nkids]. Values are
 // from the view of the node's side to move; a parent reads a child's value
 // negated. Virtual loss is kept as a count apart from the sums, so taking it
@@ -101,8 +101,8 @@ func (p proof) moverValue(drawScore float64) float64 {
 	return -p.value() + drawScore*d
 }
 
-// tree is the node arena. nodes[root] is the searched position; spare is
-// the second arena that compaction copies the kept subtree into, so moving
+// tree is the node pool. nodes[root] is the searched position; spare is
+// the second pool that compaction copies the kept subtree into, so moving
 // the root allocates nothing once both have grown.
 type tree struct {
 	nodes []node
@@ -117,7 +117,7 @@ func (t *tree) reset() {
 
 func (t *tree) empty() bool { return len(t.nodes) == 0 }
 
-// kids returns the children of i. The slice aliases the arena: it is valid
+// kids returns the children of i. The slice aliases the pool: it is valid
 // until the next append.
 func (t *tree) kids(i int32) []node {
 	nd := &t.nodes[i]
@@ -136,7 +136,7 @@ func (t *tree) child(i int32, m rules.Move) int32 {
 }
 
 // promote makes the subtree under i the whole tree, copying it breadth
-// first into the spare arena (Cheney's copy: the new arena is its own
+// first into the spare pool (Cheney's copy: the new pool is its own
 // queue) so children stay contiguous and the dropped nodes cost nothing.
 func (t *tree) promote(i int32) {
 	if i == t.root {

@@ -11,7 +11,9 @@
 //   - Uniform and Random, test backends with no network;
 //   - Cache, a fixed-size table of results keyed by position;
 //   - Batcher, which gathers positions from many concurrent searches into one
-//     backend call, without timers.
+//     backend call, without timers;
+//   - Parallel, which splits each batch among copies of a network, one
+//     goroutine a copy.
 //
 // A self-play process with one network and many searches composes them as
 //

@@ -8,26 +8,43 @@ import (
 // the last ply in bulk as Fairy-Stockfish does. History rules apply: a
 // double pass or a pass under bikjang is a node without moves.
 func (g *Game) Perft(depth int) uint64 {
-	if depth <= 0 {
-		return 1
-	}
-	bufs := make([]Move, depth*maxMoves)
-	return g.perft(depth, bufs)
+	n, _ := g.PerftStop(depth, nil)
+	return n
 }
 
-func (g *Game) perft(depth int, buf []Move) uint64 {
+// PerftStop is Perft that gives up once stop reports true, for a count a
+// user may cancel (an engine's go perft): it returns the count and true,
+// or 0 and false when stopped. stop is asked at every node more than one
+// ply above the leaves, so it is rare beside the bulk-counted last ply and
+// costs Perft nothing measurable; nil never stops.
+func (g *Game) PerftStop(depth int, stop func() bool) (uint64, bool) {
+	if depth <= 0 {
+		return 1, true
+	}
+	bufs := make([]Move, depth*maxMoves)
+	return g.perft(depth, bufs, stop)
+}
+
+func (g *Game) perft(depth int, buf []Move, stop func() bool) (uint64, bool) {
 	moves := g.LegalMoves(buf[:0:maxMoves])
 	if depth == 1 {
-		return uint64(len(moves))
+		return uint64(len(moves)), true
+	}
+	if stop != nil && stop() {
+		return 0, false
 	}
 	var n uint64
 	rest := buf[maxMoves:]
 	for _, m := range moves {
 		g.Play(m)
-		n += g.perft(depth-1, rest)
+		k, ok := g.perft(depth-1, rest, stop)
 		g.Undo()
+		if !ok {
+			return 0, false
+		}
+		n += k
 	}
-	return n
+	return n, true
 }
 
 // MoveCount is one root move and the leaves below it.
@@ -48,7 +65,7 @@ func (g *Game) PerftDivide(depth int) []MoveCount {
 		var n uint64 = 1
 		if depth > 1 {
 			g.Play(m)
-			n = g.perft(depth-1, bufs)
+			n, _ = g.perft(depth-1, bufs, nil)
 			g.Undo()
 		}
 		out = append(out, MoveCount{m, n})

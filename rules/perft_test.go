@@ -189,3 +189,31 @@ func TestIsLegalAgreesInPlay(t *testing.T) {
 		}
 	}
 }
+
+// PerftStop counts what Perft counts while stop says no, gives up once it
+// says yes, and leaves the game as it found it either way.
+func TestPerftStop(t *testing.T) {
+	rs := MustPreset("xiangqi")
+	g, err := NewGame(rs, rs.StartFEN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := g.Perft(3)
+	if got, ok := g.PerftStop(3, func() bool { return false }); got != want || !ok {
+		t.Errorf("PerftStop(3, never) = %d, %v; want %d, true", got, ok, want)
+	}
+	if got, ok := g.PerftStop(0, func() bool { return true }); got != 1 || !ok {
+		t.Errorf("PerftStop(0) = %d, %v; want 1, true (no node above the leaves to stop at)", got, ok)
+	}
+	asked := 0
+	got, ok := g.PerftStop(3, func() bool { asked++; return asked > 5 })
+	if got != 0 || ok {
+		t.Errorf("PerftStop(3) stopped at the 6th question = %d, %v; want 0, false", got, ok)
+	}
+	if asked != 6 {
+		t.Errorf("stop asked %d times after saying stop at the 6th, want 6", asked)
+	}
+	if fen := g.Position().FEN(); fen != rs.StartFEN() || g.Ply() != 0 {
+		t.Errorf("after a stopped perft the game is at %s, ply %d", fen, g.Ply())
+	}
+}

@@ -93,8 +93,8 @@ type ClientConfig struct {
 // OptionValue is a setting for setoption.
 type OptionValue struct{ Name, Value string }
 
-// EngineOption is an option the engine advertised.
-type EngineOption struct {
+// Option is an option the other program advertised (its "option" lines).
+type Option struct {
 	Name, Type, Default string
 	Vars                []string // a combo's values
 }
@@ -139,12 +139,11 @@ type Client struct {
 	werr   error         // the process's exit, after done
 	tail   *tailBuffer
 
-	ucci     bool
-	id       string
-	options  []EngineOption
-	variant  string // the UCI_Variant set, or ""
-	base     rules.RankBase
-	millisec bool // UCCI times in ms (usemillisec set)
+	dialect dialect
+	id      string
+	options []Option
+	variant string // the UCI_Variant set, or ""
+	base    rules.RankBase
 
 	broken error
 	closed bool
@@ -179,7 +178,7 @@ func StartClient(ctx context.Context, cfg ClientConfig) (*Client, error) {
 		cmd.Env = append(cmd.Environ(), cfg.Env...)
 	}
 	c := &Client{cfg: cfg, cmd: cmd, lines: make(chan string, 256), done: make(chan struct{}),
-		tail: &tailBuffer{}, ucci: cfg.Protocol == ProtocolUCCI}
+		tail: &tailBuffer{}, dialect: dialectFor(cfg.Protocol)}
 	cmd.Stderr = c.tail
 	if cfg.Stderr != nil {
 		cmd.Stderr = io.MultiWriter(c.tail, cfg.Stderr)
@@ -235,10 +234,7 @@ func (c *Client) read(r *os.File) {
 }
 
 func (c *Client) handshake(ctx context.Context) error {
-	hello, ok := "uci", "uciok"
-	if c.ucci {
-		hello, ok = "ucci", "ucciok"
-	}
+	hello, ok := c.dialect.hello()
 	if err := c.send(hello); err != nil {
 		return err
 	}
@@ -265,11 +261,11 @@ func (c *Client) handshake(ctx context.Context) error {
 
 // parseOptionLine reads "option name N type T [default D] [min M] [max M]
 // [var V]..." (UCCI: "option N type T ...").
-func parseOptionLine(line string) (EngineOption, bool) {
+func parseOptionLine(line string) (Option, bool) {
 	rest := " " + strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "option")) + " "
 	rest = strings.TrimPrefix(rest, " name") // UCI; UCCI has no "name"
 	// Cut rest at the keywords, in order of appearance.
-	var o EngineOption
+	var o Option
 	key, pos := "name", 0
 	for {
 		next, at := "", -1
@@ -357,29 +353,16 @@ func (c *Client) configure(ctx context.Context) error {
 			c.variant = o.Value
 		}
 	}
-	if c.ucci && c.Option("usemillisec") != nil {
-		// UCCI's times are in seconds unless the engine is told otherwise.
-		c.millisec = true
-		for _, o := range c.cfg.Options {
-			if strings.EqualFold(o.Name, "usemillisec") {
-				c.millisec = strings.EqualFold(o.Value, "true") || strings.EqualFold(o.Value, "on")
-			}
-		}
-		if c.millisec {
-			if err := c.setOption("usemillisec", "true"); err != nil {
-				return err
-			}
-		}
+	if err := c.dialect.configure(c); err != nil {
+		return err
 	}
-	switch {
-	case c.cfg.Notation == NotationRanks1:
+	switch c.cfg.Notation {
+	case NotationRanks1:
 		c.base = rules.Ranks1
-	case c.cfg.Notation == NotationRanks0:
+	case NotationRanks0:
 		c.base = rules.Ranks0
-	case !c.ucci && c.variant != "":
-		c.base = rules.Ranks1
 	default:
-		c.base = rules.Ranks0
+		c.base = c.dialect.base(c.variant)
 	}
 	if c.cfg.Log != nil {
 		c.cfg.Log(fmt.Sprintf("! engine %q, variant %q, notation %s", c.id, c.variant, c.Notation()))
@@ -388,13 +371,7 @@ func (c *Client) configure(ctx context.Context) error {
 }
 
 func (c *Client) setOption(name, value string) error {
-	switch {
-	case c.ucci:
-		return c.send(strings.TrimSpace("setoption " + name + " " + value))
-	case value == "": // a button
-		return c.send("setoption name " + name)
-	}
-	return c.send("setoption name " + name + " value " + value)
+	return c.send(c.dialect.setOption(name, value))
 }
 
 // sync sends isready and waits for readyok.
@@ -418,10 +395,10 @@ func (c *Client) sync(ctx context.Context) error {
 func (c *Client) ID() string { return c.id }
 
 // Options are the options the engine advertised.
-func (c *Client) Options() []EngineOption { return c.options }
+func (c *Client) Options() []Option { return c.options }
 
 // Option is the advertised option named name (any case), or nil.
-func (c *Client) Option(name string) *EngineOption {
+func (c *Client) Option(name string) *Option {
 	for i := range c.options {
 		if strings.EqualFold(c.options[i].Name, name) {
 			return &c.options[i]
@@ -455,8 +432,8 @@ func (c *Client) NewGame(ctx context.Context) error {
 	if err := c.Err(); err != nil {
 		return err
 	}
-	if !c.ucci {
-		if err := c.send("ucinewgame"); err != nil {
+	if line := c.dialect.newGame(); line != "" {
+		if err := c.send(line); err != nil {
 			return err
 		}
 	}
@@ -485,7 +462,7 @@ func (c *Client) Go(ctx context.Context, g *rules.Game, lim Limits) (Bestmove, e
 		return Bestmove{}, err
 	}
 	side := g.Position().SideToMove()
-	if err := c.send(c.goCommand(lim, side)); err != nil {
+	if err := c.send(c.dialect.goCommand(lim, side)); err != nil {
 		return Bestmove{}, err
 	}
 	start := time.Now()
@@ -556,56 +533,6 @@ func (c *Client) stop() {
 			return
 		}
 	}
-}
-
-// goCommand writes lim as a go command in the client's dialect.
-func (c *Client) goCommand(lim Limits, side rules.Color) string {
-	var b strings.Builder
-	b.WriteString("go")
-	if lim.Depth > 0 {
-		fmt.Fprintf(&b, " depth %d", lim.Depth)
-	}
-	if lim.Nodes > 0 {
-		fmt.Fprintf(&b, " nodes %d", lim.Nodes)
-	}
-	clock := lim.WTime > 0 || lim.BTime > 0
-	if !c.ucci {
-		if lim.MoveTime > 0 {
-			fmt.Fprintf(&b, " movetime %d", ms(lim.MoveTime))
-		}
-		if clock {
-			fmt.Fprintf(&b, " wtime %d btime %d winc %d binc %d", ms(lim.WTime), ms(lim.BTime), ms(lim.WInc), ms(lim.BInc))
-			if lim.MovesToGo > 0 {
-				fmt.Fprintf(&b, " movestogo %d", lim.MovesToGo)
-			}
-		}
-		return b.String()
-	}
-	// UCCI: the side to move's time, then the opponent's.
-	unit := func(d time.Duration) int64 {
-		switch {
-		case c.millisec:
-			return ms(d)
-		case d <= 0:
-			return 0
-		}
-		return max(int64(d/time.Second), 1)
-	}
-	switch {
-	case clock:
-		own, inc, opp, oppInc := lim.WTime, lim.WInc, lim.BTime, lim.BInc
-		if side == rules.Black {
-			own, inc, opp, oppInc = opp, oppInc, own, inc
-		}
-		fmt.Fprintf(&b, " time %d increment %d opptime %d oppincrement %d", unit(own), unit(inc), unit(opp), unit(oppInc))
-		if lim.MovesToGo > 0 {
-			fmt.Fprintf(&b, " movestogo %d", lim.MovesToGo)
-		}
-	case lim.MoveTime > 0:
-		// UCCI has no move time: all the time for one move.
-		fmt.Fprintf(&b, " time %d movestogo 1", unit(lim.MoveTime))
-	}
-	return b.String()
 }
 
 func ms(d time.Duration) int64 { return max(d.Milliseconds(), 0) }

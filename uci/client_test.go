@@ -40,15 +40,9 @@ func TestMain(m *testing.M) {
 //	none     answers go with bestmove (none) (UCCI: nobestmove)
 //	mute     never answers uci
 //	deaf     ignores quit
-//	palace   palace's own Engine
+//
+// The client against palace's own engine is tested in package engine.
 func fakeEngine(mode string, in io.Reader, out, errOut io.Writer) int {
-	if mode == "palace" {
-		if err := NewEngine(Options{}).Run(context.Background(), in, out); err != nil {
-			fmt.Fprintln(errOut, err)
-			return 1
-		}
-		return 0
-	}
 	w := bufio.NewWriter(out)
 	say := func(format string, args ...any) {
 		fmt.Fprintf(w, format+"\n", args...)
@@ -456,26 +450,6 @@ func TestClientCancel(t *testing.T) {
 	}
 }
 
-// The client against palace's own engine, in every dialect.
-func TestClientPalaceEngine(t *testing.T) {
-	for _, tc := range []struct {
-		rules, protocol string
-		notation        string
-	}{{"xiangqi", "uci", NotationRanks1}, {"janggi", "uci", NotationRanks1}, {"xiangqi", "ucci", NotationRanks0}, {"janggimodern", "ucci", NotationRanks0}} {
-		t.Run(tc.rules+"-"+tc.protocol, func(t *testing.T) {
-			rs := rules.MustPreset(tc.rules)
-			c, log := mustFake(t, "palace", ClientConfig{Rules: rs, Protocol: tc.protocol})
-			if c.Notation() != tc.notation || c.Variant() != tc.rules || !strings.HasPrefix(c.ID(), "palace") {
-				t.Errorf("id %q notation %s variant %q", c.ID(), c.Notation(), c.Variant())
-			}
-			playOut(t, c, rs, 8, Limits{Nodes: 8})
-			if tr := log.String(); strings.Contains(tr, "info string") {
-				t.Errorf("palace complained:\n%s", tr)
-			}
-		})
-	}
-}
-
 const fairyStockfish = "/usr/games/fairy-stockfish"
 
 // The client against Fairy-Stockfish, when it is installed.
@@ -509,15 +483,15 @@ func TestClientFairyStockfish(t *testing.T) {
 func TestParseOptionLine(t *testing.T) {
 	for _, tc := range []struct {
 		line string
-		want EngineOption
+		want Option
 	}{
-		{"option name Hash type spin default 16 min 1 max 131072", EngineOption{Name: "Hash", Type: "spin", Default: "16"}},
-		{"option name Skill Level type spin default 20 min -20 max 20", EngineOption{Name: "Skill Level", Type: "spin", Default: "20"}},
-		{"option name Debug Log File type string default ", EngineOption{Name: "Debug Log File", Type: "string"}},
-		{"option name Clear Hash type button", EngineOption{Name: "Clear Hash", Type: "button"}},
-		{"option name UCI_Variant type combo default chess var 3check var janggi var xiangqi", EngineOption{Name: "UCI_Variant", Type: "combo", Default: "chess", Vars: []string{"3check", "janggi", "xiangqi"}}},
-		{"option WeightsFile type string default <empty>", EngineOption{Name: "WeightsFile", Type: "string"}},
-		{"option usemillisec type check default false", EngineOption{Name: "usemillisec", Type: "check", Default: "false"}},
+		{"option name Hash type spin default 16 min 1 max 131072", Option{Name: "Hash", Type: "spin", Default: "16"}},
+		{"option name Skill Level type spin default 20 min -20 max 20", Option{Name: "Skill Level", Type: "spin", Default: "20"}},
+		{"option name Debug Log File type string default ", Option{Name: "Debug Log File", Type: "string"}},
+		{"option name Clear Hash type button", Option{Name: "Clear Hash", Type: "button"}},
+		{"option name UCI_Variant type combo default chess var 3check var janggi var xiangqi", Option{Name: "UCI_Variant", Type: "combo", Default: "chess", Vars: []string{"3check", "janggi", "xiangqi"}}},
+		{"option WeightsFile type string default <empty>", Option{Name: "WeightsFile", Type: "string"}},
+		{"option usemillisec type check default false", Option{Name: "usemillisec", Type: "check", Default: "false"}},
 	} {
 		got, ok := parseOptionLine(tc.line)
 		if !ok || !reflect.DeepEqual(got, tc.want) {
@@ -545,8 +519,11 @@ func TestGoCommand(t *testing.T) {
 		{true, false, Limits{WTime: 10 * s, BTime: 9 * s}, rules.White, "go time 10 increment 0 opptime 9 oppincrement 0", 15 * s},
 		{true, false, Limits{MoveTime: 1500 * time.Millisecond, Nodes: 5, Timeout: s}, rules.White, "go nodes 5 time 1 movestogo 1", s},
 	} {
-		c := &Client{ucci: tc.ucci, millisec: tc.milli}
-		if got := c.goCommand(tc.lim, tc.side); got != tc.want {
+		var d dialect = uciDialect{}
+		if tc.ucci {
+			d = &ucciDialect{millisec: tc.milli}
+		}
+		if got := d.goCommand(tc.lim, tc.side); got != tc.want {
 			t.Errorf("%+v (ucci %v): %q, want %q", tc.lim, tc.ucci, got, tc.want)
 		}
 		if got := tc.lim.timeout(tc.side); got != tc.timeout {

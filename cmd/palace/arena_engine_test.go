@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/palace-chess/palace/arena"
-	"github.com/palace-chess/palace/uci"
+	"github.com/palace-chess/palace/engine"
 )
 
 // fakeEngineEnv makes the test binary, started as an engine, a fake
@@ -42,7 +42,7 @@ func fakeEngine(mode string) int {
 	}
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- uci.NewEngine(uci.Options{}).Run(context.Background(), pr, os.Stdout) }()
+	go func() { done <- engine.New(engine.Options{}).Run(context.Background(), pr, os.Stdout) }()
 	plies := 0
 	sc := bufio.NewScanner(os.Stdin)
 	for sc.Scan() {

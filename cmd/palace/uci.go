@@ -6,11 +6,11 @@ import (
 	"io"
 	"os"
 
-	"github.com/palace-chess/palace/uci"
+	"github.com/palace-chess/palace/engine"
 )
 
 // runUCI speaks UCI, UCI_Variant or UCCI on stdin and stdout: palace as an
-// engine for GUIs and match runners (see package uci).
+// engine for GUIs and match runners (see package engine).
 func runUCI(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("uci", stderr)
 	netFile := fs.String("net", "", "network checkpoint, loaded at the first isready or go; without it a uniform evaluator (equal priors, value 0) stands in")
@@ -31,6 +31,6 @@ func runUCI(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	e := uci.NewEngine(uci.Options{Network: *netFile, Nodes: *nodes, Threads: *threads, Version: codeVersion()})
+	e := engine.New(engine.Options{Network: *netFile, Nodes: *nodes, Threads: *threads, Version: codeVersion()})
 	return e.Run(context.Background(), stdin, stdout)
 }

@@ -1,4 +1,4 @@
-package uci
+package engine
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package uci
+package engine
 
 import (
 	"bufio"
@@ -41,22 +41,15 @@ const (
 	maxLine         = 1 << 20 // bytes; a longer line is dropped
 )
 
-type dialect uint8
-
-const (
-	dialectUCI dialect = iota
-	dialectUCCI
-)
-
-// Engine answers one client at a time over UCI or UCCI. Its settings (the
-// options the client set, the position, the search tree) last from one Run
-// to the next.
+// Engine answers one client at a time in one of its protocols. Its settings
+// (the protocol, the options the client set, the position, the search
+// tree) last from one Run to the next.
 type Engine struct {
-	opts Options
-	out  *output
+	opts  Options
+	out   *output
+	proto protocol // the protocol in force; UCI until a line names another
 
 	// What the client set.
-	dialect    dialect
 	variant    string
 	variantSet bool   // the client set UCI_Variant: Fairy-Stockfish's notation
 	notation   string // MoveNotation: auto, ranks1, ranks0
@@ -84,8 +77,8 @@ type Engine struct {
 	trace  func(line string)
 }
 
-// NewEngine makes an engine with opts; nothing is loaded yet.
-func NewEngine(opts Options) *Engine {
+// New makes an engine with opts; nothing is loaded yet.
+func New(opts Options) *Engine {
 	if opts.Nodes <= 0 {
 		opts.Nodes = defaultNodes
 	}
@@ -99,6 +92,7 @@ func NewEngine(opts Options) *Engine {
 	}
 	return &Engine{
 		opts:     opts,
+		proto:    uciProtocol{},
 		variant:  "xiangqi",
 		notation: "auto",
 		network:  opts.Network,
@@ -141,7 +135,7 @@ func (e *Engine) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 				e.stopSearch()
 				e.wait()
 				if err := <-readErr; err != nil {
-					return fmt.Errorf("uci: reading commands: %w", err)
+					return fmt.Errorf("engine: reading commands: %w", err)
 				}
 				return e.out.Err()
 			}
@@ -152,7 +146,7 @@ func (e *Engine) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 				e.trace(l.text)
 			}
 			if l.tooLong {
-				e.out.info(fmt.Errorf("uci: a line longer than %d bytes, ignored", maxLine))
+				e.note(fmt.Errorf("uci: a line longer than %d bytes, ignored", maxLine))
 				continue
 			}
 			if e.handle(l.text) {
@@ -211,95 +205,33 @@ func readLines(in io.Reader, lines chan<- inputLine, readErr chan<- error, done 
 	}
 }
 
-// handle carries out one command line; it reports whether to quit.
+// handle carries out one command line; it reports whether to quit. A line
+// that names a protocol switches to it; every other line is the protocol's.
 func (e *Engine) handle(line string) bool {
 	line = strings.TrimSpace(line)
 	fields := strings.Fields(line)
 	if len(fields) == 0 {
 		return false
 	}
-	cmd, args := strings.ToLower(fields[0]), fields[1:]
-	rest := strings.TrimSpace(line[len(fields[0]):])
-	switch cmd {
-	case "uci":
-		e.dialect = dialectUCI
-		e.identify("uciok")
-	case "ucci":
-		e.dialect = dialectUCCI
-		e.identify("ucciok")
-	case "isready":
-		if e.idle() && e.stale {
-			e.machinery()
-		}
-		e.out.line("readyok")
-	case "setoption":
-		if err := e.setOption(rest); err != nil {
-			e.out.info(err)
-		}
-	case "ucinewgame":
-		e.stopSearch()
-		e.wait()
-		if e.search != nil {
-			e.search.Reset()
-		}
-		e.game = nil
-	case "position":
-		if err := e.position(args); err != nil {
-			e.out.info(err)
-		}
-	case "go":
-		// A search still running is stopped (a client should have waited
-		// for its bestmove); a perft is finished, for scripts.
-		if j := e.job; j != nil && j.perft == 0 {
-			e.stopSearch()
-		}
-		e.wait()
-		e.goCmd(args)
-	case "stop", "ponderhit":
-		e.stopSearch()
-	case "d":
-		g, err := e.current()
-		if err != nil {
-			e.out.info(err)
-			break
-		}
-		e.out.line("Fen: " + g.Position().FEN())
-	case "quit":
-		e.stopSearch()
-		e.wait()
-		if e.dialect == dialectUCCI {
-			e.out.line("bye")
-		}
-		return true
-	case "debug", "register":
-	default:
-		e.out.info(fmt.Errorf("uci: unknown command %q", fields[0]))
+	c := command{word: fields[0], name: strings.ToLower(fields[0]), args: fields[1:], rest: strings.TrimSpace(line[len(fields[0]):])}
+	if p := protocolNamed(c.name); p != nil {
+		e.proto = p
+		p.hello(e)
+		return false
 	}
-	return false
+	return e.proto.command(e, c)
 }
 
-func (e *Engine) identify(ok string) {
-	e.out.line("id name palace " + e.opts.Version)
-	e.out.line("id author the palace authors")
-	for i := range options {
-		if line, ok := options[i].declare(e); ok {
-			e.out.line(line)
-		}
-	}
-	e.out.line(ok)
-}
-
-// base is the move notation in force.
+// base is the move notation in force: MoveNotation's, or the protocol's
+// when it is auto.
 func (e *Engine) base() rules.RankBase {
-	switch {
-	case e.notation == "ranks1":
+	switch e.notation {
+	case "ranks1":
 		return rules.Ranks1
-	case e.notation == "ranks0":
+	case "ranks0":
 		return rules.Ranks0
-	case e.dialect == dialectUCI && e.variantSet:
-		return rules.Ranks1
 	}
-	return rules.Ranks0
+	return e.proto.moveBase(e)
 }
 
 // ruleSet is the variant's rule set, one pointer per name.
@@ -332,53 +264,6 @@ func (e *Engine) current() (*rules.Game, error) {
 	return g, nil
 }
 
-// position sets the position. A bad FEN keeps the previous one; a bad move
-// keeps the position just before it.
-func (e *Engine) position(args []string) error {
-	rs, err := e.ruleSet()
-	if err != nil {
-		return err
-	}
-	var fen string
-	i := 0
-	switch {
-	case len(args) == 0:
-		return errors.New("uci: position: want startpos or fen FEN")
-	case args[0] == "startpos":
-		fen, i = rs.StartFEN(), 1
-	case args[0] == "fen":
-		i = 1
-		for i < len(args) && args[i] != "moves" {
-			i++
-		}
-		f := args[1:i]
-		if len(f) > 1 && f[1] == "r" {
-			f = append(append([]string{}, f[0], "w"), f[2:]...)
-		}
-		fen = strings.Join(f, " ")
-	default:
-		return fmt.Errorf("uci: position: %q: want startpos or fen FEN", args[0])
-	}
-	g, err := rules.NewGame(rs, fen)
-	if err != nil {
-		return fmt.Errorf("uci: position: %w", err)
-	}
-	e.game = g
-	switch {
-	case i == len(args):
-		return nil
-	case args[i] != "moves":
-		return fmt.Errorf("uci: position: %q after the position: want moves", args[i])
-	}
-	base := e.base()
-	for k, text := range args[i+1:] {
-		if _, err := g.PlayText(text, base); err != nil {
-			return fmt.Errorf("uci: position: move %d (%s): %w; the position is the one before it", k+1, text, err)
-		}
-	}
-	return nil
-}
-
 // machinery builds the search over the evaluator the options ask for; a
 // network that fails to load is reported and the uniform evaluator stands
 // in.
@@ -388,16 +273,35 @@ func (e *Engine) machinery() *mcts.Search {
 	}
 	ev, err := newEvaluator(e.network, e.threads)
 	if err != nil {
-		e.out.info(fmt.Errorf("%w; searching with the uniform evaluator", err))
+		e.note(fmt.Errorf("%w; searching with the uniform evaluator", err))
 		ev = uniform()
 	}
 	s, err := mcts.New(playParams(e.nodes, e.threads, e.drawScore), ev)
 	if err != nil { // the parameters are ours: cannot happen
-		e.out.info(fmt.Errorf("uci: %w", err))
+		e.note(fmt.Errorf("uci: %w", err))
 		return e.search
 	}
 	e.search, e.stale = s, false
 	return s
+}
+
+// ready loads what the options ask for, unless a search is using the
+// machinery: isready's work.
+func (e *Engine) ready() {
+	if e.idle() && e.stale {
+		e.machinery()
+	}
+}
+
+// newGame ends the search, forgets its tree and goes back to the start
+// position.
+func (e *Engine) newGame() {
+	e.stopSearch()
+	e.wait()
+	if e.search != nil {
+		e.search.Reset()
+	}
+	e.game = nil
 }
 
 func (e *Engine) idle() bool {
@@ -443,22 +347,24 @@ func (o *output) line(s string) {
 	}
 }
 
-// info reports err to the client as "info string".
-func (o *output) info(err error) {
-	msg := strings.Map(func(r rune) rune {
+// note reports err to the client in the protocol's form.
+func (e *Engine) note(err error) { e.out.line(e.proto.note(oneLine(err))) }
+
+// oneLine is err's text as one line of valid UTF-8.
+func oneLine(err error) string {
+	return strings.Map(func(r rune) rune {
 		if r < ' ' || r == 0x7f {
 			return ' '
 		}
 		return r
 	}, strings.ToValidUTF8(err.Error(), "\uFFFD"))
-	o.line("info string " + msg)
 }
 
 func (o *output) Err() error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.err != nil {
-		return fmt.Errorf("uci: writing answers: %w", o.err)
+		return fmt.Errorf("engine: writing answers: %w", o.err)
 	}
 	return nil
 }

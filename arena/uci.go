@@ -18,7 +18,7 @@ import (
 // (a match plays many at once), kept between games in a pool and started
 // again when it died.
 
-const engineHelp = `  uci:PATH[,nodes=N][,depth=N][,movetime=MS][,tc=SEC[+INC]][,option.NAME=VALUE]...[,protocol=uci|ucci]
+const uciHelp = `  uci:PATH[,nodes=N][,depth=N][,movetime=MS][,tc=SEC[+INC]][,option.NAME=VALUE]...[,protocol=uci|ucci]
       [,notation=ranks1|ranks0][,timeout=DUR][,args=A B C][,arg=A]...[,dir=DIR][,log=FILE]
                                          an external engine (Fairy-Stockfish, Pikafish, UCCI, palace uci), one
                                          process per game in play; limits (at least one): nodes, depth,
@@ -30,9 +30,9 @@ const engineHelp = `  uci:PATH[,nodes=N][,depth=N][,movetime=MS][,tc=SEC[+INC]][
                                          restarted; args, or one arg= each, are the program's arguments
                                          (palace: arg=uci); log appends every line exchanged to FILE`
 
-// EngineSpec is an external engine player: a uci:PATH[,...] spec parsed,
+// UCISpec is an external engine player: a uci:PATH[,...] spec parsed,
 // or one built in code (a ladder's rungs).
-type EngineSpec struct {
+type UCISpec struct {
 	// Path is the engine program; Args its arguments, Dir its working
 	// directory ("": this process's).
 	Path string
@@ -55,9 +55,9 @@ type EngineSpec struct {
 	Log string
 }
 
-// parseEngineSpec reads the options of uci:PATH (fields[0] is "uci:PATH").
-func parseEngineSpec(spec string, fields []string) (*EngineSpec, error) {
-	e := &EngineSpec{Path: strings.TrimPrefix(fields[0], "uci:")}
+// parseUCISpec reads the options of uci:PATH (fields[0] is "uci:PATH").
+func parseUCISpec(spec string, fields []string) (*UCISpec, error) {
+	e := &UCISpec{Path: strings.TrimPrefix(fields[0], "uci:")}
 	bad := func(format string, args ...any) error { return &SpecError{spec, fmt.Sprintf(format, args...)} }
 	if e.Path == "" {
 		return nil, bad("uci: needs the engine program (uci:PATH)")
@@ -146,7 +146,7 @@ func parseEngineSpec(spec string, fields []string) (*EngineSpec, error) {
 
 // limitsProblem says what is wrong with the engine's limits ("" when
 // nothing is).
-func (e *EngineSpec) limitsProblem() string {
+func (e *UCISpec) limitsProblem() string {
 	l := e.Limits
 	switch {
 	case l.Nodes == 0 && l.Depth == 0 && l.MoveTime == 0 && e.ClockBase == 0:
@@ -176,7 +176,7 @@ func parseTC(s string) (base, inc time.Duration, err error) {
 
 // Name is the player's name for records: the program and its arguments,
 // the limits and the options, each of which can change its strength.
-func (e *EngineSpec) Name() string {
+func (e *UCISpec) Name() string {
 	var b strings.Builder
 	b.WriteString("uci:" + filepath.Base(e.Path))
 	for _, a := range e.Args {
@@ -201,10 +201,10 @@ func (e *EngineSpec) Name() string {
 	return b.String()
 }
 
-// EnginePlayer is a Player over engine processes. Close it when its
+// UCIPlayer is a Player over engine processes. Close it when its
 // matches are over.
-type EnginePlayer struct {
-	spec   EngineSpec
+type UCIPlayer struct {
+	spec   UCISpec
 	name   string
 	cfg    uci.ClientConfig
 	logf   *os.File
@@ -215,16 +215,16 @@ type EnginePlayer struct {
 	engine string // the first process's id, variant and notation
 }
 
-// NewEnginePlayer starts one engine to check that it works with the rule
+// NewUCIPlayer starts one engine to check that it works with the rule
 // set; it becomes the first game's.
-func NewEnginePlayer(spec EngineSpec, rs *rules.RuleSet) (*EnginePlayer, error) {
+func NewUCIPlayer(spec UCISpec, rs *rules.RuleSet) (*UCIPlayer, error) {
 	if spec.Path == "" {
 		return nil, fmt.Errorf("arena: an engine player without a program")
 	}
 	if problem := spec.limitsProblem(); problem != "" {
 		return nil, fmt.Errorf("arena: %s: %s", spec.Name(), problem)
 	}
-	p := &EnginePlayer{spec: spec, name: spec.Name(), cfg: uci.ClientConfig{
+	p := &UCIPlayer{spec: spec, name: spec.Name(), cfg: uci.ClientConfig{
 		Path: spec.Path, Args: spec.Args, Dir: spec.Dir, Protocol: spec.Protocol, Notation: spec.Notation,
 		Rules: rs, Options: spec.Options,
 	}}
@@ -249,7 +249,7 @@ func NewEnginePlayer(spec EngineSpec, rs *rules.RuleSet) (*EnginePlayer, error) 
 }
 
 // start starts another engine process.
-func (p *EnginePlayer) start() (*uci.Client, error) {
+func (p *UCIPlayer) start() (*uci.Client, error) {
 	cfg := p.cfg
 	if p.logf != nil {
 		p.mu.Lock()
@@ -266,11 +266,11 @@ func (p *EnginePlayer) start() (*uci.Client, error) {
 }
 
 // Name is the spec's name.
-func (p *EnginePlayer) Name() string { return p.name }
+func (p *UCIPlayer) Name() string { return p.name }
 
 // NewGame takes an idle engine (or starts one) and tells it a game starts;
 // an engine that fails to is replaced once.
-func (p *EnginePlayer) NewGame(uint64) (Mover, error) {
+func (p *UCIPlayer) NewGame(uint64) (Mover, error) {
 	p.mu.Lock()
 	var c *uci.Client
 	if n := len(p.idle); n > 0 {
@@ -293,12 +293,12 @@ func (p *EnginePlayer) NewGame(uint64) (Mover, error) {
 			return nil, err
 		}
 	}
-	return &engineMover{p: p, c: c, left: p.spec.ClockBase}, nil
+	return &uciMover{p: p, c: c, left: p.spec.ClockBase}, nil
 }
 
 // Close ends the idle engines (the ones still playing end with their
 // game).
-func (p *EnginePlayer) Close() {
+func (p *UCIPlayer) Close() {
 	p.mu.Lock()
 	idle := p.idle
 	p.idle = nil
@@ -319,7 +319,7 @@ func (p *EnginePlayer) Close() {
 
 // Describe says what the player is beyond its name: the program, and the
 // engine's id, variant and notation.
-func (p *EnginePlayer) Describe() string {
+func (p *UCIPlayer) Describe() string {
 	var b strings.Builder
 	b.WriteString(p.spec.Path)
 	for _, a := range p.spec.Args {
@@ -332,14 +332,14 @@ func (p *EnginePlayer) Describe() string {
 	return b.String()
 }
 
-// engineMover plays one game through one engine process.
-type engineMover struct {
-	p    *EnginePlayer
+// uciMover plays one game through one engine process.
+type uciMover struct {
+	p    *UCIPlayer
 	c    *uci.Client
 	left time.Duration // on the engine's clock (tc)
 }
 
-func (m *engineMover) Move(ctx context.Context, g *rules.Game) (rules.Move, error) {
+func (m *uciMover) Move(ctx context.Context, g *rules.Game) (rules.Move, error) {
 	e := &m.p.spec
 	lim := e.Limits
 	lim.Timeout = e.Timeout
@@ -361,7 +361,7 @@ func (m *engineMover) Move(ctx context.Context, g *rules.Game) (rules.Move, erro
 }
 
 // Close returns a working engine to the pool and ends a broken one.
-func (m *engineMover) Close() {
+func (m *uciMover) Close() {
 	if m.c.Err() != nil {
 		m.c.Close()
 		return

@@ -1,4 +1,4 @@
-package uci
+package engine
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // tiny budget: it must neither panic nor hang, and must return once its
 // context ends. Seeds: the golden sessions' commands and a few odd lines.
 //
-//	go test -fuzz FuzzEngineInput ./uci
+//	go test -fuzz FuzzEngineInput ./engine
 func FuzzEngineInput(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "*.txt"))
 	for _, file := range files {
@@ -51,7 +51,7 @@ func FuzzEngineInput(f *testing.F) {
 		if len(lines) > 64 {
 			lines = lines[:64]
 		}
-		e := NewEngine(Options{Nodes: 8, Version: "fuzz"})
+		e := New(Options{Nodes: 8, Version: "fuzz"})
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		done := make(chan error, 1)

@@ -1,4 +1,4 @@
-package uci
+package engine
 
 import (
 	"fmt"
@@ -12,18 +12,12 @@ import (
 type option struct {
 	name     string
 	kind     string // check, spin, combo, string
-	only     int    // 0: both dialects; 1: UCI only; 2: UCCI only
+	only     string // "": every protocol offers it; else the one that does ("uci", "ucci")
 	min, max int    // spin
 	vars     func() []string
 	def      func(e *Engine) string // the value before any setoption
 	set      func(e *Engine, v string) error
 }
-
-const (
-	both = iota
-	uciOnly
-	ucciOnly
-)
 
 var options = []option{
 	{name: "UCI_Variant", kind: "combo", vars: rules.PresetNames,
@@ -38,10 +32,10 @@ var options = []option{
 	{name: "MoveNotation", kind: "combo", vars: func() []string { return []string{"auto", "ranks1", "ranks0"} },
 		def: func(*Engine) string { return "auto" },
 		set: func(e *Engine, v string) error { e.notation = v; return nil }},
-	{name: "UCI_ShowWDL", kind: "check", only: uciOnly,
+	{name: "UCI_ShowWDL", kind: "check", only: "uci",
 		def: func(*Engine) string { return "false" },
 		set: func(e *Engine, v string) error { return setBool(&e.showWDL, v) }},
-	{name: "usemillisec", kind: "check", only: ucciOnly,
+	{name: "usemillisec", kind: "check", only: "ucci",
 		def: func(*Engine) string { return "false" },
 		set: func(e *Engine, v string) error { return setBool(&e.milli, v) }},
 	{name: "Threads", kind: "spin", min: 1, max: maxThreads,
@@ -96,59 +90,12 @@ func setBool(dst *bool, v string) error {
 	return nil
 }
 
-// shown reports whether the option is advertised in the dialect.
-func (o *option) shown(d dialect) bool {
-	return o.only == both || o.only == uciOnly && d == dialectUCI || o.only == ucciOnly && d == dialectUCCI
-}
-
-// declare is the option's line for "uci" or "ucci".
-func (o *option) declare(e *Engine) (string, bool) {
-	if !o.shown(e.dialect) {
-		return "", false
-	}
-	var b strings.Builder
-	b.WriteString("option ")
-	if e.dialect == dialectUCI {
-		b.WriteString("name ")
-	}
-	b.WriteString(o.name)
-	b.WriteString(" type " + o.kind)
-	b.WriteString(" default " + o.def(e))
-	if o.kind == "spin" {
-		fmt.Fprintf(&b, " min %d max %d", o.min, o.max)
-	}
-	if o.vars != nil {
-		for _, v := range o.vars() {
-			b.WriteString(" var " + v)
-		}
-	}
-	return b.String(), true
-}
-
-// setOption carries out "name N [value V]" (UCI) or "N [V]" (UCCI).
-func (e *Engine) setOption(rest string) error {
-	var name, value string
-	if f := strings.Fields(rest); len(f) > 0 && strings.EqualFold(f[0], "name") {
-		rest = strings.TrimSpace(rest[len(f[0]):])
-		low := strings.ToLower(rest)
-		switch i := strings.Index(low, " value"); {
-		case strings.HasPrefix(low, "value ") || low == "value":
-			return fmt.Errorf("uci: setoption: no option name")
-		case i >= 0 && (len(low) == i+6 || low[i+6] == ' '):
-			name, value = strings.TrimSpace(rest[:i]), strings.TrimSpace(rest[i+6:])
-		default:
-			name = rest
-		}
-	} else {
-		name, value, _ = strings.Cut(strings.TrimSpace(rest), " ")
-		value = strings.TrimSpace(value)
-	}
-	if name == "" {
-		return fmt.Errorf("uci: setoption: no option name")
-	}
+// setOption sets the option named name (any case) that the protocol
+// offers to value.
+func (e *Engine) setOption(name, value string) error {
 	for i := range options {
 		o := &options[i]
-		if !strings.EqualFold(o.name, name) || !o.shown(e.dialect) {
+		if !strings.EqualFold(o.name, name) || !e.proto.offers(o) {
 			continue
 		}
 		v, err := o.check(value)

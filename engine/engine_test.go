@@ -1,4 +1,4 @@
-package uci
+package engine
 
 import (
 	"bytes"
@@ -73,7 +73,7 @@ func (t *transcript) String() string {
 // comments[i], when there is one, goes before command i.
 func session(t *testing.T, opts Options, commands []string, comments [][]string) string {
 	t.Helper()
-	e := NewEngine(opts)
+	e := New(opts)
 	e.serial = true
 	tr := newTranscript()
 	k := 0
@@ -135,7 +135,7 @@ func TestGoldenSessions(t *testing.T) {
 				return
 			}
 			if got != string(data) {
-				t.Errorf("transcript differs (go test ./uci -run Golden -update to accept):\n%s", diff(string(data), got))
+				t.Errorf("transcript differs (go test ./engine -run Golden -update to accept):\n%s", diff(string(data), got))
 			}
 		})
 	}
@@ -172,7 +172,7 @@ func startLive(t *testing.T, opts Options) *live {
 	t.Helper()
 	pr, pw := io.Pipe()
 	l := &live{t: t, in: pw, tr: newTranscript(), done: make(chan error, 1)}
-	e := NewEngine(opts)
+	e := New(opts)
 	go func() { l.done <- e.Run(context.Background(), pr, l.tr) }()
 	return l
 }
@@ -324,8 +324,8 @@ func TestTimeControlAnswersInTime(t *testing.T) {
 // TestDrawScoreReachesSearch: the DrawScore option, in hundredths, becomes
 // the search's draw score.
 func TestDrawScoreReachesSearch(t *testing.T) {
-	e := NewEngine(Options{})
-	if err := e.setOption("name DrawScore value -20"); err != nil {
+	e := New(Options{})
+	if err := e.setOption("DrawScore", "-20"); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.machinery().Params().DrawScore; got != -0.2 {

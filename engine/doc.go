@@ -1,0 +1,118 @@
+// Package engine is palace as an engine: it speaks the text protocols chess
+// GUIs and match runners drive engines with (UCI, UCI with Fairy-Stockfish's
+// UCI_Variant, and UCCI) and answers with palace's search. Engine reads
+// commands line by line and answers them; its search runs in a goroutine of
+// its own, so stop, isready and quit are answered while it thinks. (Package
+// uci is the other direction: palace driving another engine program.)
+//
+// Each protocol is a type behind the protocol interface (protocol.go): the
+// line that names one ("uci", "ucci") chooses it, and it owns its commands,
+// its handshake, how options are declared, move and score text and go's
+// parameters; the Engine keeps what every protocol shares (the options'
+// values, the position, the search and its job). The notes it writes to
+// the client ("info string uci: ...") start "uci: " in every protocol, as
+// they always have (the golden transcripts in testdata pin them); the
+// errors Run returns start "engine: ".
+//
+// # Dialects and move notation
+//
+// Plain UCI, as Pikafish speaks it: xiangqi, moves with ranks 0–9 (h2e2).
+// Once the client sets UCI_Variant (to any of rules.PresetNames: xiangqi,
+// janggi, janggitraditional, janggimodern, janggicasual, janggiclassic),
+// moves are written as Fairy-Stockfish writes them, ranks 1–10 (h3e3,
+// a10a9). A "ucci" command switches to UCCI: "id", the options in UCCI's
+// form, "ucciok"; ranks 0–9; go's times in seconds unless "setoption
+// usemillisec true"; "nobestmove" when there is no move; "bye" after quit.
+// The MoveNotation option (auto, ranks1, ranks0) overrides the notation for
+// both reading and writing. FENs are the same in every dialect; a side to
+// move written "r" (red, as some UCCI programs write it) reads as "w". A
+// janggi pass is the general's square twice (e2e2 with ranks 1–10).
+//
+// # Commands
+//
+//	uci | ucci                  identify, list options, uciok | ucciok
+//	isready                     readyok (loads the network first when idle)
+//	setoption name N [value V]  (UCCI: setoption N [V]); names ignore case
+//	ucinewgame                  drop the search tree; back to the start position
+//	position startpos|fen FEN [moves M...]
+//	go [nodes N] [movetime MS] [wtime MS btime MS winc MS binc MS movestogo N]
+//	   [depth N] [infinite] [ponder] [perft N]
+//	   UCCI: [time T increment T opptime T oppincrement T movestogo N depth N|infinite nodes N]
+//	stop | ponderhit            end the search now: its bestmove follows
+//	d                           print the position as "Fen: FEN"
+//	quit                        stop and return (UCCI answers bye)
+//
+// A malformed line never stops the engine: it answers "info string uci:
+// ..." and goes on. A bad FEN leaves the previous position in place; an
+// illegal or unreadable move in a position's move list leaves the position
+// as it stands just before that move (the moves before it are played, the
+// rest dropped). A go before any position searches the start position. A go
+// always ends in a bestmove (a perft in its count): bad arguments are
+// reported and the rest of the command is used; only a perft depth outside
+// 1–20 answers with the error alone. A go while a search runs stops it
+// first (its bestmove is written); a perft is left to finish. A position
+// whose game is over by a rule a GUI may not apply (repetition, move limit)
+// but has moves is searched without its history, with a note; one without
+// moves answers "bestmove (none)". debug and register are accepted and
+// ignored; searchmoves and mate are reported as unsupported. Lines longer
+// than 1 MiB are dropped with a note.
+//
+// # Options
+//
+//	UCI_Variant   combo  rules.PresetNames; a new variant starts at its start position
+//	MoveNotation  combo  auto, ranks1, ranks0
+//	UCI_ShowWDL   check  wdl in info lines (UCI only)
+//	usemillisec   check  go's times in ms (UCCI only)
+//	Threads       spin   network copies evaluating each batch in parallel; the
+//	                     search gathers 8 leaves per thread for each batch
+//	Nodes         spin   the budget of a go without limits
+//	DrawScore     spin   a draw's worth to the side choosing a move, in
+//	                     hundredths of a win (lc0's draw score, -100..100,
+//	                     0); below 0 the engine plays on rather than draw
+//	MoveOverhead  spin   ms kept back from every time limit (30)
+//	WeightsFile   string the network checkpoint; <empty>: the uniform evaluator
+//
+// A network is loaded at the next isready or go; one that fails to load is
+// reported and the uniform evaluator stands in.
+//
+// # Search budgets
+//
+// The search is palace's MCTS with the settings of an arena match: the full
+// budget every move, no noise, Gumbel's deterministic choice. Its nodes are
+// simulations (leaves visited below the root).
+//
+//   - go nodes N: one search of N simulations.
+//   - go depth N: MCTS has no depth; it maps to 2^(N+3) simulations (depth 1:
+//     16, 7: 1024, 10: 8192; at most 2^24). With nodes, the smaller budget.
+//   - go with no limit: the Nodes option's budget (default 800).
+//   - go movetime MS, or the clock (wtime/btime/winc/binc/movestogo): a time
+//     limit of movetime, or of remaining/movestogo (30 when not given) +
+//     0.8·increment capped at 0.8·remaining, less MoveOverhead (at least
+//     1 ms). The search runs as a sequence of searches of the same tree,
+//     64 simulations and then twice as many each time, the last sized to the
+//     time left at the speed measured so far, with the limit as a hard
+//     deadline; an "info" line follows each. The move played is the last
+//     search's unless a deadline or stop cut it short, then the one before.
+//   - go infinite (and go ponder): the same sequence without a deadline until
+//     stop (or ponderhit, which here simply ends the search); bestmove is
+//     written only after stop, even when the search has nothing left to do.
+//   - go perft N: each move's leaf count N plies deep ("h2e2: 44", sorted),
+//     then "Nodes searched: TOTAL", as Stockfish writes it; stop ends it.
+//
+// The tree is kept between moves of a game (mcts reuses the subtree of the
+// new position) and dropped by ucinewgame.
+//
+// # Info lines
+//
+//	info depth D score cp C [wdl W D L] nodes N nps X time MS pv M...
+//
+// depth is the principal variation's length; nodes the simulations of this
+// go so far. The score is the root's value v ∈ [-1, 1] (win − loss, side to
+// move) as centipawns, cp = round(100·tan(1.5637·v)) clamped to ±9900 (lc0's
+// shape: v = 0.5 is 99 cp, 0.9 is 606 cp; see ValueToCentipawns). A result
+// the search proved is "score mate M": M moves to the win, −M moves to the
+// loss (M = ⌈plies/2⌉); a proven draw is cp 0. wdl (per mille, summing to
+// 1000) is written when the client sets UCI_ShowWDL. UCCI writes "info depth
+// D score S nodes N time MS pv M..." with S in centipawns and a mate as
+// ±(10000 − plies), ElephantEye's convention (above 9900 is a mate).
+package engine
