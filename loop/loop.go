@@ -32,7 +32,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -87,10 +86,12 @@ type Best struct {
 
 // Options are a run's settings beyond its Config.
 type Options struct {
-	// Progress receives the display: a status line redrawn in place
-	// (Terminal) or log lines.
-	Progress io.Writer
-	Terminal bool
+	// Progress, when set, receives the run's reports (see EventKind),
+	// one at a time; the command draws them.
+	Progress func(Event)
+	// SelfplayInterval is the time between self-play's progress reports
+	// (selfplay.Options.Interval).
+	SelfplayInterval time.Duration
 	// CodeVersion goes into every artifact.
 	CodeVersion string
 	// StopAfter, when set, is called after every stage: true stops the run
@@ -132,6 +133,7 @@ func Run(ctx context.Context, st store.Store, cfg Config, opt Options) error {
 		if err := WriteState(r.st, next); err != nil {
 			return err
 		}
+		r.p.stageDone(s.Generation, s.Stage)
 		if opt.StopAfter != nil && opt.StopAfter(next) {
 			return nil
 		}
@@ -153,7 +155,7 @@ func newRunner(st store.Store, cfg Config, opt Options) (*runner, error) {
 		return nil, err
 	}
 	r := &runner{st: st, cfg: cfg, opt: opt, stages: stages}
-	r.p = newProgress(opt.Progress, opt.Terminal)
+	r.p = newProgress(opt.Progress)
 	if lock := st.Local(lockKey); lock != "" {
 		// Whole-run lock: two processes in one run would both train.
 		if err := os.MkdirAll(filepath.Dir(lock), 0o755); err != nil {
@@ -172,7 +174,6 @@ func newRunner(st store.Store, cfg Config, opt Options) (*runner, error) {
 }
 
 func (r *runner) close() {
-	r.p.done()
 	if r.unlock != nil {
 		r.unlock()
 	}
@@ -300,7 +301,7 @@ func (r *runner) selfplay(ctx context.Context, gen int) error {
 	for round := 1; ; round++ {
 		cfg.Games = round * r.cfg.Selfplay.Games
 		r.p.stage(gen, StageSelfplay, fmt.Sprintf("best gen %d", best.Generation))
-		st, err := selfplay.Run(ctx, cfg, selfplay.Options{Progress: r.p.writer(), Display: r.p.display(),
+		st, err := selfplay.Run(ctx, cfg, selfplay.Options{Progress: r.p.selfplay(), Interval: r.opt.SelfplayInterval,
 			CodeVersion: r.opt.CodeVersion})
 		if err != nil {
 			return err

@@ -2,8 +2,10 @@ package loop_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -130,10 +132,48 @@ func TestRunTwoGenerations(t *testing.T) {
 	c := tinyConfig(t)
 	dir := t.TempDir()
 	st, _ := store.NewDir(dir)
-	if err := loop.Run(context.Background(), st, c, loop.Options{CodeVersion: "test"}); err != nil {
+	var events []loop.Event
+	progress := func(e loop.Event) { events = append(events, e) }
+	if err := loop.Run(context.Background(), st, c, loop.Options{CodeVersion: "test", Progress: progress}); err != nil {
 		t.Fatal(err)
 	}
 	checkRun(t, dir, c)
+	checkEvents(t, events)
+}
+
+// checkEvents checks a two-generation run's reports: each stage announced
+// and completed in order, self-play's and the stages' figures, the gates'
+// verdicts, and the closing line.
+func checkEvents(t *testing.T, events []loop.Event) {
+	t.Helper()
+	var stages, done []string
+	count := map[loop.EventKind]int{}
+	for _, e := range events {
+		count[e.Kind]++
+		switch e.Kind {
+		case loop.EventStage:
+			stages = append(stages, fmt.Sprintf("%d %s", e.Generation, e.Stage))
+		case loop.EventStageDone:
+			done = append(done, fmt.Sprintf("%d %s", e.Generation, e.Stage))
+		case loop.EventSelfplay:
+			if e.Stage != loop.StageSelfplay {
+				t.Errorf("self-play's report in stage %s", e.Stage)
+			}
+		}
+	}
+	// (Self-play is announced again for each round it adds.)
+	if want := []string{"0 selfplay", "0 train", "0 arena", "1 selfplay", "1 train", "1 arena"}; !slices.Equal(slices.Compact(stages), want) {
+		t.Errorf("stages announced %v, want %v", stages, want)
+	}
+	if want := []string{"0 selfplay", "0 train", "0 arena", "0 gate", "1 selfplay", "1 train", "1 arena", "1 gate"}; !slices.Equal(done, want) {
+		t.Errorf("stages done %v, want %v", done, want)
+	}
+	if count[loop.EventGate] != 2 || count[loop.EventStatus] == 0 || count[loop.EventSelfplay] < 4 {
+		t.Errorf("events by kind %v", count)
+	}
+	if last := events[len(events)-1]; last.Kind != loop.EventLog || last.Text != "run complete: 2 generations" {
+		t.Errorf("last event %+v", last)
+	}
 }
 
 // A run stopped after every stage, and cut short inside stages, ends as

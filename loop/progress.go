@@ -1,135 +1,95 @@
 package loop
 
 import (
-	"bytes"
-	"fmt"
-	"io"
 	"sync"
-	"time"
 
 	"github.com/palace-chess/palace/selfplay"
 )
 
-// progress is the run's display: on a terminal one status line redrawn in
-// place (generation, stage, the stage's own figures, the last gate), else
-// key=value log lines.
+// EventKind says what an Event reports.
+type EventKind uint8
+
+const (
+	// EventStage: a stage of Generation starts (Stage, About: what it
+	// does, e.g. "to step 1200").
+	EventStage EventKind = iota
+	// EventStageDone: a stage of Generation is complete and the run's
+	// state has moved on.
+	EventStageDone
+	// EventStatus: the running stage's figures (Text), after every train
+	// step report or arena game.
+	EventStatus
+	// EventSelfplay: self-play's own report (Selfplay).
+	EventSelfplay
+	// EventLog: a line that stays (Text).
+	EventLog
+	// EventGate: a gate's verdict (Text, e.g. "gen 3 promoted").
+	EventGate
+)
+
+// Event is one report of a run. Generation and Stage are those of the
+// stage running (for EventLog and EventGate, of the last one announced).
+type Event struct {
+	Kind       EventKind
+	Generation int
+	Stage      string
+	About      string
+	Text       string
+	Selfplay   selfplay.Event
+}
+
+// progress turns the run's reports into Events for Options.Progress,
+// one at a time; the command draws them.
 type progress struct {
-	mu       sync.Mutex
-	w        io.Writer
-	terminal bool
-	gen      int
-	stageN   string
-	about    string
-	lastGate string
-	lastLog  time.Time
-	dirty    bool
+	mu        sync.Mutex
+	emit      func(Event)
+	gen       int
+	stageName string
 }
 
-func newProgress(w io.Writer, terminal bool) *progress {
-	return &progress{w: w, terminal: terminal}
+func newProgress(emit func(Event)) *progress {
+	return &progress{emit: emit}
 }
 
-func (p *progress) head() string {
-	s := fmt.Sprintf("gen %d %s", p.gen, p.stageN)
-	if p.about != "" {
-		s += " (" + p.about + ")"
+func (p *progress) send(e Event) {
+	if p.emit == nil {
+		return
 	}
-	if p.lastGate != "" {
-		s += " | last gate: " + p.lastGate
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if e.Kind == EventStage {
+		p.gen, p.stageName = e.Generation, e.Stage
 	}
-	return s
+	if e.Kind != EventStageDone {
+		e.Generation, e.Stage = p.gen, p.stageName
+	}
+	p.emit(e)
 }
 
 // stage announces a stage.
 func (p *progress) stage(gen int, name, about string) {
-	if p.w == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.gen, p.stageN, p.about = gen, name, about
-	p.line(fmt.Sprintf("start %s", about), true)
+	p.send(Event{Kind: EventStage, Generation: gen, Stage: name, About: about})
 }
 
-// status shows the current stage's figures (log lines at most every 10 s).
-func (p *progress) status(s string) {
-	if p.w == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.line(s, false)
+// stageDone says that generation gen's stage name is complete.
+func (p *progress) stageDone(gen int, name string) {
+	p.send(Event{Kind: EventStageDone, Generation: gen, Stage: name})
 }
 
-func (p *progress) line(s string, force bool) {
-	if p.terminal {
-		fmt.Fprintf(p.w, "\r%s | %s\x1b[K", p.head(), s)
-		p.dirty = true
-		return
-	}
-	if !force && time.Since(p.lastLog) < 10*time.Second {
-		return
-	}
-	p.lastLog = time.Now()
-	fmt.Fprintf(p.w, "loop gen=%d stage=%s %s\n", p.gen, p.stageN, s)
-}
+// status reports the current stage's figures.
+func (p *progress) status(s string) { p.send(Event{Kind: EventStatus, Text: s}) }
 
-// log writes a line that stays.
-func (p *progress) log(s string) {
-	if p.w == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.terminal && p.dirty {
-		fmt.Fprint(p.w, "\r\x1b[K")
-		p.dirty = false
-	}
-	fmt.Fprintf(p.w, "loop %s\n", s)
-}
+// log reports a line that stays.
+func (p *progress) log(s string) { p.send(Event{Kind: EventLog, Text: s}) }
 
-func (p *progress) gate(s string) {
-	p.mu.Lock()
-	p.lastGate = s
-	p.mu.Unlock()
-}
+// gate reports a gate's verdict.
+func (p *progress) gate(s string) { p.send(Event{Kind: EventGate, Text: s}) }
 
-func (p *progress) done() {
-	if p.w != nil && p.terminal && p.dirty {
-		fmt.Fprintln(p.w)
-	}
-}
-
-func (p *progress) display() selfplay.Display {
-	if p.terminal {
-		return selfplay.DisplayTerminal
-	}
-	return selfplay.DisplayLog
-}
-
-// writer passes self-play's display through, with the run's head in front
-// of each line.
-func (p *progress) writer() io.Writer {
-	if p.w == nil {
+// selfplay passes self-play's reports on; nil when nobody listens, so
+// that self-play does not gather them for nothing.
+func (p *progress) selfplay() func(selfplay.Event) {
+	if p.emit == nil {
 		return nil
 	}
-	return writerFunc(func(b []byte) (int, error) {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		n := len(b)
-		if p.terminal {
-			b = bytes.TrimPrefix(b, []byte("\r"))
-			b = bytes.TrimSuffix(b, []byte("\n"))
-			b = bytes.TrimSuffix(b, []byte("\x1b[K"))
-			fmt.Fprintf(p.w, "\r%s | %s\x1b[K", p.head(), b)
-			p.dirty = true
-			return n, nil
-		}
-		fmt.Fprintf(p.w, "loop gen=%d %s", p.gen, b)
-		return n, nil
-	})
+	return func(e selfplay.Event) { p.send(Event{Kind: EventSelfplay, Selfplay: e}) }
 }
-
-type writerFunc func([]byte) (int, error)
-
-func (f writerFunc) Write(b []byte) (int, error) { return f(b) }

@@ -1,12 +1,68 @@
 package selfplay
 
 import (
-	"fmt"
-	"github.com/palace-chess/palace/nn/model"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/palace-chess/palace/nn/model"
 )
+
+// EventKind says what an Event reports.
+type EventKind uint8
+
+const (
+	// EventStart comes first: what the run is about to do (Event.Start).
+	EventStart EventKind = iota
+	// EventProgress comes every Options.Interval while games are played.
+	EventProgress
+	// EventShard follows each shard the run commits (Event.Shard).
+	EventShard
+	// EventDone comes last, also after an error or a cancel.
+	EventDone
+)
+
+// String is the kind's name in log lines: start, progress, shard or done.
+func (k EventKind) String() string {
+	switch k {
+	case EventStart:
+		return "start"
+	case EventProgress:
+		return "progress"
+	case EventShard:
+		return "shard"
+	case EventDone:
+		return "done"
+	}
+	return "unknown"
+}
+
+// Event is one report of a run; Stats are its counters at the time.
+type Event struct {
+	Kind  EventKind
+	Stats Stats
+	Start Start       // EventStart only
+	Shard ShardReport // EventShard only
+}
+
+// Start is what a run is about to do.
+type Start struct {
+	Dir             string
+	ToPlay          int // games this run plays
+	ConcurrentGames int // games played at once (at most ToPlay)
+	Evaluators      int
+	BatchSize       int
+	// Kernel names the network's matrix kernel (model.BLAS), or "test
+	// evaluator" when Options.Evaluator stands in for the network.
+	Kernel string
+}
+
+// ShardReport is a shard the run committed.
+type ShardReport struct {
+	Name                string
+	Games               int
+	Records             int64
+	FirstGame, LastGame uint64
+}
 
 // tick reports progress every interval until stop is called.
 func (r *runner) tick() (stop func()) {
@@ -16,9 +72,6 @@ func (r *runner) tick() (stop func()) {
 	interval := r.opt.Interval
 	if interval <= 0 {
 		interval = 5 * time.Second
-		if r.opt.Display == DisplayTerminal {
-			interval = time.Second
-		}
 	}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -30,7 +83,7 @@ func (r *runner) tick() (stop func()) {
 		for {
 			select {
 			case <-t.C:
-				r.report("progress")
+				r.report(Event{Kind: EventProgress})
 			case <-done:
 				return
 			}
@@ -42,58 +95,33 @@ func (r *runner) tick() (stop func()) {
 	}
 }
 
-// report shows the run's state; event is "progress", "done" or a shard's
-// description ("shard name=... ...").
-func (r *runner) report(event string) {
-	w := r.opt.Progress
-	if w == nil {
+// report hands ev, with the run's counters, to Options.Progress; the
+// ticker and the shard writer both report, one at a time.
+func (r *runner) report(ev Event) {
+	if r.opt.Progress == nil {
 		return
 	}
 	r.progressMu.Lock()
 	defer r.progressMu.Unlock()
-	s := r.stats()
-	if r.opt.Display == DisplayTerminal {
-		fmt.Fprintf(w, "\r%s\x1b[K", s.StatusLine())
-		if event == "done" {
-			fmt.Fprintln(w)
-		}
-		return
-	}
-	fmt.Fprintf(w, "selfplay event=%s %s\n", event, s.LogFields())
+	ev.Stats = r.stats()
+	r.opt.Progress(ev)
 }
 
 // reportStart says what the run is about to do.
 func (r *runner) reportStart(toPlay int) {
-	w := r.opt.Progress
-	if w == nil {
-		return
-	}
 	kernel := "test evaluator"
 	if r.opt.Evaluator == nil {
 		kernel = model.BLAS()
 	}
-	r.progressMu.Lock()
-	defer r.progressMu.Unlock()
-	fmt.Fprintf(w, "selfplay event=start dir=%q rule_set=%s network=%s target=%d complete=%d to_play=%d concurrent_games=%d evaluators=%d batch_size=%d gemm=%q\n",
-		r.dir, r.rs, r.netID, r.cfg.Games, r.before, toPlay, min(r.cfg.ConcurrentGames, toPlay), len(r.batch), r.cfg.batchSize(), kernel)
+	r.report(Event{Kind: EventStart, Start: Start{Dir: r.dir, ToPlay: toPlay, ConcurrentGames: min(r.cfg.ConcurrentGames, toPlay),
+		Evaluators: len(r.batch), BatchSize: r.cfg.batchSize(), Kernel: kernel}})
 }
 
-// StatusLine is the one-line summary the terminal display redraws.
-func (s Stats) StatusLine() string {
-	return fmt.Sprintf("games %d/%d (%d saved)  %.0f games/h  %.1f positions/s  %.0f evals/s  batch %.1f  cache %.0f%%  shards %d  %s",
-		s.Before+s.Finished, s.Target, s.Before+s.Played, s.GamesPerHour(), s.PositionsPerSecond(), s.EvaluationsPerSecond(),
-		s.Network.MeanBatch(), 100*s.Cache.HitRate(), s.Shards, s.Elapsed.Truncate(time.Second))
+// reportShard says that the shard name, of games, is committed.
+func (r *runner) reportShard(name string, games int, records int64, first, last uint64) {
+	r.report(Event{Kind: EventShard, Shard: ShardReport{Name: name, Games: games, Records: records, FirstGame: first, LastGame: last}})
 }
 
-// LogFields are the run's counters as key=value pairs for log lines:
-// evals_per_s counts network evaluations, search_evals_per_s the searches'
-// (cache hits included).
-func (s Stats) LogFields() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "elapsed_s=%.1f target=%d complete=%d finished=%d saved=%d shards=%d plies=%d positions=%d",
-		s.Elapsed.Seconds(), s.Target, s.Before+s.Played, s.Finished, s.Played, s.Shards, s.Plies, s.Positions)
-	fmt.Fprintf(&b, " games_per_hour=%.1f mean_plies=%.1f positions_per_s=%.1f evals_per_s=%.1f search_evals_per_s=%.1f mean_batch=%.2f cache_hit_rate=%.3f",
-		s.GamesPerHour(), s.MeanPlies(), s.PositionsPerSecond(), s.EvaluationsPerSecond(), rate(float64(s.Evaluations), s.Elapsed),
-		s.Network.MeanBatch(), s.Cache.HitRate())
-	return b.String()
-}
+// SearchEvaluationsPerSecond is the rate of the searches' evaluations,
+// cache hits included.
+func (s Stats) SearchEvaluationsPerSecond() float64 { return rate(float64(s.Evaluations), s.Elapsed) }

@@ -48,7 +48,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -69,24 +68,12 @@ import (
 	"github.com/palace-chess/palace/rules"
 )
 
-// Display is how progress is shown.
-type Display uint8
-
-const (
-	// DisplayLog writes key=value lines: every Options.Interval and at
-	// each shard.
-	DisplayLog Display = iota
-	// DisplayTerminal redraws one status line (for a terminal).
-	DisplayTerminal
-)
-
 // Options are a run's settings beyond its Config.
 type Options struct {
-	// Progress receives the progress display; nil shows nothing.
-	Progress io.Writer
-	Display  Display
-	// Interval is the time between progress reports (default 5 s for
-	// DisplayLog, 1 s for DisplayTerminal).
+	// Progress, when set, receives the run's reports (see EventKind),
+	// one at a time; selfplay draws nothing itself.
+	Progress func(Event)
+	// Interval is the time between EventProgress reports (default 5 s).
 	Interval time.Duration
 	// CodeVersion is recorded in shard headers and game records.
 	CodeVersion string
@@ -204,11 +191,11 @@ func Run(ctx context.Context, cfg Config, opt Options) (Stats, error) {
 	r.start = time.Now()
 	r.reportStart(len(todo))
 	if len(todo) == 0 {
-		r.report("done")
+		r.report(Event{Kind: EventDone})
 		return r.stats(), nil
 	}
 	err = r.play(ctx, todo)
-	r.report("done")
+	r.report(Event{Kind: EventDone})
 	return r.stats(), err
 }
 
@@ -594,7 +581,7 @@ func (r *runner) writeShard(games []*finishedGame) error {
 	r.played.Add(int64(len(games)))
 	r.shards.Add(1)
 	info := w.Info()
-	r.report(fmt.Sprintf("shard name=%s games=%d records=%d first_game=%d last_game=%d", name, len(games), info.Records, info.FirstGame, info.LastGame))
+	r.reportShard(name, len(games), info.Records, info.FirstGame, info.LastGame)
 	return nil
 }
 

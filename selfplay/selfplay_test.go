@@ -9,8 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/palace-chess/palace/datasets"
@@ -229,8 +229,12 @@ func TestResumeAfterCancel(t *testing.T) {
 	cfg := tinyConfig(t, "janggi", games)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	w := &watchWriter{cancelOn: "event=shard", cancel: cancel}
-	st, err := Run(ctx, cfg, withTestEvaluator(Options{Progress: w, CodeVersion: "test"}))
+	cancelOnShard := func(ev Event) {
+		if ev.Kind == EventShard {
+			cancel()
+		}
+	}
+	st, err := Run(ctx, cfg, withTestEvaluator(Options{Progress: cancelOnShard, CodeVersion: "test"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,24 +252,6 @@ func TestResumeAfterCancel(t *testing.T) {
 	if got := checkDir(t, cfg); !reflect.DeepEqual(got, want) {
 		t.Errorf("a stopped and resumed run played other games than one run")
 	}
-}
-
-// watchWriter cancels when a progress line contains cancelOn.
-type watchWriter struct {
-	mu       sync.Mutex
-	buf      strings.Builder
-	cancelOn string
-	cancel   func()
-}
-
-func (w *watchWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf.Write(p)
-	if strings.Contains(string(p), w.cancelOn) {
-		w.cancel()
-	}
-	return len(p), nil
 }
 
 // The commit point is the manifest entry: a shard and game records left
@@ -399,32 +385,37 @@ func TestRunLock(t *testing.T) {
 	mustRun(t, cfg)
 }
 
-// Progress: log lines with the counters, or one redrawn status line.
+// Progress: a start, a report per shard and a done, with the counters;
+// cmd/palace's tests check the lines drawn from them.
 func TestProgress(t *testing.T) {
 	cfg := tinyConfig(t, "xiangqi", 4)
-	var log strings.Builder
-	if _, err := Run(context.Background(), cfg, withTestEvaluator(Options{Progress: &log})); err != nil {
+	var events []Event
+	if _, err := Run(context.Background(), cfg, withTestEvaluator(Options{Progress: func(ev Event) { events = append(events, ev) }})); err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
-	if len(lines) != 3 || !strings.HasPrefix(lines[0], "selfplay event=start dir=") || !strings.Contains(lines[0], " to_play=4 concurrent_games=3 ") ||
-		!strings.HasPrefix(lines[1], "selfplay event=shard name=shard-000000.shard games=4 ") || !strings.HasPrefix(lines[2], "selfplay event=done ") {
-		t.Errorf("log lines:\n%s", log.String())
-	}
-	for _, key := range []string{"positions_per_s=", "evals_per_s=", "mean_batch=", "cache_hit_rate=", "games_per_hour=", "complete=4 "} {
-		if !strings.Contains(lines[2], key) {
-			t.Errorf("the done line lacks %s: %s", key, lines[2])
+	var kinds []EventKind
+	for _, ev := range events {
+		if ev.Kind != EventProgress {
+			kinds = append(kinds, ev.Kind)
 		}
 	}
-	cfg = tinyConfig(t, "xiangqi", 4)
-	var term strings.Builder
-	if _, err := Run(context.Background(), cfg, withTestEvaluator(Options{Progress: &term, Display: DisplayTerminal})); err != nil {
-		t.Fatal(err)
+	if !slices.Equal(kinds, []EventKind{EventStart, EventShard, EventDone}) {
+		t.Fatalf("events %v; want start, shard, done", kinds)
 	}
-	out := term.String()
-	if !strings.HasPrefix(out, "selfplay event=start ") || !strings.Contains(out, "\n\rgames ") || !strings.HasSuffix(out, "\x1b[K\n") || strings.Count(out, "\n") != 2 ||
-		!strings.Contains(out, "games 4/4 (4 saved)") || !strings.Contains(out, "evals/s") {
-		t.Errorf("status line: %q", out)
+	start, shard, done := events[0], events[len(events)-2], events[len(events)-1]
+	if start.Start.Dir != cfg.Output || start.Start.ToPlay != 4 || start.Start.ConcurrentGames != 3 || start.Stats.Target != 4 ||
+		start.Stats.RuleSet == "" || start.Stats.NetworkID == "" {
+		t.Errorf("start: %+v", start)
+	}
+	if shard.Kind != EventShard || shard.Shard.Name != "shard-000000.shard" || shard.Shard.Games != 4 || shard.Shard.Records == 0 ||
+		shard.Shard.FirstGame != 0 || shard.Shard.LastGame != 3 {
+		t.Errorf("shard: %+v", shard)
+	}
+	if st := done.Stats; st.Before+st.Played != 4 || st.Finished != 4 || st.Shards != 1 || st.Positions == 0 || st.Elapsed <= 0 {
+		t.Errorf("done: %+v", done)
+	}
+	if EventDone.String() != "done" || EventShard.String() != "shard" {
+		t.Errorf("kind names %s %s", EventDone, EventShard)
 	}
 }
 

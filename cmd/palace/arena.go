@@ -139,33 +139,18 @@ func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		Seed: *seed, CodeVersion: codeVersion(),
 	}
 	maxGames := 2 * *pairs
-	// endLine ends the terminal's status line, if one is showing. Play
-	// calls Progress under its lock and has returned before endLine runs.
-	shown := false
-	endLine := func() {
-		if shown {
-			fmt.Fprintln(stdout)
-			shown = false
-		}
-	}
-	defer endLine()
+	status := newStatus(stdout, display != "none", display == "terminal")
+	defer status.end()
 	if display != "none" {
-		fmt.Fprintf(stdout, "arena: %s (A) vs %s (B), %s, %d pairs, %d openings of %d plies, records %s",
+		header := fmt.Sprintf("arena: %s (A) vs %s (B), %s, %d pairs, %d openings of %d plies, records %s",
 			m.A.Name(), m.B.Name(), rs, *pairs, len(ops), *openingPlies, *records)
 		if before > 0 {
-			fmt.Fprintf(stdout, " (resuming with %d games)", before)
+			header += fmt.Sprintf(" (resuming with %d games)", before)
 		}
-		fmt.Fprintln(stdout)
-		terminal := display == "terminal"
-		m.Progress = func(s arena.Summary) {
-			line := arenaStatusLine(s, maxGames, sprt != nil)
-			if terminal {
-				fmt.Fprintf(stdout, "\r%s\x1b[K", line)
-				shown = true
-			} else {
-				fmt.Fprintln(stdout, line)
-			}
-		}
+		status.logLine(header)
+		// Play calls Progress under its lock, and has returned before
+		// the status line ends.
+		m.Progress = func(s arena.Summary) { status.update(arenaStatusLine(s, maxGames, sprt != nil)) }
 	}
 
 	// Interrupted, the match stops with every finished game recorded;
@@ -185,7 +170,7 @@ func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if _, recs, err := arena.ReadRecords(*records); err == nil {
 		after = len(recs)
 	}
-	endLine()
+	status.end()
 	writeArenaSummary(stdout, arenaReport{
 		sum: sum, rs: rs, specs: parsed, players: players, sprt: sprt, pairs: *pairs, records: *records,
 		played: after - before, resumed: before, interrupted: interrupted,

@@ -117,29 +117,15 @@ func experimentCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 		progressOut = stderr
 	}
 	total := 2 * o.games
-	shown := false
-	endLine := func() {
-		if shown {
-			fmt.Fprintln(progressOut)
-			shown = false
-		}
-	}
-	defer endLine()
+	status := newStatus(progressOut, o.show, o.line)
+	defer status.end()
 	c := experiment.Config{A: sets[0], B: sets[1], Player: player, Games: o.games, OpeningPlies: o.openingPlies,
 		Seed: o.seed, Concurrency: o.concurrency, Records: o.out, CodeVersion: codeVersion()}
 	if o.show {
-		fmt.Fprintf(progressOut, "experiment: %s (A) vs %s (B), %s, %d games each, records %s\n",
-			sets[0], sets[1], player.Name(), o.games, o.out)
+		status.logLine(fmt.Sprintf("experiment: %s (A) vs %s (B), %s, %d games each, records %s",
+			sets[0], sets[1], player.Name(), o.games, o.out))
 		first := firstMoverName(sets[0])
-		c.Progress = func(s experiment.Status) {
-			line := experimentStatusLine(s, first)
-			if o.line {
-				fmt.Fprintf(progressOut, "\r%s\x1b[K", line)
-				shown = true
-			} else {
-				fmt.Fprintln(progressOut, line)
-			}
-		}
+		c.Progress = func(s experiment.Status) { status.update(experimentStatusLine(s, first)) }
 	}
 
 	res, runErr := experiment.Run(ctx, c)
@@ -150,7 +136,7 @@ func experimentCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 		}
 		return runErr
 	}
-	endLine()
+	status.end()
 	an := experiment.Analyze(res.Header, res.Records)
 	if o.json {
 		doc := experimentJSON{Records: o.out, Games: o.games, Recorded: len(res.Records), Played: res.Played,

@@ -26,16 +26,6 @@ func progressFlag(value string, stdout io.Writer) (show, line bool, err error) {
 	return false, false, usageError{fmt.Sprintf("--progress %q: want auto, line, log or none", value)}
 }
 
-// isTerminal reports whether w is a terminal (a character device).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
 // stopContext is cancelled by Ctrl-C or SIGTERM, or after duration when it
 // is positive: long jobs stop cleanly and resume on the next run.
 func stopContext(duration time.Duration) (context.Context, context.CancelFunc) {

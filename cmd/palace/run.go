@@ -100,9 +100,14 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opt := loop.Options{Terminal: line, CodeVersion: codeVersion()}
+	opt := loop.Options{CodeVersion: codeVersion()}
+	status := newStatus(stdout, show, line)
+	defer status.end()
 	if show {
-		opt.Progress = stdout
+		opt.Progress = (&loopView{s: status}).event
+	}
+	if line {
+		opt.SelfplayInterval = time.Second // self-play's status line, redrawn every second
 	}
 	ctx, stop := stopContext(*duration)
 	defer stop()

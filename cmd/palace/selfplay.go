@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/palace-chess/palace/selfplay"
 )
@@ -39,17 +40,19 @@ func runSelfplay(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		return err
 	}
 	opt := selfplay.Options{Interval: *interval, CodeVersion: codeVersion()}
+	status := newStatus(stdout, show, line)
 	if show {
-		opt.Progress = stdout
+		opt.Progress = drawSelfplay(status)
 	}
-	if line {
-		opt.Display = selfplay.DisplayTerminal
+	if line && *interval == 0 {
+		opt.Interval = time.Second
 	}
 	// Interrupted or out of time, the run commits the games it finished
 	// and leaves the rest to the next run.
 	ctx, stop := stopContext(*duration)
 	defer stop()
 	st, err := selfplay.Run(ctx, cfg, opt)
+	status.end()
 	if err != nil {
 		return err
 	}

@@ -53,7 +53,7 @@ func (f *clusterFlags) connect(ctx context.Context, role string) (*cluster.Conn,
 func (f *clusterFlags) log(stdout io.Writer) (io.Writer, error) {
 	switch *f.progress {
 	case "log", "auto", "line":
-		return stdout, nil
+		return newStatus(stdout, true, false).writer(), nil
 	case "none":
 		return nil, nil
 	}

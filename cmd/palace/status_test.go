@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/loop"
+	"github.com/palace-chess/palace/nn"
+	"github.com/palace-chess/palace/selfplay"
+)
+
+func TestCut(t *testing.T) {
+	for _, tc := range []struct {
+		text  string
+		width int
+		want  string
+	}{
+		{"games 3/10  Elo +12 ± 40", 0, "games 3/10  Elo +12 ± 40"}, // not a terminal: whole
+		{"games 3/10  Elo +12 ± 40", 80, "games 3/10  Elo +12 ± 40"},
+		{"games 3/10  Elo +12 ± 40", 21, "games 3/10  Elo +12 "},
+		{"games 3/10  Elo +12 ± 40", 22, "games 3/10  Elo +12 ±"}, // a rune is one column
+		{"abc", 4, "abc"},
+		{"abcd", 4, "abc"}, // the last column stays free: no wrap
+		{"abc", 1, ""},
+	} {
+		if got := cut(tc.text, tc.width); got != tc.want {
+			t.Errorf("cut(%q, %d) = %q, want %q", tc.text, tc.width, got, tc.want)
+		}
+	}
+}
+
+// On a status line: redrawn in place and cut to the width; a log line
+// clears it first, and the end leaves the last one on a line of its own.
+func TestStatusLine(t *testing.T) {
+	var b strings.Builder
+	s := newStatus(&b, true, true)
+	s.width = func() int { return 12 }
+	s.logLine("header")
+	s.draw("games 1/4  W-D-L 1-0-0")
+	s.update("games 2/4  W-D-L 1-1-0")
+	s.logLine("loop", slog.Int("gen", 2), freeText("promoted"))
+	s.draw("games 3/4")
+	s.end()
+	s.end() // ended once
+	want := "header\n\rgames 1/4  \x1b[K\rgames 2/4  \x1b[K\r\x1b[Kloop gen=2 promoted\n\rgames 3/4\x1b[K\n"
+	if got := b.String(); got != want {
+		t.Errorf("status line:\n got %q\nwant %q", got, want)
+	}
+}
+
+// Not on a terminal: log lines only, whole, with no escapes; --progress
+// none shows nothing.
+func TestStatusLog(t *testing.T) {
+	var b strings.Builder
+	s := newStatus(&b, true, false)
+	s.width = func() int { return 12 }
+	s.logLine("header")
+	s.draw("not drawn")
+	s.update("games 1/4  W-D-L 1-0-0")
+	s.end()
+	w := s.writer()
+	w.Write([]byte("2026-01-01T00:00:00Z trainer: one\n2026-01-01T00:00:00Z trainer: two\n"))
+	if got, want := b.String(), "header\ngames 1/4  W-D-L 1-0-0\n2026-01-01T00:00:00Z trainer: one\n2026-01-01T00:00:00Z trainer: two\n"; got != want {
+		t.Errorf("log lines:\n got %q\nwant %q", got, want)
+	}
+	b.Reset()
+	none := newStatus(&b, false, true)
+	none.logLine("x")
+	none.update("y")
+	none.draw("z")
+	none.end()
+	if b.Len() != 0 || none.writer() != nil {
+		t.Errorf("--progress none wrote %q", b.String())
+	}
+}
+
+func TestLineHandler(t *testing.T) {
+	var b strings.Builder
+	log := slog.New(&lineHandler{out: func(line []byte) { b.Write(line) }})
+	log.With("run", "r1").WithGroup("g").Info("loop", "gen", 3, slog.Any("dir", quoted("/tmp/a b")), fixed("rate", 2.345, 1),
+		freeText("start to step 40"))
+	log.Debug("hidden")
+	if got, want := b.String(), "loop run=r1 g.gen=3 g.dir=\"/tmp/a b\" g.rate=2.3 start to step 40\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// Self-play's reports drawn: log lines with the counters, or one redrawn
+// status line (the assertions of selfplay's TestProgress before the
+// package stopped drawing).
+func TestSelfplayProgress(t *testing.T) {
+	cfg := func() selfplay.Config {
+		c, err := selfplay.LoadConfig(tinySelfplayConfig(t, filepath.Join(t.TempDir(), "run"), "xiangqi", 4, 40, ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.GamesPerShard = 4
+		return c
+	}
+	run := func(s *status) {
+		t.Helper()
+		opt := selfplay.Options{Progress: drawSelfplay(s), Interval: time.Hour, Evaluator: func() (nn.Evaluator, string, error) {
+			return nn.NewRandom(encode.InputSize, encode.PolicySize(), 5), "random-5", nil
+		}}
+		_, err := selfplay.Run(context.Background(), cfg(), opt)
+		s.end()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var log strings.Builder
+	run(newStatus(&log, true, false))
+	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "selfplay event=start dir=") || !strings.Contains(lines[0], " to_play=4 concurrent_games=3 ") ||
+		!strings.HasPrefix(lines[1], "selfplay event=shard name=shard-000000.shard games=4 ") || !strings.HasPrefix(lines[2], "selfplay event=done ") {
+		t.Errorf("log lines:\n%s", log.String())
+	}
+	for _, key := range []string{"positions_per_s=", "evals_per_s=", "mean_batch=", "cache_hit_rate=", "games_per_hour=", "complete=4 "} {
+		if !strings.Contains(lines[2], key) {
+			t.Errorf("the done line lacks %s: %s", key, lines[2])
+		}
+	}
+	if !strings.Contains(lines[0], ` gemm="test evaluator"`) || !strings.Contains(lines[0], ` dir="`) || !strings.Contains(lines[0], " rule_set=xiangqi") {
+		t.Errorf("start line: %s", lines[0])
+	}
+	var term strings.Builder
+	run(newStatus(&term, true, true))
+	out := term.String()
+	if !strings.HasPrefix(out, "selfplay event=start ") || !strings.Contains(out, "\n\rgames ") || !strings.HasSuffix(out, "\x1b[K\n") || strings.Count(out, "\n") != 2 ||
+		!strings.Contains(out, "games 4/4 (4 saved)") || !strings.Contains(out, "evals/s") {
+		t.Errorf("status line: %q", out)
+	}
+}
+
+// A run's reports drawn: what loop's display printed before loop stopped
+// drawing.
+func TestLoopView(t *testing.T) {
+	events := []loop.Event{
+		{Kind: loop.EventStage, Generation: 1, Stage: loop.StageSelfplay, About: "best gen 0"},
+		{Kind: loop.EventSelfplay, Generation: 1, Stage: loop.StageSelfplay, Selfplay: selfplay.Event{Kind: selfplay.EventDone,
+			Stats: selfplay.Stats{Target: 4, Before: 4, Elapsed: 2 * time.Second}}},
+		{Kind: loop.EventStageDone, Generation: 1, Stage: loop.StageSelfplay},
+		{Kind: loop.EventStage, Generation: 1, Stage: loop.StageTrain, About: "to step 40"},
+		{Kind: loop.EventStatus, Generation: 1, Stage: loop.StageTrain, Text: "step 10/40"},
+		{Kind: loop.EventGate, Generation: 1, Stage: loop.StageTrain, Text: "gen 2 promoted"},
+		{Kind: loop.EventLog, Generation: 1, Stage: loop.StageTrain, Text: "run complete: 2 generations"},
+	}
+	var log strings.Builder
+	s := newStatus(&log, true, false)
+	v := &loopView{s: s}
+	for _, e := range events {
+		v.event(e)
+	}
+	s.end()
+	lines := strings.Split(log.String(), "\n")
+	if len(lines) != 5 || lines[0] != "loop gen=1 stage=selfplay start best gen 0" ||
+		!strings.HasPrefix(lines[1], "loop gen=1 selfplay event=done elapsed_s=2.0 target=4 complete=4 ") ||
+		lines[2] != "loop gen=1 stage=train start to step 40" || // the figures wait 10 s
+		lines[3] != "loop run complete: 2 generations" || lines[4] != "" {
+		t.Errorf("log lines:\n%s", log.String())
+	}
+
+	var term strings.Builder
+	s = newStatus(&term, true, true)
+	v = &loopView{s: s}
+	for _, e := range events[3:] {
+		v.event(e)
+	}
+	v.event(loop.Event{Kind: loop.EventStatus, Text: "step 20/40"})
+	s.end()
+	want := "\rgen 1 train (to step 40) | start to step 40\x1b[K\rgen 1 train (to step 40) | step 10/40\x1b[K" +
+		"\r\x1b[Kloop run complete: 2 generations\n\rgen 1 train (to step 40) | last gate: gen 2 promoted | step 20/40\x1b[K\n"
+	if got := term.String(); got != want {
+		t.Errorf("status line:\n got %q\nwant %q", got, want)
+	}
+}
