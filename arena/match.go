@@ -7,10 +7,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/internal/jsonlrec"
 	"github.com/palace-chess/palace/internal/splitmix"
 	"github.com/palace-chess/palace/rules"
@@ -72,12 +74,11 @@ type GameRecord struct {
 	Game    int    `json:"game"` // 0: A is White; 1: A is Black
 	Opening string `json:"opening"`
 	// Score is A's: 1, 0.5 or 0.
-	Score    float64 `json:"score"`
-	Result   string  `json:"result"` // 1-0, 0-1, 1/2-1/2 (White's view)
-	Reason   string  `json:"reason"`
-	Plies    int     `json:"plies"` // after the opening
-	StartFEN string  `json:"start_fen"`
-	Moves    string  `json:"moves"` // the opening's and the players', ranks 1–10
+	Score float64 `json:"score"`
+	// End's reason is "forfeit" when a player failed.
+	gamerec.End
+	Plies int `json:"plies"` // after the opening
+	gamerec.Line
 	// Forfeit names the player that failed (an error instead of a
 	// move), when one did.
 	Forfeit string `json:"forfeit,omitempty"`
@@ -210,13 +211,21 @@ func (m *Match) checkGames() error {
 }
 
 func (m *Match) header() Header {
+	return NewHeader(m.RuleSet, m.A.Name(), m.B.Name(), m.Openings, m.Pairs, m.SPRT, m.Seed, m.CodeVersion)
+}
+
+// NewHeader is the record file header of a match between players named a
+// and b, started now: what Play writes, for a driver that plays a match's
+// games elsewhere and keeps its record file itself (the cluster's
+// gatekeeper).
+func NewHeader(rs *rules.RuleSet, a, b string, openings []Opening, pairs int, sprt *stats.SPRT, seed uint64, codeVersion string) Header {
 	var key bytes.Buffer
-	for _, o := range m.Openings {
+	for _, o := range openings {
 		key.WriteString(o.FEN + "|" + o.MovesText() + "\n")
 	}
-	return Header{Format: RecordsFormat, Version: RecordsVersion, RuleSet: m.RuleSet.String(),
-		A: m.A.Name(), B: m.B.Name(), Openings: len(m.Openings), OpeningsKey: digest(key.Bytes()),
-		Pairs: m.Pairs, SPRT: m.SPRT, Seed: m.Seed, CodeVersion: m.CodeVersion, Started: time.Now().UTC()}
+	return Header{Format: RecordsFormat, Version: RecordsVersion, RuleSet: rs.String(),
+		A: a, B: b, Openings: len(openings), OpeningsKey: digest(key.Bytes()),
+		Pairs: pairs, SPRT: sprt, Seed: seed, CodeVersion: codeVersion, Started: time.Now().UTC()}
 }
 
 // playGame plays game g of pair p.
@@ -273,13 +282,6 @@ func (m *Match) playGame(ctx context.Context, p, gi int) (GameRecord, error) {
 	if reason == "" {
 		reason = res.Reason.String()
 	}
-	var b []byte
-	for i, mv := range g.Moves(nil) {
-		if i > 0 {
-			b = append(b, ' ')
-		}
-		b = mv.AppendText(b, rules.Ranks1)
-	}
 	score := 0.5
 	switch {
 	case res.Outcome == rules.WhiteWins:
@@ -290,8 +292,8 @@ func (m *Match) playGame(ctx context.Context, p, gi int) (GameRecord, error) {
 	if gi == 1 {
 		score = 1 - score
 	}
-	return GameRecord{Pair: p, Game: gi, Opening: o.Name, Score: score, Result: res.Score(), Reason: reason,
-		Plies: g.Ply() - start, StartFEN: g.RootFEN(), Moves: string(b), Forfeit: forfeit}, nil
+	return GameRecord{Pair: p, Game: gi, Opening: o.Name, Score: score, End: gamerec.End{Result: res.Score(), Reason: reason},
+		Plies: g.Ply() - start, Line: gamerec.LineOf(g), Forfeit: forfeit}, nil
 }
 
 // summarize folds the records, pair by pair in order, into the standings;
@@ -424,11 +426,26 @@ func sameMatch(got, want Header) error {
 // alone and ignored.
 func ReadRecords(path string) (Header, []GameRecord, error) {
 	h, recs, err := jsonlrec.Read(path, &recordSpec)
-	if err != nil {
-		return h, nil, err
-	}
+	return h, sortRecords(recs), err
+}
+
+// ParseRecords is ReadRecords on a record file's contents (held in a
+// store, say); name names it in errors.
+func ParseRecords(name string, data []byte) (Header, []GameRecord, error) {
+	h, recs, err := jsonlrec.Parse(name, data, &recordSpec)
+	return h, sortRecords(recs), err
+}
+
+// WriteRecords writes a whole match record file to w: h, then recs in
+// pair order, as Play would have written them.
+func WriteRecords(w io.Writer, h Header, recs []GameRecord) error {
+	return jsonlrec.Encode(w, h, sortRecords(slices.Clone(recs)), &recordSpec)
+}
+
+// sortRecords puts recs in pair order, A's White game first.
+func sortRecords(recs []GameRecord) []GameRecord {
 	slices.SortFunc(recs, func(a, b GameRecord) int { return (a.Pair*2 + a.Game) - (b.Pair*2 + b.Game) })
-	return h, recs, nil
+	return recs
 }
 
 func digest(b []byte) string {

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/rules"
 )
 
@@ -18,16 +19,7 @@ type Opening struct {
 }
 
 // MovesText is the opening's moves, space-separated, ranks 1–10.
-func (o Opening) MovesText() string {
-	var b []byte
-	for i, m := range o.Moves {
-		if i > 0 {
-			b = append(b, ' ')
-		}
-		b = m.AppendText(b, rules.Ranks1)
-	}
-	return string(b)
-}
+func (o Opening) MovesText() string { return gamerec.MovesText(o.Moves) }
 
 // Game sets the opening up under rs.
 func (o Opening) Game(rs *rules.RuleSet) (*rules.Game, error) {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/datasets"
+	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/loop"
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/selfplay"
@@ -341,7 +342,7 @@ func checkRun(t *testing.T, dir string, c loop.Config) {
 		// Each game index once, none missing: 0 to rounds×games-1.
 		ids := map[uint64]bool{}
 		for _, s := range m.Shards {
-			gf, err := selfplay.ReadGames(selfplay.GamesPath(filepath.Join(d, s.Name)))
+			gf, err := gamerec.Read(gamerec.GamesPath(filepath.Join(d, s.Name)))
 			if err != nil {
 				t.Fatal(err)
 			}

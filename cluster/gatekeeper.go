@@ -1,8 +1,10 @@
 package cluster
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -81,13 +83,13 @@ func (g *Gatekeeper) arena(ctx context.Context, s State) (State, error) {
 				have[k] = rec
 			}
 		}
-		recs := sortedRecords(have)
+		recs := slices.Collect(maps.Values(have)) // in any order: Summarize and WriteRecords sort them
 		sum = arena.Summarize(h, recs)
-		data, err := arena.EncodeRecords(h, recs)
-		if err != nil {
+		var buf bytes.Buffer
+		if err := arena.WriteRecords(&buf, h, recs); err != nil {
 			return false, err
 		}
-		return sum.Done, g.st.Write(loop.ArenaKey(cand), data)
+		return sum.Done, g.st.Write(loop.ArenaKey(cand), buf.Bytes())
 	})
 	if err != nil {
 		return s, err
@@ -100,15 +102,6 @@ func (g *Gatekeeper) arena(ctx context.Context, s State) (State, error) {
 		return s, err
 	}
 	return State{State: loop.State{Generation: gen, Stage: loop.StageGate}}, nil
-}
-
-func sortedRecords(have map[[2]int]arena.GameRecord) []arena.GameRecord {
-	recs := make([]arena.GameRecord, 0, len(have))
-	for _, r := range have {
-		recs = append(recs, r)
-	}
-	slices.SortFunc(recs, func(a, b arena.GameRecord) int { return (a.Pair*2 + a.Game) - (b.Pair*2 + b.Game) })
-	return recs
 }
 
 // gate promotes candidate gen+1 or keeps the best, as the local loop's

@@ -148,9 +148,12 @@ type Analysis struct {
 
 // Analyze compares the rule sets on the game indices recorded under both.
 func Analyze(h Header, recs []GameRecord) Analysis {
-	an := Analysis{Game: h.A.Game, FirstMover: "red", SecondMover: "black", Player: h.Player, Seed: h.Seed,
+	an := Analysis{FirstMover: "red", SecondMover: "black", Player: h.Player, Seed: h.Seed,
 		OpeningPlies: h.OpeningPlies}
-	if h.A.Game == "janggi" {
+	if h.A != nil {
+		an.Game = h.A.Game.String()
+	}
+	if an.Game == "janggi" {
 		an.FirstMover, an.SecondMover = "cho", "han"
 	}
 	byIndex := map[int]*[2]*GameRecord{}
@@ -200,9 +203,9 @@ func Analyze(h Header, recs []GameRecord) Analysis {
 		}
 	}
 	for s, ss := range []*SetStats{&an.A, &an.B} {
-		ss.Rules = h.A.ID
+		ss.Rules = id(h.A)
 		if s == 1 {
-			ss.Rules = h.B.ID
+			ss.Rules = id(h.B)
 		}
 		ss.Games = an.Pairs
 		ss.Score, ss.Wins, ss.Draws, ss.Losses = rate(score[s]), rate(wins[s]), rate(draws[s]), rate(losses[s])

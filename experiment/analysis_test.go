@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/rules"
 )
 
@@ -19,10 +20,10 @@ import (
 //	3      1-0 checkmate 40          draw length-cap 41, 2 passes
 //	4      1-0 checkmate 50          (not played)
 func fourPairs() (Header, []GameRecord) {
-	h := Header{Format: RecordsFormat, Version: RecordsVersion, A: Describe(rules.MustPreset("janggi")),
-		B: Describe(rules.MustPreset("janggiclassic")), Player: "p", OpeningPlies: 0, Seed: 1}
+	h := Header{Format: RecordsFormat, Version: RecordsVersion, A: rules.MustPreset("janggi"),
+		B: rules.MustPreset("janggiclassic"), Player: "p", OpeningPlies: 0, Seed: 1}
 	g := func(i int, side, result, reason string, plies, passes int) GameRecord {
-		return GameRecord{Index: i, Rules: side, Result: result, Reason: reason, Plies: plies, Passes: passes}
+		return GameRecord{Index: i, Rules: side, End: gamerec.End{Result: result, Reason: reason}, Plies: plies, Passes: passes}
 	}
 	return h, []GameRecord{
 		g(0, "A", "1-0", "checkmate", 10, 0), g(0, "B", "1/2-1/2", "length-cap", 11, 1),
@@ -55,7 +56,7 @@ func TestAnalyzeByHand(t *testing.T) {
 	if an.Pairs != 4 || an.Unpaired != 1 || an.FirstMover != "cho" || an.SecondMover != "han" || an.Game != "janggi" {
 		t.Fatalf("pairs %d, unpaired %d, sides %s/%s of %s; want 4, 1, cho/han of janggi", an.Pairs, an.Unpaired, an.FirstMover, an.SecondMover, an.Game)
 	}
-	if an.A.Rules != h.A.ID || an.B.Rules != h.B.ID {
+	if an.A.Rules != h.A.String() || an.B.Rules != h.B.String() {
 		t.Errorf("rules %s, %s", an.A.Rules, an.B.Rules)
 	}
 
@@ -134,8 +135,8 @@ func TestAnalyzeUnanimous(t *testing.T) {
 	var recs []GameRecord
 	for i := range 7 {
 		recs = append(recs,
-			GameRecord{Index: i, Rules: "A", Result: "1-0", Reason: "checkmate", Plies: 30},
-			GameRecord{Index: i, Rules: "B", Result: "1/2-1/2", Reason: "length-cap", Plies: 30})
+			GameRecord{Index: i, Rules: "A", End: gamerec.End{Result: "1-0", Reason: "checkmate"}, Plies: 30},
+			GameRecord{Index: i, Rules: "B", End: gamerec.End{Result: "1/2-1/2", Reason: "length-cap"}, Plies: 30})
 	}
 	an := Analyze(h, recs)
 	d := an.Diff.Draws

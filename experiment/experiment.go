@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/internal/splitmix"
 	"github.com/palace-chess/palace/mcts"
 	"github.com/palace-chess/palace/rules"
@@ -220,7 +221,7 @@ func SameGame(a, b *rules.RuleSet) error {
 }
 
 func (c *Config) header() Header {
-	return Header{Format: RecordsFormat, Version: RecordsVersion, A: Describe(c.A), B: Describe(c.B),
+	return Header{Format: RecordsFormat, Version: RecordsVersion, A: c.A, B: c.B,
 		Player: c.Player.Name(), OpeningPlies: c.OpeningPlies, Seed: c.Seed, CodeVersion: c.CodeVersion,
 		Started: time.Now().UTC()}
 }
@@ -267,19 +268,14 @@ func (c *Config) playGame(ctx context.Context, i, side int) (GameRecord, error) 
 		}
 		g.Play(m)
 	}
-	var b []byte
 	passes := 0
-	for k, m := range g.Moves(nil) {
-		if k > 0 {
-			b = append(b, ' ')
-		}
-		b = m.AppendText(b, rules.Ranks1)
+	for _, m := range g.Moves(nil) {
 		if m.IsPass() {
 			passes++
 		}
 	}
-	return GameRecord{Index: i, Rules: sideNames[side], Seed: seed, Opening: o.Name, Result: res.Score(),
-		Reason: res.Reason.String(), Plies: g.Ply(), Passes: passes, StartFEN: g.RootFEN(), Moves: string(b)}, nil
+	return GameRecord{Index: i, Rules: sideNames[side], Seed: seed, Opening: o.Name, End: gamerec.EndOf(res),
+		Plies: g.Ply(), Passes: passes, Line: gamerec.LineOf(g)}, nil
 }
 
 // OpeningFor is game index i's opening, the same under a and b: for

@@ -2,7 +2,9 @@ package experiment
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -392,24 +394,38 @@ func TestOpeningRedrawn(t *testing.T) {
 	}
 }
 
-func TestRuleSetInfoRoundTrip(t *testing.T) {
-	sets := []*rules.RuleSet{ruleSet(t, "base: janggiclassic\nname: odd\nbikjangClaim: true\ncounting: true\nmaxPlies: 99\n")}
-	for _, name := range rules.PresetNames() {
-		sets = append(sets, rules.MustPreset(name))
+// An experiment record file as palace wrote it before rules.RuleSet wrote
+// its own JSON (experiment.RuleSetInfo), by hand: its header's rule sets
+// read back, hashes checked.
+func TestReadOldRecords(t *testing.T) {
+	jg, cl := rules.MustPreset("janggi"), rules.MustPreset("janggiclassic")
+	info := func(rs *rules.RuleSet) string {
+		return fmt.Sprintf(`{"id":%q,"game":"janggi","name":%q,"pass":%q,"facingKings":%q,"bikjangClaim":%t,"counting":%t,`+
+			`"hanBonus":%v,"repetition":%d,"perpetualCheckLoses":%t,"chaseRule":false,"shuttleRule":false,"moveLimit":%d,`+
+			`"checkExtension":false,"materialDraw":true,"maxPlies":0}`, rs.String(), rs.Name, rs.Pass, rs.Facing, rs.BikjangClaim,
+			rs.Counting, float64(rs.HanBonusHalves)/2, rs.Repetition, rs.PerpetualCheckLoses, rs.MoveLimit)
 	}
-	for _, rs := range sets {
-		back, err := Describe(rs).RuleSet()
-		if err != nil {
-			t.Errorf("%s: %v", rs, err)
-			continue
-		}
-		if !reflect.DeepEqual(back, rs) {
-			t.Errorf("%s came back as %+v", rs, back)
-		}
+	data := `{"format":"palace-experiment","version":1,"a":` + info(jg) + `,"b":` + info(cl) +
+		`,"player":"p","opening_plies":0,"seed":1,"started":"2026-11-30T10:00:00Z"}` + "\n" +
+		`{"index":0,"rules":"A","seed":5,"opening":"o","result":"1-0","reason":"checkmate","plies":2,"passes":0,"start_fen":"x","moves":"a b"}` + "\n"
+	path := filepath.Join(t.TempDir(), "old.jsonl")
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	info := Describe(rules.MustPreset("janggi"))
-	info.Counting = false
-	if _, err := info.RuleSet(); err == nil || !strings.Contains(err.Error(), "hash to") {
-		t.Errorf("a switch changed under its hash: %v", err)
+	h, recs, err := ReadRecords(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b, err := h.RuleSets()
+	if err != nil || !reflect.DeepEqual(a, jg) || !reflect.DeepEqual(b, cl) {
+		t.Errorf("rule sets %+v, %+v (%v)", a, b, err)
+	}
+	if len(recs) != 1 || recs[0].Result != "1-0" || recs[0].Moves != "a b" || recs[0].Passes != 0 {
+		t.Errorf("records %+v", recs)
+	}
+	// The records' lines come back byte for byte.
+	line, _ := json.Marshal(recs[0])
+	if want := strings.SplitAfter(data, "\n")[1]; string(line)+"\n" != want {
+		t.Errorf("record written as\n%s\nwant %s", line, want)
 	}
 }

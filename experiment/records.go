@@ -7,8 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
+	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/internal/jsonlrec"
 	"github.com/palace-chess/palace/rules"
 )
@@ -27,13 +26,13 @@ type Header struct {
 	Format  string `json:"format"`
 	Version int    `json:"version"`
 	// A and B are the two rule sets, every switch written out.
-	A            RuleSetInfo `json:"a"`
-	B            RuleSetInfo `json:"b"`
-	Player       string      `json:"player"`
-	OpeningPlies int         `json:"opening_plies"`
-	Seed         uint64      `json:"seed"`
-	CodeVersion  string      `json:"code_version,omitempty"`
-	Started      time.Time   `json:"started"`
+	A            *rules.RuleSet `json:"a"`
+	B            *rules.RuleSet `json:"b"`
+	Player       string         `json:"player"`
+	OpeningPlies int            `json:"opening_plies"`
+	Seed         uint64         `json:"seed"`
+	CodeVersion  string         `json:"code_version,omitempty"`
+	Started      time.Time      `json:"started"`
 }
 
 // GameRecord is one finished game.
@@ -44,14 +43,14 @@ type GameRecord struct {
 	// Seed is the game's seed, shared by the games of its index.
 	Seed    uint64 `json:"seed"`
 	Opening string `json:"opening"`
-	Result  string `json:"result"` // 1-0, 0-1, 1/2-1/2 (the first mover's view)
-	Reason  string `json:"reason"` // rules.Termination's label
+	// End's result is the first mover's view, its reason
+	// rules.Termination's label.
+	gamerec.End
 	// Plies is the whole game's length, the opening's plies included: the
 	// rule sets' limits count them too.
-	Plies    int    `json:"plies"`
-	Passes   int    `json:"passes"`
-	StartFEN string `json:"start_fen"`
-	Moves    string `json:"moves"` // ranks 1–10, the opening's first
+	Plies  int `json:"plies"`
+	Passes int `json:"passes"`
+	gamerec.Line
 }
 
 // FirstMoverScore is the game's score for the side that moved first (red,
@@ -76,68 +75,13 @@ func (r GameRecord) side() int {
 
 var sideNames = [2]string{"A", "B"}
 
-// RuleSetInfo is a rule set written out in full: its name@hash and every
-// switch under the key a rule-set YAML file gives it.
-type RuleSetInfo struct {
-	ID                  string  `json:"id" yaml:"-"`
-	Game                string  `json:"game" yaml:"-"`
-	Name                string  `json:"name" yaml:"name"`
-	Pass                string  `json:"pass" yaml:"pass"`
-	FacingKings         string  `json:"facingKings" yaml:"facingKings"`
-	BikjangClaim        bool    `json:"bikjangClaim" yaml:"bikjangClaim"`
-	Counting            bool    `json:"counting" yaml:"counting"`
-	HanBonus            float64 `json:"hanBonus" yaml:"hanBonus"`
-	Repetition          int     `json:"repetition" yaml:"repetition"`
-	PerpetualCheckLoses bool    `json:"perpetualCheckLoses" yaml:"perpetualCheckLoses"`
-	ChaseRule           bool    `json:"chaseRule" yaml:"chaseRule"`
-	ShuttleRule         bool    `json:"shuttleRule" yaml:"shuttleRule"`
-	MoveLimit           int     `json:"moveLimit" yaml:"moveLimit"`
-	CheckExtension      bool    `json:"checkExtension" yaml:"checkExtension"`
-	MaterialDraw        bool    `json:"materialDraw" yaml:"materialDraw"`
-	MaxPlies            int     `json:"maxPlies" yaml:"maxPlies"`
-}
-
-// Describe writes rs out in full.
-func Describe(rs *rules.RuleSet) RuleSetInfo {
-	return RuleSetInfo{
-		ID: rs.String(), Game: rs.Game.String(), Name: rs.Name, Pass: rs.Pass.String(), FacingKings: rs.Facing.String(),
-		BikjangClaim: rs.BikjangClaim, Counting: rs.Counting, HanBonus: float64(rs.HanBonusHalves) / 2,
-		Repetition: rs.Repetition, PerpetualCheckLoses: rs.PerpetualCheckLoses, ChaseRule: rs.ChaseRule,
-		ShuttleRule: rs.ShuttleRule, MoveLimit: rs.MoveLimit, CheckExtension: rs.CheckExtension,
-		MaterialDraw: rs.MaterialDraw, MaxPlies: rs.MaxPlies,
-	}
-}
-
-// RuleSet rebuilds the rule set, through the YAML form (the game's base
-// preset with every switch set), and checks it hashes to ID.
-func (ri RuleSetInfo) RuleSet() (*rules.RuleSet, error) {
-	doc := struct {
-		Base        string `yaml:"base"`
-		RuleSetInfo `yaml:",inline"`
-	}{ri.Game, ri}
-	data, err := yaml.Marshal(doc)
-	if err != nil {
-		return nil, fmt.Errorf("experiment: rule set %s: %w", ri.ID, err)
-	}
-	rs, err := rules.ParseRuleSet(data, "rule set "+ri.ID)
-	if err != nil {
-		return nil, fmt.Errorf("experiment: %w", err)
-	}
-	if rs.String() != ri.ID {
-		return nil, fmt.Errorf("experiment: rule set %s: its switches hash to %s", ri.ID, rs.String())
-	}
-	return rs, nil
-}
-
-// RuleSets rebuilds the header's two rule sets.
+// RuleSets is the header's two rule sets (checked against their hashes
+// when read).
 func (h Header) RuleSets() (a, b *rules.RuleSet, err error) {
-	if a, err = h.A.RuleSet(); err != nil {
-		return nil, nil, err
+	if h.A == nil || h.B == nil {
+		return nil, nil, errors.New("experiment: the header lacks a rule set")
 	}
-	if b, err = h.B.RuleSet(); err != nil {
-		return nil, nil, err
-	}
-	return a, b, nil
+	return h.A, h.B, nil
 }
 
 // recordSpec is the experiment record file: a Header line, then a
@@ -175,8 +119,8 @@ func (r GameRecord) check() error {
 // sameExperiment compares everything but the start time and code version.
 func sameExperiment(got, want Header) error {
 	var diffs []string
-	if got.A.ID != want.A.ID || got.B.ID != want.B.ID {
-		diffs = append(diffs, fmt.Sprintf("rules %s vs %s, not %s vs %s", got.A.ID, got.B.ID, want.A.ID, want.B.ID))
+	if id(got.A) != id(want.A) || id(got.B) != id(want.B) {
+		diffs = append(diffs, fmt.Sprintf("rules %s vs %s, not %s vs %s", id(got.A), id(got.B), id(want.A), id(want.B)))
 	}
 	if got.Player != want.Player {
 		diffs = append(diffs, fmt.Sprintf("player %s, not %s", got.Player, want.Player))
@@ -191,6 +135,14 @@ func sameExperiment(got, want Header) error {
 		return errors.New(strings.Join(diffs, "; "))
 	}
 	return nil
+}
+
+// id is a header's rule set's name@hash ("" for a header without it).
+func id(rs *rules.RuleSet) string {
+	if rs == nil {
+		return ""
+	}
+	return rs.String()
 }
 
 // ReadRecords reads an experiment's record file: its header and games,

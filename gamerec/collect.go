@@ -16,15 +16,14 @@ import (
 
 	"github.com/palace-chess/palace/datasets"
 	"github.com/palace-chess/palace/rules"
-	"github.com/palace-chess/palace/selfplay"
 )
 
 // Collect reads the games at paths and hands each to fn with its rule set,
 // in a fixed order (paths in the order given, directories walked in name
 // order). A path may be
-//   - a games file (this package's format),
-//   - a self-play game-record file (NAME.games.jsonl beside NAME.shard;
-//     its games dated by the file's modification day),
+//   - a games file (this package's format; a self-play one,
+//     NAME.games.jsonl beside NAME.shard, has its games dated by the
+//     file's modification day),
 //   - a self-play directory: the game files of the shards its manifest
 //     lists (a crash's unlisted debris is not read),
 //   - a run directory of palace run: every selfplay/gen-NNNN directory,
@@ -71,7 +70,7 @@ func collectPath(p string, fn func(*Game, *rules.RuleSet) error) error {
 			if err := collectPath(sub, fn); err != nil {
 				return err
 			}
-		case strings.HasSuffix(e.Name(), ".jsonl") && !strings.HasSuffix(e.Name(), selfplay.GamesSuffix):
+		case strings.HasSuffix(e.Name(), ".jsonl") && !strings.HasSuffix(e.Name(), GamesSuffix):
 			// Only this package's games files: other JSON lines files
 			// (metrics, arena records) are not games to collect, so
 			// peek at the header before committing to the file.
@@ -116,60 +115,33 @@ func isGamesFile(path string) (bool, error) {
 	return h.Format == Format, nil
 }
 
-// collectFile reads a games file or a self-play game-record file; gen
-// maps self-play network IDs to generations (nil: unknown).
+// collectFile reads a games file; gen maps self-play network IDs to
+// generations (nil: unknown).
 func collectFile(path string, gen map[string]int, fn func(*Game, *rules.RuleSet) error) error {
-	data, err := os.ReadFile(path)
+	f, err := Read(path)
 	if err != nil {
-		return fmt.Errorf("gamerec: %w", err)
+		return err
 	}
-	first, _, _ := bytes.Cut(data, []byte{'\n'})
-	var h struct {
-		Format string `json:"format"`
+	selfplay := f.Header.Shard != ""
+	// Self-play records no date; the day its file was committed serves
+	// date filters (a file copied without its times gets the copy's).
+	date := ""
+	if info, err := os.Stat(path); err == nil && selfplay {
+		date = info.ModTime().UTC().Format("2006.01.02")
 	}
-	if err := json.Unmarshal(first, &h); err != nil {
-		return fmt.Errorf("%w: %s: line 1 (header): %v", ErrGames, path, err)
-	}
-	switch h.Format {
-	case Format:
-		f, err := Parse(path, data)
-		if err != nil {
-			return err
-		}
-		for i := range f.Games {
-			if err := fn(&f.Games[i], f.RuleSet(&f.Games[i])); err != nil {
-				return err
-			}
-		}
-		return nil
-	case selfplay.GamesFormat:
-		f, err := selfplay.ReadGames(path)
-		if err != nil {
-			return fmt.Errorf("gamerec: %w", err)
-		}
-		rs := f.RuleSet()
-		// Self-play records no date; the day its file was committed
-		// serves date filters (a file copied without its times gets the
-		// copy's).
-		date := ""
-		if info, err := os.Stat(path); err == nil {
-			date = info.ModTime().UTC().Format("2006.01.02")
-		}
-		var g Game
-		for i := range f.Games {
-			r := &f.Games[i]
-			g = Game{Source: path, Index: i + 1, RuleSet: f.Header.RuleSet, Setup: r.Setup, StartFEN: r.StartFEN,
-				Moves: r.Moves, Plies: r.Plies, Result: r.Result, Reason: r.Reason, Network: f.Header.NetworkID, Date: date}
+	for i := range f.Games {
+		g := &f.Games[i]
+		if selfplay {
+			g.Source, g.Index, g.Network, g.Date = path, i+1, f.Header.NetworkID, date
 			if n, ok := gen[f.Header.NetworkID]; ok {
 				g.Generation = &n
 			}
-			if err := fn(&g, rs); err != nil {
-				return err
-			}
 		}
-		return nil
+		if err := fn(g, f.RuleSet(g)); err != nil {
+			return err
+		}
 	}
-	return fmt.Errorf("%w: %s: format %q is neither %q nor %q", ErrGames, path, h.Format, Format, selfplay.GamesFormat)
+	return nil
 }
 
 // collectSelfplay reads the game files of the shards dir's manifest lists.
@@ -179,7 +151,7 @@ func collectSelfplay(dir string, gen map[string]int, fn func(*Game, *rules.RuleS
 		return fmt.Errorf("gamerec: %w", err)
 	}
 	for _, s := range m.Shards {
-		if err := collectFile(selfplay.GamesPath(filepath.Join(dir, s.Name)), gen, fn); err != nil {
+		if err := collectFile(GamesPath(filepath.Join(dir, s.Name)), gen, fn); err != nil {
 			return err
 		}
 	}
@@ -276,9 +248,9 @@ func selfplayNetwork(dir string) (string, error) {
 	if len(m.Shards) == 0 {
 		return "", nil
 	}
-	f, err := selfplay.ReadGames(selfplay.GamesPath(filepath.Join(dir, m.Shards[0].Name)))
+	f, err := Read(GamesPath(filepath.Join(dir, m.Shards[0].Name)))
 	if err != nil {
-		return "", fmt.Errorf("gamerec: %w", err)
+		return "", err
 	}
 	return f.Header.NetworkID, nil
 }

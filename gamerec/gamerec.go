@@ -1,11 +1,14 @@
 // Package gamerec is palace's record of played games, whatever played
-// them: games imported from PGN and .gib collections, self-play's game
-// files, arena matches. Research tools (palace openings, palace export)
-// read games through it.
+// them: games imported from PGN and .gib collections, self-play (which
+// writes a games file beside each shard), and the game part (Line, End)
+// of arena's and experiment's records. It sits below its producers: it
+// knows rules and the self-play directory's manifest, nothing that plays.
+// Research tools (palace openings, palace export) read games through it.
 //
 // A games file is JSON lines: a Header, then one Game per line. It is
 // written crash-safely (temp file, fsync, rename), so a reader sees all of
-// it or nothing.
+// it or nothing. Replay checks an imported record (forced ends bind it),
+// ReplayStrict a self-play one (every end binds).
 package gamerec
 
 import (
@@ -23,9 +26,19 @@ import (
 )
 
 // Format and Version identify a games file; readers refuse others.
+// Version 2 writes rule sets in rules.RuleSet's JSON form (version 1: Go's
+// field names); both are read.
 const (
 	Format  = "palace-games"
-	Version = 1
+	Version = 2
+)
+
+// ShardSuffix ends the name of a shard self-play writes; GamesSuffix
+// replaces it to name the games file of the shard's games (GamesPath).
+// Collect finds self-play's games by these names.
+const (
+	ShardSuffix = ".shard"
+	GamesSuffix = ".games.jsonl"
 )
 
 // ErrGames is wrapped by every error about a games file's contents.
@@ -62,7 +75,16 @@ type Header struct {
 	CodeVersion string           `json:"code_version,omitempty"`
 	// Source says how the file was made (the import command, say).
 	Source string `json:"source,omitempty"`
-	Games  int    `json:"games"`
+	// A self-play file (NAME.games.jsonl beside the shard NAME.shard)
+	// names its shard, the network that played every game, the digest of
+	// everything that decided the games (equal for every file of a
+	// self-play directory) and the run's seed. Shard is empty in every
+	// other games file.
+	Shard     string `json:"shard,omitempty"`
+	NetworkID string `json:"network_id,omitempty"`
+	GameHash  string `json:"game_hash,omitempty"`
+	Seed      uint64 `json:"seed,omitempty"`
+	Games     int    `json:"games"`
 }
 
 // Game is one game.
@@ -71,21 +93,30 @@ type Game struct {
 	// game's 1-based position in it.
 	Source string `json:"source,omitempty"`
 	Index  int    `json:"index,omitempty"`
+	// ID and Seed are a self-play game's index in its run (the shard's
+	// records carry it as GameID) and its own seed, derived from the run's
+	// seed and ID; like every self-play field here, absent from other
+	// records (and written only when not zero).
+	ID   uint64 `json:"id,omitempty"`
+	Seed uint64 `json:"seed,omitempty"`
 	// RuleSet is name@hash, one of the header's rule sets.
 	RuleSet string `json:"rule_set"`
 	// Setup is janggi's "CHO,HAN" setup names when the game starts from
 	// a setup (empty otherwise).
-	Setup    string `json:"setup,omitempty"`
-	StartFEN string `json:"start_fen"`
-	// Moves are space-separated, ranks 1–10 (rules.Ranks1), passes
-	// included.
-	Moves string `json:"moves"`
-	Plies int    `json:"plies"`
-	// Result is 1-0, 0-1, 1/2-1/2 (White = Red or Cho) or * (unknown).
-	Result string `json:"result"`
-	// Reason is rules.Termination's label when the rules ended the game
-	// after its last move, else one of the Reason constants.
-	Reason string `json:"reason"`
+	Setup string `json:"setup,omitempty"`
+	// Line's moves, with its start, are the input of palace adjudicate.
+	Line
+	Plies int `json:"plies"`
+	// End's result may also be * (Unknown); its reason is
+	// rules.Termination's label when the rules ended the game after its
+	// last move, else one of the Reason constants.
+	End
+	// Count is both sides' material counts when counting decided a
+	// self-play game.
+	Count *[2]float64 `json:"count,omitempty"`
+	// Full is the number of a self-play game's positions searched with
+	// the full budget (policy targets).
+	Full int `json:"full,omitempty"`
 	// Date is when the game was played, PGN style (YYYY.MM.DD, ?? for an
 	// unknown part); empty when unknown.
 	Date string `json:"date,omitempty"`
@@ -116,10 +147,18 @@ func (g *Game) Where() string {
 // MoveList is the game's moves split.
 func (g *Game) MoveList() []string { return strings.Fields(g.Moves) }
 
-// SetMoves records a finished or abandoned game's start and moves from a
-// rules.Game, and its result when the rules ended it.
+// SetMoves records a finished or abandoned game's rule set, start and
+// moves from a rules.Game, and its result when the rules ended it.
 func (g *Game) SetMoves(game *rules.Game) {
-	moves := game.Moves(nil)
+	g.RuleSet, g.Line, g.Plies = game.Rules().String(), LineOf(game), len(game.Moves(nil))
+	if r := game.Result(); r.Over() {
+		g.End = EndOf(r)
+	}
+}
+
+// MovesText is moves as records write them: space-separated, ranks 1–10
+// (rules.Ranks1), passes included.
+func MovesText(moves []rules.Move) string {
 	var b []byte
 	for i, m := range moves {
 		if i > 0 {
@@ -127,10 +166,7 @@ func (g *Game) SetMoves(game *rules.Game) {
 		}
 		b = m.AppendText(b, rules.Ranks1)
 	}
-	g.RuleSet, g.StartFEN, g.Moves, g.Plies = game.Rules().String(), game.RootFEN(), string(b), len(moves)
-	if r := game.Result(); r.Over() {
-		g.Result, g.Reason = r.Score(), r.Reason.String()
-	}
+	return string(b)
 }
 
 // Replay plays the game's moves from its start under rs and checks them:
@@ -143,14 +179,28 @@ func (g *Game) SetMoves(game *rules.Game) {
 // then says the record's (ReasonRecorded and the like). Errors name the
 // ply.
 func (g *Game) Replay(rs *rules.RuleSet) (*rules.Game, error) {
-	game, err := g.replay(rs)
+	game, err := g.replay(rs, false)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrGames, g.Where(), err)
 	}
 	return game, nil
 }
 
-func (g *Game) replay(rs *rules.RuleSet) (*rules.Game, error) {
+// ReplayStrict is Replay for a game whose every end binds, as self-play's
+// do: the game over after its last move and not before, by the rules'
+// Result (claimable ends included), with the stored result, reason and
+// counts. Errors name the game by its ID.
+func (g *Game) ReplayStrict(rs *rules.RuleSet) (*rules.Game, error) {
+	game, err := g.replay(rs, true)
+	if err != nil {
+		return nil, fmt.Errorf("%w: game %d: %w", ErrGames, g.ID, err)
+	}
+	return game, nil
+}
+
+// replay is both replays; strict holds the record to every end the rules
+// give, lenient (imported records) to the forced ones only.
+func (g *Game) replay(rs *rules.RuleSet, strict bool) (*rules.Game, error) {
 	if rs.String() != g.RuleSet {
 		return nil, fmt.Errorf("rule set %s, replayed under %s", g.RuleSet, rs)
 	}
@@ -167,18 +217,32 @@ func (g *Game) replay(rs *rules.RuleSet) (*rules.Game, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := 0
-	for text := range strings.FieldsSeq(g.Moves) {
-		if r := game.ImmediateResult(); r.Over() {
-			return nil, fmt.Errorf("ply %d: %s after the game ended (%s)", n+1, text, r)
+	moves := strings.Fields(g.Moves)
+	// A strict record's length is checked first, a lenient one's after
+	// its moves: an imported record's bad move says more than its count.
+	if strict && len(moves) != g.Plies {
+		return nil, fmt.Errorf("%d moves, the record says %d plies", len(moves), g.Plies)
+	}
+	for i, text := range moves {
+		if strict {
+			if r := game.Result(); r.Over() {
+				return nil, fmt.Errorf("over after %d plies (%s), yet %d more moves follow", i, r, len(moves)-i)
+			}
+		} else if r := game.ImmediateResult(); r.Over() {
+			return nil, fmt.Errorf("ply %d: %s after the game ended (%s)", i+1, text, r)
 		}
 		if _, err := game.PlayText(text, rules.Ranks1); err != nil {
-			return nil, fmt.Errorf("ply %d: %w", n+1, err)
+			return nil, fmt.Errorf("ply %d: %w", i+1, err)
 		}
-		n++
 	}
-	if n != g.Plies {
-		return nil, fmt.Errorf("%d moves, the record says %d plies", n, g.Plies)
+	if strict {
+		if err := g.checkFinished(game); err != nil {
+			return nil, err
+		}
+		return game, nil
+	}
+	if len(moves) != g.Plies {
+		return nil, fmt.Errorf("%d moves, the record says %d plies", len(moves), g.Plies)
 	}
 	switch g.Result {
 	case WhiteWins, BlackWins, Draw, Unknown:
@@ -194,6 +258,21 @@ func (g *Game) replay(rs *rules.RuleSet) (*rules.Game, error) {
 	return game, nil
 }
 
+// checkFinished checks a strict record's end against the replayed game's.
+func (g *Game) checkFinished(game *rules.Game) error {
+	r := game.Result()
+	if !r.Over() {
+		return fmt.Errorf("not over after its %d moves", g.Plies)
+	}
+	if r.Score() != g.Result || r.Reason.String() != g.Reason {
+		return fmt.Errorf("replays to %s, the record says %s %s", r, g.Result, g.Reason)
+	}
+	if r.Counted != (g.Count != nil) || (r.Counted && r.Count != *g.Count) {
+		return fmt.Errorf("replays to counts %v (counted %t), the record says %v", r.Count, r.Counted, g.Count)
+	}
+	return nil
+}
+
 // Settle gives an imported game its result once its moves are played:
 // result is the record's (WhiteWins, BlackWins, Draw or Unknown) and
 // reason the record's reason for it (ReasonResignation, ReasonRecorded…;
@@ -207,11 +286,11 @@ func (g *Game) Settle(game *rules.Game, result, reason string) error {
 		if result != Unknown && result != r.Score() {
 			return fmt.Errorf("the rules end the game %s, the record says %s", r, result)
 		}
-		g.Result, g.Reason = r.Score(), r.Reason.String()
+		g.End = EndOf(r)
 		return nil
 	}
 	if r := game.Result(); r.Over() && (result == Unknown || result == r.Score()) {
-		g.Result, g.Reason = r.Score(), r.Reason.String()
+		g.End = EndOf(r)
 		return nil
 	}
 	switch result {
@@ -250,6 +329,20 @@ type File struct {
 // Read does not allow).
 func (f *File) RuleSet(g *Game) *rules.RuleSet { return f.rules[g.RuleSet] }
 
+// SelfPlayRuleSet is the one rule set of a self-play file's games, nil for
+// a file of any other number of rule sets.
+func (f *File) SelfPlayRuleSet() *rules.RuleSet {
+	if len(f.Header.Rules) != 1 {
+		return nil
+	}
+	return f.Header.Rules[0]
+}
+
+// GamesPath is the self-play games file of the shard at shardPath.
+func GamesPath(shardPath string) string {
+	return strings.TrimSuffix(shardPath, ShardSuffix) + GamesSuffix
+}
+
 // NewHeader is a header holding the rule sets of games.
 func NewHeader(games []Game, ruleSets map[string]*rules.RuleSet) (Header, error) {
 	var h Header
@@ -269,8 +362,9 @@ func NewHeader(games []Game, ruleSets map[string]*rules.RuleSet) (Header, error)
 	return h, nil
 }
 
-// Write writes a games file crash-safely. The header's format, version
-// and game count are filled in; every game's rule set must be in it.
+// Write writes a games file crash-safely: a reader (or a restart after
+// kill -9) sees all of it or nothing. The header's format, version and
+// game count are filled in; every game's rule set must be in it.
 func Write(path string, hdr Header, games []Game) error {
 	hdr.Format, hdr.Version, hdr.Games = Format, Version, len(games)
 	have := map[string]bool{}
@@ -298,58 +392,55 @@ func Write(path string, hdr Header, games []Game) error {
 	})
 }
 
-// Read reads a games file and checks its header (format, version, rule
-// sets against their hashes, the game count) and that every game names
-// one of its rule sets. It does not replay the games.
+// Read reads a games file (ReadFrom) at path.
 func Read(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("gamerec: %w", err)
 	}
-	return Parse(path, data)
+	defer f.Close()
+	return ReadFrom(f, path)
 }
 
-// Parse is Read on a file's contents; path names it in errors.
-func Parse(path string, data []byte) (*File, error) {
+// ReadFrom reads a games file and checks its header (format, version,
+// rule sets against their hashes, the game count) and that every game
+// names one of its rule sets; name names the input in errors. It does not
+// replay the games. It also reads the self-play game-record files of
+// palace before games files were one format (palace-selfplay-games), as
+// the games file they now are: one rule set, named by every game with the
+// header's network.
+func ReadFrom(r io.Reader, name string) (*File, error) {
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s: %s", ErrGames, path, fmt.Sprintf(format, args...))
+		return fmt.Errorf("%w: %s: %s", ErrGames, name, fmt.Sprintf(format, args...))
 	}
+	br := bufio.NewReaderSize(r, 1<<16)
 	f := &File{rules: map[string]*rules.RuleSet{}}
+	legacy := false
 	line := 0
-	for len(data) > 0 {
-		var text []byte
-		text, data, _ = bytes.Cut(data, []byte{'\n'})
+	for {
+		text, err := br.ReadBytes('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("gamerec: reading %s: %w", name, err)
+		}
+		if len(text) == 0 && err != nil {
+			break
+		}
 		line++
 		if len(bytes.TrimSpace(text)) == 0 {
 			return nil, bad("line %d: empty", line)
 		}
-		dec := json.NewDecoder(bytes.NewReader(text))
-		dec.DisallowUnknownFields()
 		if line == 1 {
-			h := &f.Header
-			if err := dec.Decode(h); err != nil {
-				return nil, bad("line 1 (header): %v", err)
-			}
-			if h.Format != Format {
-				return nil, bad("format %q, want %q", h.Format, Format)
-			}
-			if h.Version != Version {
-				return nil, bad("version %d; this palace reads version %d", h.Version, Version)
-			}
-			for _, rs := range h.Rules {
-				if rs == nil {
-					return nil, bad("header: a null rule set")
-				}
-				if err := rs.Validate(); err != nil {
-					return nil, bad("header: %v", err)
-				}
-				f.rules[rs.String()] = rs
+			if legacy, err = f.readHeader(text); err != nil {
+				return nil, bad("%v", err)
 			}
 			continue
 		}
 		var g Game
-		if err := dec.Decode(&g); err != nil {
+		if err := strictJSON(text, &g); err != nil {
 			return nil, bad("line %d: %v", line, err)
+		}
+		if legacy {
+			g.RuleSet, g.Network = f.Header.Rules[0].String(), f.Header.NetworkID
 		}
 		if f.rules[g.RuleSet] == nil {
 			return nil, bad("line %d: rule set %s is not in the header", line, g.RuleSet)
@@ -363,4 +454,74 @@ func Parse(path string, data []byte) (*File, error) {
 		return nil, bad("%d games, the header says %d", len(f.Games), f.Header.Games)
 	}
 	return f, nil
+}
+
+// legacySelfplayFormat is the self-play game-record file's own format,
+// before self-play wrote games files; legacySelfplayHeader its header.
+const legacySelfplayFormat = "palace-selfplay-games"
+
+type legacySelfplayHeader struct {
+	Format      string         `json:"format"`
+	Version     int            `json:"version"`
+	Shard       string         `json:"shard"`
+	RuleSet     string         `json:"rule_set"`
+	Rules       *rules.RuleSet `json:"rules"`
+	NetworkID   string         `json:"network_id"`
+	GameHash    string         `json:"game_hash"`
+	Seed        uint64         `json:"seed"`
+	CodeVersion string         `json:"code_version,omitempty"`
+	Games       int            `json:"games"`
+}
+
+// readHeader reads line 1 into f.Header; legacy says it was a
+// palace-selfplay-games header.
+func (f *File) readHeader(text []byte) (legacy bool, err error) {
+	var id struct {
+		Format  string `json:"format"`
+		Version int    `json:"version"`
+	}
+	if err := json.Unmarshal(text, &id); err != nil {
+		return false, fmt.Errorf("line 1 (header): %v", err)
+	}
+	switch id.Format {
+	case Format:
+		if id.Version < 1 || id.Version > Version {
+			return false, fmt.Errorf("version %d; this palace reads versions 1 to %d", id.Version, Version)
+		}
+		if err := strictJSON(text, &f.Header); err != nil {
+			return false, fmt.Errorf("line 1 (header): %v", err)
+		}
+	case legacySelfplayFormat:
+		if id.Version != 1 {
+			return false, fmt.Errorf("version %d; this palace reads version 1 of %s", id.Version, legacySelfplayFormat)
+		}
+		var h legacySelfplayHeader
+		if err := strictJSON(text, &h); err != nil {
+			return false, fmt.Errorf("line 1 (header): %v", err)
+		}
+		if h.Rules == nil {
+			return false, errors.New("no rule set")
+		}
+		if h.Rules.String() != h.RuleSet {
+			return false, fmt.Errorf("the rule set's switches hash to %s, the header says %s", h.Rules.String(), h.RuleSet)
+		}
+		f.Header = Header{Format: h.Format, Version: h.Version, Rules: []*rules.RuleSet{h.Rules}, CodeVersion: h.CodeVersion,
+			Shard: h.Shard, NetworkID: h.NetworkID, GameHash: h.GameHash, Seed: h.Seed, Games: h.Games}
+		legacy = true
+	default:
+		return false, fmt.Errorf("format %q, want %q", id.Format, Format)
+	}
+	for _, rs := range f.Header.Rules {
+		if rs == nil {
+			return false, errors.New("header: a null rule set")
+		}
+		f.rules[rs.String()] = rs
+	}
+	return legacy, nil
+}
+
+func strictJSON(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
 }

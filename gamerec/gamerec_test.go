@@ -1,18 +1,13 @@
 package gamerec
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/palace-chess/palace/encode"
-	"github.com/palace-chess/palace/nn"
 	"github.com/palace-chess/palace/rules"
-	"github.com/palace-chess/palace/selfplay"
 )
 
 // Four opening moves of xiangqi: only their legality is checked; the
@@ -22,13 +17,13 @@ const xqMoves = "h3e3 h10g8 h1g3 i10h10"
 func sampleGames(t *testing.T) ([]Game, map[string]*rules.RuleSet) {
 	t.Helper()
 	xq, jg := rules.MustPreset("xiangqi"), rules.MustPreset("janggi")
-	g1 := Game{Source: "a.pgn", Index: 1, RuleSet: xq.String(), StartFEN: xq.StartFEN(), Moves: xqMoves, Plies: 4,
-		Result: WhiteWins, Reason: ReasonResignation, Date: "1990.05.??", White: "Red", Black: "Black",
+	g1 := Game{Source: "a.pgn", Index: 1, RuleSet: xq.String(), Line: Line{StartFEN: xq.StartFEN(), Moves: xqMoves}, Plies: 4,
+		End: End{Result: WhiteWins, Reason: ReasonResignation}, Date: "1990.05.??", White: "Red", Black: "Black",
 		Tags: map[string]string{"Event": "Cup"}}
 	cho, _ := rules.ParseJanggiSetup("masangsangma")
 	han, _ := rules.ParseJanggiSetup("sangmamasang")
 	g2 := Game{Source: "b.gib", Index: 3, RuleSet: jg.String(), Setup: "masangsangma,sangmamasang",
-		StartFEN: rules.JanggiSetupFEN(cho, han), Result: Unknown, Reason: ReasonUnfinished}
+		Line: Line{StartFEN: rules.JanggiSetupFEN(cho, han)}, End: End{Result: Unknown, Reason: ReasonUnfinished}}
 	return []Game{g1, g2}, map[string]*rules.RuleSet{xq.String(): xq, jg.String(): jg}
 }
 
@@ -86,7 +81,7 @@ func TestReplayErrors(t *testing.T) {
 	}
 	// A result the rules contradict: a position where Black is mated
 	// after Red's move, recorded as a Black win.
-	mate := Game{RuleSet: xq.String(), StartFEN: "4k4/R8/9/9/9/9/9/9/9/3K3R1 w - - 0 1", Moves: "h1h10", Plies: 1}
+	mate := Game{RuleSet: xq.String(), Line: Line{StartFEN: "4k4/R8/9/9/9/9/9/9/9/3K3R1 w - - 0 1", Moves: "h1h10"}, Plies: 1}
 	mateGame, err := rules.NewGame(xq, mate.StartFEN)
 	if err != nil {
 		t.Fatal(err)
@@ -124,75 +119,18 @@ func TestReadErrors(t *testing.T) {
 	for _, c := range []struct{ name, data, want string }{
 		{"empty", "", "empty"},
 		{"format", `{"format":"x","version":1}` + "\n", "format"},
-		{"version", strings.Replace(lines[0], `"version":1`, `"version":9`, 1), "version 9"},
+		{"version", strings.Replace(lines[0], `"version":2`, `"version":9`, 1), "version 9"},
 		{"truncated", lines[0] + lines[1], "1 games, the header says 2"},
 		{"unknown field", lines[0] + lines[1] + strings.Replace(lines[2], `{`, `{"x":1,`, 1), "line 3"},
 		{"unknown rule set", lines[0] + lines[1] + strings.Replace(lines[2], `"rule_set":"janggi@`, `"rule_set":"janggi2@`, 1), "not in the header"},
-		{"renamed rule set", strings.Replace(lines[0], `"Name":"xiangqi"`, `"Name":"xiangqi2"`, 1) + lines[1] + lines[2], "line 2"},
+		{"renamed rule set", strings.NewReplacer(`"id":"xiangqi@`, `"id":"xiangqi2@`, `"name":"xiangqi"`, `"name":"xiangqi2"`).Replace(lines[0]) + lines[1] + lines[2], "line 2"},
 	} {
-		_, err := Parse("g.jsonl", []byte(c.data))
+		_, err := ReadFrom(strings.NewReader(c.data), "g.jsonl")
 		if !errors.Is(err, ErrGames) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "g.jsonl") {
 			t.Errorf("%s: %v, want ErrGames naming g.jsonl and %q", c.name, err, c.want)
 		}
 	}
 	if err := Write(path, Header{}, games); err == nil || !strings.Contains(err.Error(), "not in the header") {
 		t.Errorf("write without rule sets: %v", err)
-	}
-}
-
-// TestCollect reads a games file, a self-play directory and a directory
-// holding both, in order, with the self-play games' network IDs.
-func TestCollect(t *testing.T) {
-	t.Setenv("PALACE_BLAS", "off")
-	root := t.TempDir()
-	games, sets := sampleGames(t)
-	hdr, _ := NewHeader(games, sets)
-	if err := Write(filepath.Join(root, "imported.jsonl"), hdr, games); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "other.jsonl"), []byte(`{"stage":"x"}`+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg := selfplay.DefaultConfig()
-	cfg.Output = filepath.Join(root, "sp")
-	cfg.Rules, cfg.Games, cfg.Seed, cfg.GamesPerShard, cfg.MaxPlies = "xiangqi", 5, 1, 2, 12
-	cfg.RandomNetwork = selfplay.RandomNetwork{Blocks: 1, Filters: 8, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 8, Seed: 3}
-	cfg.Search.Simulations, cfg.Search.CheapSimulations, cfg.Search.GumbelK = 4, 2, 2
-	opt := selfplay.Options{CodeVersion: "test", Evaluator: func() (nn.Evaluator, string, error) {
-		return nn.NewRandom(encode.InputSize, encode.PolicySize(), 5), "random-5", nil
-	}}
-	if _, err := selfplay.Run(context.Background(), cfg, opt); err != nil {
-		t.Fatal(err)
-	}
-	// Debris of a crash: a games file the manifest does not list.
-	if err := os.WriteFile(filepath.Join(cfg.Output, "shard-000099.games.jsonl"), []byte("junk\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	err := Collect([]string{root}, func(g *Game, rs *rules.RuleSet) error {
-		if _, err := g.Replay(rs); err != nil {
-			return err
-		}
-		if g.Network != "" && g.Date != time.Now().UTC().Format("2006.01.02") {
-			t.Errorf("%s: self-play game dated %q, not today", g.Where(), g.Date)
-		}
-		got = append(got, filepath.Base(g.Source)+":"+g.Network+":"+g.Result)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 7 || got[0] != "a.pgn::1-0" || got[1] != "b.gib::*" || !strings.Contains(got[2], ":random-5:") {
-		t.Errorf("collected %q", got)
-	}
-	stop := errors.New("stop")
-	if err := Collect([]string{root}, func(*Game, *rules.RuleSet) error { return stop }); err != stop {
-		t.Errorf("fn's error: %v", err)
-	}
-	if err := Collect([]string{filepath.Join(root, "missing")}, func(*Game, *rules.RuleSet) error { return nil }); err == nil {
-		t.Error("a missing path collected")
-	}
-	if err := Collect([]string{filepath.Join(root, "other.jsonl")}, func(*Game, *rules.RuleSet) error { return nil }); err == nil || !strings.Contains(err.Error(), "other.jsonl") {
-		t.Errorf("a file of another format: %v", err)
 	}
 }

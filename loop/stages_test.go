@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/loop"
 	"github.com/palace-chess/palace/store"
 )
@@ -59,7 +60,8 @@ func TestGateFromRecords(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range games {
-			r := arena.GameRecord{Pair: i / 2, Game: i % 2, Opening: "o", Score: 0.5, Result: "1/2-1/2", Reason: "length-cap", Plies: 28}
+			r := arena.GameRecord{Pair: i / 2, Game: i % 2, Opening: "o", Score: 0.5,
+				End: gamerec.End{Result: "1/2-1/2", Reason: "length-cap"}, Plies: 28}
 			if err := enc.Encode(&r); err != nil {
 				t.Fatal(err)
 			}

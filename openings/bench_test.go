@@ -42,7 +42,7 @@ func randomGames(n, maxPlies int) ([]gamerec.Game, map[string]*rules.RuleSet) {
 		}
 		r := [...]string{gamerec.WhiteWins, gamerec.Draw, gamerec.BlackWins, gamerec.Unknown}[rng.IntN(4)]
 		games = append(games, gamerec.Game{Source: "random", Index: i + 1, RuleSet: rs.String(), Setup: setup,
-			StartFEN: fen, Moves: string(text), Plies: g.Ply(), Result: r})
+			Line: gamerec.Line{StartFEN: fen, Moves: string(text)}, Plies: g.Ply(), End: gamerec.End{Result: r}})
 	}
 	return games, sets
 }

@@ -24,7 +24,7 @@ func ExampleBuilder() {
 		{"h3e3 b10c8", "1/2-1/2"},
 		{"c4c5 g7g6", "0-1"},
 	} {
-		game := gamerec.Game{Index: i + 1, RuleSet: xq.String(), StartFEN: rules.XiangqiStartFEN, Moves: g.moves, Result: g.result}
+		game := gamerec.Game{Index: i + 1, RuleSet: xq.String(), Line: gamerec.Line{StartFEN: rules.XiangqiStartFEN, Moves: g.moves}, End: gamerec.End{Result: g.result}}
 		if err := b.Add(&game, xq); err != nil {
 			fmt.Println(err)
 			return

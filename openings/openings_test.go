@@ -25,12 +25,12 @@ func handGames(t testing.TB) ([]gamerec.Game, map[string]*rules.RuleSet) {
 	sets := map[string]*rules.RuleSet{xq.String(): xq, jg.String(): jg, jm.String(): jm}
 	setupFEN := func(c, h rules.JanggiSetup) string { return rules.JanggiSetupFEN(c, h) }
 	x := func(moves, result, date string, gen *int) gamerec.Game {
-		return gamerec.Game{RuleSet: xq.String(), StartFEN: rules.XiangqiStartFEN, Moves: moves,
-			Plies: len(strings.Fields(moves)), Result: result, Reason: gamerec.ReasonRecorded, Date: date, Generation: gen}
+		return gamerec.Game{RuleSet: xq.String(), Line: gamerec.Line{StartFEN: rules.XiangqiStartFEN, Moves: moves},
+			Plies: len(strings.Fields(moves)), End: gamerec.End{Result: result, Reason: gamerec.ReasonRecorded}, Date: date, Generation: gen}
 	}
 	j := func(rs *rules.RuleSet, setup, fen, moves, result string) gamerec.Game {
-		return gamerec.Game{RuleSet: rs.String(), Setup: setup, StartFEN: fen, Moves: moves,
-			Plies: len(strings.Fields(moves)), Result: result, Reason: gamerec.ReasonRecorded}
+		return gamerec.Game{RuleSet: rs.String(), Setup: setup, Line: gamerec.Line{StartFEN: fen, Moves: moves},
+			Plies: len(strings.Fields(moves)), End: gamerec.End{Result: result, Reason: gamerec.ReasonRecorded}}
 	}
 	games := []gamerec.Game{
 		// X1–X6, xiangqi. X3 reaches X1's position after 3 plies by
@@ -402,13 +402,13 @@ func TestBadRecords(t *testing.T) {
 		g    gamerec.Game
 		want string
 	}{
-		{gamerec.Game{RuleSet: xq, StartFEN: rules.XiangqiStartFEN, Moves: "h3e3 h10h5", Result: "1-0"}, "ply 2: illegal move h10h5"},
-		{gamerec.Game{RuleSet: xq, StartFEN: rules.XiangqiStartFEN, Moves: "h3e3 x", Result: "1-0"}, "ply 2: rules: bad move"},
-		{gamerec.Game{RuleSet: xq, StartFEN: rules.XiangqiStartFEN, Moves: "h3e3", Result: "2-0"}, `result "2-0"`},
-		{gamerec.Game{RuleSet: xq, StartFEN: "nonsense", Moves: "h3e3", Result: "1-0"}, "bad FEN"},
-		{gamerec.Game{RuleSet: xq, Setup: "masangsangma,masangsangma", StartFEN: rules.XiangqiStartFEN, Result: "1-0"}, "a xiangqi rule set"},
-		{gamerec.Game{RuleSet: rules.MustPreset("janggi").String(), Setup: "masangsangma,sangmamasang", StartFEN: rules.JanggiStartFEN, Result: "1-0"}, "starts from"},
-		{gamerec.Game{RuleSet: rules.MustPreset("janggi").String(), Setup: "masang", StartFEN: rules.JanggiStartFEN, Result: "1-0"}, "CHO,HAN"},
+		{gamerec.Game{RuleSet: xq, Line: gamerec.Line{StartFEN: rules.XiangqiStartFEN, Moves: "h3e3 h10h5"}, End: gamerec.End{Result: "1-0"}}, "ply 2: illegal move h10h5"},
+		{gamerec.Game{RuleSet: xq, Line: gamerec.Line{StartFEN: rules.XiangqiStartFEN, Moves: "h3e3 x"}, End: gamerec.End{Result: "1-0"}}, "ply 2: rules: bad move"},
+		{gamerec.Game{RuleSet: xq, Line: gamerec.Line{StartFEN: rules.XiangqiStartFEN, Moves: "h3e3"}, End: gamerec.End{Result: "2-0"}}, `result "2-0"`},
+		{gamerec.Game{RuleSet: xq, Line: gamerec.Line{StartFEN: "nonsense", Moves: "h3e3"}, End: gamerec.End{Result: "1-0"}}, "bad FEN"},
+		{gamerec.Game{RuleSet: xq, Setup: "masangsangma,masangsangma", Line: gamerec.Line{StartFEN: rules.XiangqiStartFEN}, End: gamerec.End{Result: "1-0"}}, "a xiangqi rule set"},
+		{gamerec.Game{RuleSet: rules.MustPreset("janggi").String(), Setup: "masangsangma,sangmamasang", Line: gamerec.Line{StartFEN: rules.JanggiStartFEN}, End: gamerec.End{Result: "1-0"}}, "starts from"},
+		{gamerec.Game{RuleSet: rules.MustPreset("janggi").String(), Setup: "masang", Line: gamerec.Line{StartFEN: rules.JanggiStartFEN}, End: gamerec.End{Result: "1-0"}}, "CHO,HAN"},
 	} {
 		bad := append(append([]gamerec.Game(nil), games[:3]...), tc.g)
 		bad[3].Source, bad[3].Index = "bad.jsonl", 4
@@ -419,7 +419,7 @@ func TestBadRecords(t *testing.T) {
 	}
 	// A Builder refuses games after an error: its tree holds part of one.
 	b, _ := NewBuilder(Filter{})
-	if err := b.Add(&gamerec.Game{RuleSet: xq, StartFEN: rules.XiangqiStartFEN, Moves: "h3e3 h10h5", Result: "*"}, rules.MustPreset("xiangqi")); err == nil {
+	if err := b.Add(&gamerec.Game{RuleSet: xq, Line: gamerec.Line{StartFEN: rules.XiangqiStartFEN, Moves: "h3e3 h10h5"}, End: gamerec.End{Result: "*"}}, rules.MustPreset("xiangqi")); err == nil {
 		t.Fatal("illegal move: no error")
 	}
 	if err := b.Add(&games[0], rules.MustPreset("xiangqi")); err == nil {

@@ -187,7 +187,7 @@ func (im *importer) game(pg *Game, source string) (gamerec.Game, error) {
 	rec.SetMoves(g)
 	if cut != "" {
 		r := g.Result()
-		rec.Result, rec.Reason = r.Score(), r.Reason.String()
+		rec.End = gamerec.EndOf(r)
 	} else if err := rec.Settle(g, result, gamerec.ReasonRecorded); err != nil {
 		return fail(pg.Line, ErrResult, "%w", err)
 	}

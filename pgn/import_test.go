@@ -210,7 +210,7 @@ func TestImportFields(t *testing.T) {
 	}
 	g := games[0]
 	want := gamerec.Game{Source: "c1.pgn", Index: 1, RuleSet: rules.MustPreset("xiangqi").String(),
-		StartFEN: rules.XiangqiStartFEN, Plies: 69, Result: "1-0", Reason: gamerec.ReasonRecorded,
+		Line: gamerec.Line{StartFEN: rules.XiangqiStartFEN}, Plies: 69, End: gamerec.End{Result: "1-0", Reason: gamerec.ReasonRecorded},
 		Date: "2007.01.??", White: "呂欽", Black: "柳大華"}
 	got := g
 	got.Moves, got.Tags = "", nil

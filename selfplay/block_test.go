@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/palace-chess/palace/gamerec"
 )
 
 // A block played alone is the block Run commits for the same indices:
@@ -25,7 +27,7 @@ func TestPlayBlockMatchesRun(t *testing.T) {
 		if filepath.Base(b.Shard) != ShardName(shard) || b.Info.Games != 4 || b.Info.FirstGame != first {
 			t.Errorf("block %d: %s %+v", shard, b.Shard, b.Info)
 		}
-		gf, err := ReadGames(b.Games)
+		gf, err := gamerec.Read(b.Games)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/palace-chess/palace/datasets"
 	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/nn"
 	"github.com/palace-chess/palace/rules"
 )
@@ -76,15 +77,15 @@ func mustRun(t testing.TB, cfg Config) Stats {
 }
 
 // dirGames reads every listed shard's game records, in manifest order.
-func dirGames(t testing.TB, dir string) []GameRecord {
+func dirGames(t testing.TB, dir string) []gamerec.Game {
 	t.Helper()
 	m, err := datasets.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var all []GameRecord
+	var all []gamerec.Game
 	for _, s := range m.Shards {
-		gf, err := ReadGames(GamesPath(filepath.Join(dir, s.Name)))
+		gf, err := gamerec.Read(gamerec.GamesPath(filepath.Join(dir, s.Name)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,9 +95,9 @@ func dirGames(t testing.TB, dir string) []GameRecord {
 }
 
 // byID sorts game records by id.
-func byID(games []GameRecord) []GameRecord {
+func byID(games []gamerec.Game) []gamerec.Game {
 	games = slices.Clone(games)
-	slices.SortFunc(games, func(a, b GameRecord) int { return int(int64(a.ID) - int64(b.ID)) })
+	slices.SortFunc(games, func(a, b gamerec.Game) int { return int(int64(a.ID) - int64(b.ID)) })
 	return games
 }
 

@@ -1,7 +1,7 @@
 // Package selfplay plays many games at once through mcts with one shared,
 // batching evaluator and writes what training needs: shards of position
 // records (datasets) and, beside each shard, the games themselves
-// (GameRecord), which palace replays to check them.
+// (gamerec games files), which palace replays to check them.
 //
 // # Durability
 //
@@ -60,6 +60,7 @@ import (
 
 	"github.com/palace-chess/palace/datasets"
 	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/internal/runlock"
 	"github.com/palace-chess/palace/internal/splitmix"
 	"github.com/palace-chess/palace/mcts"
@@ -152,7 +153,7 @@ type runner struct {
 
 // finishedGame is a game waiting for its shard.
 type finishedGame struct {
-	rec     GameRecord
+	rec     gamerec.Game
 	records []datasets.Record
 }
 
@@ -261,9 +262,9 @@ func shardNumber(name string) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	if s, ok := strings.CutSuffix(base, ShardSuffix); ok {
+	if s, ok := strings.CutSuffix(base, gamerec.ShardSuffix); ok {
 		base = s
-	} else if s, ok := strings.CutSuffix(base, GamesSuffix); ok {
+	} else if s, ok := strings.CutSuffix(base, gamerec.GamesSuffix); ok {
 		base = s
 	} else {
 		return 0, false
@@ -275,7 +276,7 @@ func shardNumber(name string) (int, bool) {
 	return n, true
 }
 
-func shardName(n int) string { return fmt.Sprintf("shard-%06d%s", n, ShardSuffix) }
+func shardName(n int) string { return fmt.Sprintf("shard-%06d%s", n, gamerec.ShardSuffix) }
 
 // isDebris reports whether name is a temporary file a killed writer of
 // this package (or of the manifest) left: never a committed file.
@@ -311,8 +312,8 @@ func (r *runner) resume() (map[uint64]bool, error) {
 			continue
 		}
 		shard := name
-		if s, ok := strings.CutSuffix(name, GamesSuffix); ok {
-			shard = s + ShardSuffix
+		if s, ok := strings.CutSuffix(name, gamerec.GamesSuffix); ok {
+			shard = s + gamerec.ShardSuffix
 		}
 		_, ours := shardNumber(name)
 		if isDebris(name) || (ours && !listed[shard]) {
@@ -324,17 +325,17 @@ func (r *runner) resume() (map[uint64]bool, error) {
 	done := map[uint64]bool{}
 	where := map[uint64]string{}
 	for _, s := range m.Shards {
-		gpath := GamesPath(filepath.Join(r.dir, s.Name))
-		if !strings.HasSuffix(s.Name, ShardSuffix) {
+		gpath := gamerec.GamesPath(filepath.Join(r.dir, s.Name))
+		if !strings.HasSuffix(s.Name, gamerec.ShardSuffix) {
 			return nil, fmt.Errorf("selfplay: %s lists %s, which self-play did not write; give self-play a directory of its own", filepath.Join(r.dir, datasets.ManifestName), s.Name)
 		}
-		gf, err := ReadGames(gpath)
+		gf, err := gamerec.Read(gpath)
 		if err != nil {
 			return nil, fmt.Errorf("selfplay: shard %s is listed but its game records are unreadable: %w", s.Name, err)
 		}
 		if h := gf.Header; h.GameHash != r.hash {
 			return nil, fmt.Errorf("selfplay: %s holds games of another configuration (%s, network %s, game hash %s; this run: %s, network %s, game hash %s): keep the rule set, network, search, setups, max_plies and seed, or use a new directory",
-				r.dir, h.RuleSet, h.NetworkID, h.GameHash, r.rs, r.netID, r.hash)
+				r.dir, ruleSetName(gf), h.NetworkID, h.GameHash, r.rs, r.netID, r.hash)
 		}
 		if int64(len(gf.Games)) != s.Games {
 			return nil, fmt.Errorf("selfplay: %s has %d games, the manifest says its shard has %d", gpath, len(gf.Games), s.Games)
@@ -528,7 +529,7 @@ func (r *runner) playGame(ctx context.Context, ev nn.Evaluator, id uint64) (*fin
 	}
 	r.finished.Add(1)
 	r.plies.Add(int64(len(records)))
-	return &finishedGame{rec: newGameRecord(id, seed, setup, g, full), records: records}, nil
+	return &finishedGame{rec: newGameRecord(id, seed, setup, r.netID, g, full), records: records}, nil
 }
 
 // outcomeFor is a finished game's result from side's view.
@@ -557,7 +558,7 @@ func (r *runner) writeShard(games []*finishedGame) error {
 	if err != nil {
 		return fmt.Errorf("selfplay: %w", err)
 	}
-	recs := make([]GameRecord, len(games))
+	recs := make([]gamerec.Game, len(games))
 	for i, fg := range games {
 		recs[i] = fg.rec
 		for j := range fg.records {
@@ -567,9 +568,9 @@ func (r *runner) writeShard(games []*finishedGame) error {
 			}
 		}
 	}
-	gh := GamesHeader{Shard: name, RuleSet: r.rs.String(), Rules: r.rs, NetworkID: r.netID, GameHash: r.hash,
+	gh := gamerec.Header{Rules: []*rules.RuleSet{r.rs}, Shard: name, NetworkID: r.netID, GameHash: r.hash,
 		Seed: r.cfg.Seed, CodeVersion: r.opt.CodeVersion}
-	if err := writeGames(GamesPath(path), gh, recs); err != nil {
+	if err := gamerec.Write(gamerec.GamesPath(path), gh, recs); err != nil {
 		w.Abort()
 		return fmt.Errorf("selfplay: %w", err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/palace-chess/palace/datasets"
 	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/nn"
 	"github.com/palace-chess/palace/rules"
 )
@@ -23,7 +24,7 @@ import (
 // finds nothing wrong; the manifest, the shards and the game records hold
 // games 0 to n-1 once each; records decode, carry sound targets and agree
 // with their games. It returns the games by id.
-func checkDir(t *testing.T, cfg Config) []GameRecord {
+func checkDir(t *testing.T, cfg Config) []gamerec.Game {
 	t.Helper()
 	dir := cfg.Output
 	rep, err := Verify(dir)
@@ -42,14 +43,14 @@ func checkDir(t *testing.T, cfg Config) []GameRecord {
 	}
 	var manifestGames int64
 	shardIDs := map[uint64]int{}
-	var games []GameRecord
+	var games []gamerec.Game
 	for _, s := range m.Shards {
 		manifestGames += s.Games
-		gf, err := ReadGames(GamesPath(filepath.Join(dir, s.Name)))
+		gf, err := gamerec.Read(gamerec.GamesPath(filepath.Join(dir, s.Name)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		byGame := map[uint64]*GameRecord{}
+		byGame := map[uint64]*gamerec.Game{}
 		for i := range gf.Games {
 			byGame[gf.Games[i].ID] = &gf.Games[i]
 		}
@@ -113,15 +114,15 @@ func TestRun(t *testing.T) {
 	for _, tc := range []struct {
 		rules  string
 		setups SetupWeights
-		check  func(t *testing.T, g GameRecord)
+		check  func(t *testing.T, g gamerec.Game)
 	}{
-		{rules: "xiangqi", check: func(t *testing.T, g GameRecord) {
+		{rules: "xiangqi", check: func(t *testing.T, g gamerec.Game) {
 			if g.Setup != "" || g.StartFEN != rules.XiangqiStartFEN {
 				t.Errorf("game %d: setup %q, start %s", g.ID, g.Setup, g.StartFEN)
 			}
 		}},
 		{rules: "janggi", setups: SetupWeights{rules.SangMaMaSang: {rules.MaSangSangMa: 1, rules.SangMaSangMa: 3}},
-			check: func(t *testing.T, g GameRecord) {
+			check: func(t *testing.T, g gamerec.Game) {
 				if g.Setup != "sangmamasang,masangsangma" && g.Setup != "sangmamasang,sangmasangma" {
 					t.Errorf("game %d: setup %s, outside the distribution", g.ID, g.Setup)
 				}
@@ -154,7 +155,7 @@ func TestRun(t *testing.T) {
 				if tc.check != nil {
 					tc.check(t, g)
 				}
-				if _, err := g.Replay(rs); err != nil {
+				if _, err := g.ReplayStrict(rs); err != nil {
 					t.Error(err)
 				}
 				ends[g.Result+" "+g.Reason]++
@@ -284,8 +285,8 @@ func TestResumeRemovesDebris(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Game records written just before a kill, and temporary files.
-	orphan := filepath.Join(dir, "shard-000042"+GamesSuffix)
-	copyFile(t, GamesPath(filepath.Join(dir, "shard-000000.shard")), orphan)
+	orphan := filepath.Join(dir, "shard-000042"+gamerec.GamesSuffix)
+	copyFile(t, gamerec.GamesPath(filepath.Join(dir, "shard-000000.shard")), orphan)
 	temps := []string{".shard-000043.shard.tmp-123", ".shard-000043.games.jsonl.tmp-456", ".manifest.json.tmp-789"}
 	for _, name := range temps {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte("partial"), 0o644); err != nil {

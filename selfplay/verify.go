@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/palace-chess/palace/datasets"
+	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/rules"
 )
 
@@ -48,7 +49,7 @@ func Verify(dir string) (*VerifyReport, error) {
 	for _, s := range m.Shards {
 		listed[s.Name] = true
 		rep.Records += s.Records
-		if _, err := os.Stat(GamesPath(filepath.Join(dir, s.Name))); err == nil {
+		if _, err := os.Stat(gamerec.GamesPath(filepath.Join(dir, s.Name))); err == nil {
 			anyGames = true
 		}
 	}
@@ -57,7 +58,7 @@ func Verify(dir string) (*VerifyReport, error) {
 		return nil, fmt.Errorf("selfplay: %w", err)
 	}
 	for _, e := range entries {
-		if name, ok := strings.CutSuffix(e.Name(), GamesSuffix); ok && !strings.HasPrefix(name, ".") && !listed[name+ShardSuffix] {
+		if name, ok := strings.CutSuffix(e.Name(), gamerec.GamesSuffix); ok && !strings.HasPrefix(name, ".") && !listed[name+gamerec.ShardSuffix] {
 			rep.Problems = append(rep.Problems, datasets.Problem{Name: e.Name(),
 				Err: errors.New("game records of a shard the manifest does not list (a crash's debris: the next self-play run removes it)")})
 		}
@@ -67,37 +68,50 @@ func Verify(dir string) (*VerifyReport, error) {
 	}
 	where := map[uint64]string{}
 	for _, s := range m.Shards {
-		gname := strings.TrimSuffix(s.Name, ShardSuffix) + GamesSuffix
-		gf, err := ReadGames(filepath.Join(dir, gname))
+		gname := filepath.Base(gamerec.GamesPath(s.Name))
+		gf, err := gamerec.Read(filepath.Join(dir, gname))
 		if err != nil {
 			rep.Problems = append(rep.Problems, datasets.Problem{Name: gname, Err: err})
 			continue
 		}
 		problem := func(err error) { rep.Problems = append(rep.Problems, datasets.Problem{Name: gname, Err: err}) }
 		if gf.Header.Shard != s.Name {
-			problem(fmt.Errorf("%w: written for shard %s", ErrGames, gf.Header.Shard))
+			problem(fmt.Errorf("%w: written for shard %s", gamerec.ErrGames, gf.Header.Shard))
 		}
-		if gf.Header.RuleSet != s.RuleSet {
-			problem(fmt.Errorf("%w: rule set %s, the shard's is %s", ErrGames, gf.Header.RuleSet, s.RuleSet))
+		rs := gf.SelfPlayRuleSet()
+		if name := ruleSetName(gf); name != s.RuleSet {
+			problem(fmt.Errorf("%w: rule set %s, the shard's is %s", gamerec.ErrGames, name, s.RuleSet))
 		}
 		for i := range gf.Games {
 			g := &gf.Games[i]
 			if prev, dup := where[g.ID]; dup {
-				problem(fmt.Errorf("%w: game %d is also in %s", ErrGames, g.ID, prev))
+				problem(fmt.Errorf("%w: game %d is also in %s", gamerec.ErrGames, g.ID, prev))
 			}
 			where[g.ID] = gname
-			if _, err := g.Replay(gf.RuleSet()); err != nil {
+			if rs == nil {
+				break // reported: the file has no one rule set to replay under
+			}
+			if _, err := g.ReplayStrict(rs); err != nil {
 				problem(err)
 			}
 			rep.Games++
 		}
 		if !bad[s.Name] {
 			if err := matchRecords(filepath.Join(dir, s.Name), gf); err != nil {
-				problem(fmt.Errorf("%w: %v", ErrGames, err))
+				problem(fmt.Errorf("%w: %v", gamerec.ErrGames, err))
 			}
 		}
 	}
 	return rep, nil
+}
+
+// ruleSetName names a self-play games file's rule set; a file of none or
+// several says so.
+func ruleSetName(gf *gamerec.File) string {
+	if rs := gf.SelfPlayRuleSet(); rs != nil {
+		return rs.String()
+	}
+	return fmt.Sprintf("(%d rule sets)", len(gf.Header.Rules))
 }
 
 // scoreOutcome reads a result's score (1-0, 0-1, 1/2-1/2).
@@ -116,7 +130,7 @@ func scoreOutcome(score string) rules.Outcome {
 // matchRecords checks that the shard's records are one per ply of gf's
 // games, in order, each the position the game reached with the move it
 // played and its result from the side to move.
-func matchRecords(shardPath string, gf *GameFile) error {
+func matchRecords(shardPath string, gf *gamerec.File) error {
 	r, err := datasets.Open(shardPath)
 	if err != nil {
 		return err
@@ -125,7 +139,10 @@ func matchRecords(shardPath string, gf *GameFile) error {
 	if h := r.Header(); h.NetworkID != gf.Header.NetworkID {
 		return fmt.Errorf("network %s, the shard's is %s", gf.Header.NetworkID, h.NetworkID)
 	}
-	rs := gf.RuleSet()
+	rs := gf.SelfPlayRuleSet()
+	if rs == nil {
+		return fmt.Errorf("rule set %s, not one", ruleSetName(gf))
+	}
 	var (
 		gi    = -1
 		game  *rules.Game

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/rules"
 )
 
@@ -62,7 +63,7 @@ func problemsMention(t *testing.T, dir, file, what string) bool {
 }
 
 func TestVerifyFindsDamage(t *testing.T) {
-	gname := "shard-000000" + GamesSuffix
+	gname := "shard-000000" + gamerec.GamesSuffix
 	for _, tc := range []struct {
 		name, file, what string
 		edit             func(t *testing.T, dir string)
@@ -87,23 +88,26 @@ func TestVerifyFindsDamage(t *testing.T) {
 			})
 		}},
 		{"game id changed", gname, "is game", func(t *testing.T, dir string) {
-			editFile(t, filepath.Join(dir, gname), func(b []byte) []byte {
-				lines := bytes.Split(b, []byte("\n"))
-				lines[1] = bytes.Replace(lines[1], []byte(`{"id":`), []byte(`{"id":1000`), 1)
-				return bytes.Join(lines, []byte("\n"))
-			})
-		}},
-		{"duplicate game", "shard-000001" + GamesSuffix, "is also in", func(t *testing.T, dir string) {
-			first, err := ReadGames(filepath.Join(dir, gname))
+			gf, err := gamerec.Read(filepath.Join(dir, gname))
 			if err != nil {
 				t.Fatal(err)
 			}
-			gf, err := ReadGames(filepath.Join(dir, "shard-000001"+GamesSuffix))
+			gf.Games[0].ID += 1000
+			if err := gamerec.Write(filepath.Join(dir, gname), gf.Header, gf.Games); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"duplicate game", "shard-000001" + gamerec.GamesSuffix, "is also in", func(t *testing.T, dir string) {
+			first, err := gamerec.Read(filepath.Join(dir, gname))
+			if err != nil {
+				t.Fatal(err)
+			}
+			gf, err := gamerec.Read(filepath.Join(dir, "shard-000001"+gamerec.GamesSuffix))
 			if err != nil {
 				t.Fatal(err)
 			}
 			gf.Games[0] = first.Games[0]
-			if err := writeGames(filepath.Join(dir, "shard-000001"+GamesSuffix), gf.Header, gf.Games); err != nil {
+			if err := gamerec.Write(filepath.Join(dir, "shard-000001"+gamerec.GamesSuffix), gf.Header, gf.Games); err != nil {
 				t.Fatal(err)
 			}
 		}},
@@ -112,7 +116,7 @@ func TestVerifyFindsDamage(t *testing.T) {
 		}},
 		{"rule set switched", gname, "hash to", func(t *testing.T, dir string) {
 			editFile(t, filepath.Join(dir, gname), func(b []byte) []byte {
-				return bytes.Replace(b, []byte(`"Repetition":3`), []byte(`"Repetition":4`), 1)
+				return bytes.Replace(b, []byte(`"repetition":3`), []byte(`"repetition":4`), 1)
 			})
 		}},
 		{"shard byte flipped", "shard-000000.shard", "", func(t *testing.T, dir string) {
@@ -121,8 +125,8 @@ func TestVerifyFindsDamage(t *testing.T) {
 				return b
 			})
 		}},
-		{"unlisted game records", "shard-000077" + GamesSuffix, "does not list", func(t *testing.T, dir string) {
-			copyFile(t, filepath.Join(dir, gname), filepath.Join(dir, "shard-000077"+GamesSuffix))
+		{"unlisted game records", "shard-000077" + gamerec.GamesSuffix, "does not list", func(t *testing.T, dir string) {
+			copyFile(t, filepath.Join(dir, gname), filepath.Join(dir, "shard-000077"+gamerec.GamesSuffix))
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -137,7 +141,7 @@ func TestVerifyFindsDamage(t *testing.T) {
 
 func TestReadGamesErrors(t *testing.T) {
 	cfg := verifiedRun(t)
-	path := GamesPath(filepath.Join(cfg.Output, "shard-000000.shard"))
+	path := gamerec.GamesPath(filepath.Join(cfg.Output, "shard-000000.shard"))
 	good, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -148,44 +152,46 @@ func TestReadGamesErrors(t *testing.T) {
 		want string
 	}{
 		{"empty", func([]byte) []byte { return nil }, "empty"},
-		{"format", func(b []byte) []byte { return bytes.Replace(b, []byte(GamesFormat), []byte("other"), 1) }, `format "other"`},
-		{"version", func(b []byte) []byte { return bytes.Replace(b, []byte(`"version":1`), []byte(`"version":9`), 1) }, "version 9"},
+		{"format", func(b []byte) []byte { return bytes.Replace(b, []byte(gamerec.Format), []byte("other"), 1) }, `format "other"`},
+		{"version", func(b []byte) []byte { return bytes.Replace(b, []byte(`"version":2`), []byte(`"version":9`), 1) }, "version 9"},
 		{"count", func(b []byte) []byte { return b[:bytes.LastIndexByte(b[:len(b)-1], '\n')+1] }, "the header says"},
-		{"unknown field", func(b []byte) []byte { return bytes.Replace(b, []byte(`{"id":`), []byte(`{"extra":1,"id":`), 1) }, "line 2"},
+		{"unknown field", func(b []byte) []byte {
+			return bytes.Replace(b, []byte(`"rule_set":`), []byte(`"extra":1,"rule_set":`), 1)
+		}, "line 2"},
 		{"not json", func(b []byte) []byte { return append(b, "{\n"...) }, "line"},
 	} {
 		p := filepath.Join(t.TempDir(), "g.games.jsonl")
 		if err := os.WriteFile(p, tc.edit(bytes.Clone(good)), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := ReadGames(p)
-		if err == nil || !errors.Is(err, ErrGames) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), p) {
-			t.Errorf("%s: got %v, want ErrGames naming the file and %q", tc.name, err, tc.want)
+		_, err := gamerec.Read(p)
+		if err == nil || !errors.Is(err, gamerec.ErrGames) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: got %v, want gamerec.ErrGames naming the file and %q", tc.name, err, tc.want)
 		}
 	}
-	gf, err := ReadGames(path)
+	gf, err := gamerec.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	g := gf.Games[0]
-	rs := gf.RuleSet()
+	rs := gf.SelfPlayRuleSet()
 	for name, tc := range map[string]struct {
-		edit func(g *GameRecord)
+		edit func(g *gamerec.Game)
 		want string
 	}{
-		"illegal move":  {func(g *GameRecord) { g.Moves = "a1a9" + g.Moves[strings.IndexByte(g.Moves, ' '):] }, "illegal move"},
-		"bad setup":     {func(g *GameRecord) { g.Setup = "masangmasang,nothing" }, "setup"},
-		"setup differs": {func(g *GameRecord) { g.Setup = "masangmasang,masangmasang"; g.StartFEN = rules.JanggiStartFEN }, "starts from"},
-		"not over":      {func(g *GameRecord) { g.Moves = g.Moves[:strings.LastIndexByte(g.Moves, ' ')]; g.Plies-- }, "not over"},
-		"counts":        {func(g *GameRecord) { g.Count = nil }, "counts"},
+		"illegal move":  {func(g *gamerec.Game) { g.Moves = "a1a9" + g.Moves[strings.IndexByte(g.Moves, ' '):] }, "illegal move"},
+		"bad setup":     {func(g *gamerec.Game) { g.Setup = "masangmasang,nothing" }, "setup"},
+		"setup differs": {func(g *gamerec.Game) { g.Setup = "masangmasang,masangmasang"; g.StartFEN = rules.JanggiStartFEN }, "starts from"},
+		"not over":      {func(g *gamerec.Game) { g.Moves = g.Moves[:strings.LastIndexByte(g.Moves, ' ')]; g.Plies-- }, "not over"},
+		"counts":        {func(g *gamerec.Game) { g.Count = nil }, "counts"},
 	} {
 		bad := g
 		tc.edit(&bad)
-		if _, err := bad.Replay(rs); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := bad.ReplayStrict(rs); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, want %q", name, err, tc.want)
 		}
 	}
-	if _, err := g.Replay(rs); err != nil {
+	if _, err := g.ReplayStrict(rs); err != nil {
 		t.Error(err)
 	}
 }

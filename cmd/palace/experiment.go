@@ -173,14 +173,14 @@ func experimentCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 // experimentJSON is --json's document: the run, both rule sets in full,
 // and the analysis's fields.
 type experimentJSON struct {
-	Records     string                 `json:"records"`
-	Games       int                    `json:"games"`
-	Recorded    int                    `json:"recorded"`
-	Played      int                    `json:"played"`
-	Before      int                    `json:"before"`
-	Interrupted bool                   `json:"interrupted"`
-	RulesA      experiment.RuleSetInfo `json:"rules_a"`
-	RulesB      experiment.RuleSetInfo `json:"rules_b"`
+	Records     string         `json:"records"`
+	Games       int            `json:"games"`
+	Recorded    int            `json:"recorded"`
+	Played      int            `json:"played"`
+	Before      int            `json:"before"`
+	Interrupted bool           `json:"interrupted"`
+	RulesA      *rules.RuleSet `json:"rules_a"`
+	RulesB      *rules.RuleSet `json:"rules_b"`
 	experiment.Analysis
 }
 

@@ -16,9 +16,9 @@ import (
 
 	"github.com/palace-chess/palace/datasets"
 	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/rules"
-	"github.com/palace-chess/palace/selfplay"
 	"github.com/palace-chess/palace/train"
 )
 
@@ -271,15 +271,15 @@ func runNetEval(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		for _, s := range m.Shards {
-			path := selfplay.GamesPath(filepath.Join(dir, s.Name))
+			path := gamerec.GamesPath(filepath.Join(dir, s.Name))
 			if _, err := os.Stat(path); err != nil {
 				continue // no records: --rules must name its rule set
 			}
-			gf, err := selfplay.ReadGames(path)
+			gf, err := gamerec.Read(path)
 			if err != nil {
 				return err
 			}
-			sets = append(sets, gf.RuleSet())
+			sets = append(sets, gf.SelfPlayRuleSet())
 		}
 	}
 	ev, err := model.NewEvaluator(ck.Weights)

@@ -56,12 +56,12 @@ func openingsGames(t *testing.T) string {
 	xq, jg := rules.MustPreset("xiangqi"), rules.MustPreset("janggi")
 	gen := func(n int) *int { return &n }
 	x := func(moves, result, date string, g *int) gamerec.Game {
-		return gamerec.Game{RuleSet: xq.String(), StartFEN: rules.XiangqiStartFEN, Moves: moves, Plies: len(strings.Fields(moves)),
-			Result: result, Reason: gamerec.ReasonRecorded, Date: date, Generation: g}
+		return gamerec.Game{RuleSet: xq.String(), Line: gamerec.Line{StartFEN: rules.XiangqiStartFEN, Moves: moves}, Plies: len(strings.Fields(moves)),
+			End: gamerec.End{Result: result, Reason: gamerec.ReasonRecorded}, Date: date, Generation: g}
 	}
 	j := func(c, h rules.JanggiSetup, moves, result string) gamerec.Game {
-		return gamerec.Game{RuleSet: jg.String(), Setup: c.String() + "," + h.String(), StartFEN: rules.JanggiSetupFEN(c, h),
-			Moves: moves, Plies: len(strings.Fields(moves)), Result: result, Reason: gamerec.ReasonRecorded}
+		return gamerec.Game{RuleSet: jg.String(), Setup: c.String() + "," + h.String(), Line: gamerec.Line{StartFEN: rules.JanggiSetupFEN(c, h), Moves: moves},
+			Plies: len(strings.Fields(moves)), End: gamerec.End{Result: result, Reason: gamerec.ReasonRecorded}}
 	}
 	games := []gamerec.Game{
 		x("h3e3 h10g8", "1-0", "2020.05.01", gen(1)),

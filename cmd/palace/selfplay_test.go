@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/palace-chess/palace/datasets"
-	"github.com/palace-chess/palace/selfplay"
+	"github.com/palace-chess/palace/gamerec"
 )
 
 // tinySelfplayConfig writes a self-play config small enough for a test: a
@@ -42,22 +42,22 @@ search: {simulations: 8, cheap_simulations: 2, gumbel_k: 4}
 
 // gamesOf reads a directory's game records by id, and counts how often
 // each game id starts a game in the shards' records.
-func gamesOf(t *testing.T, dir string) ([]selfplay.GameRecord, map[uint64]int) {
+func gamesOf(t *testing.T, dir string) ([]gamerec.Game, map[uint64]int) {
 	t.Helper()
 	m, err := datasets.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var games []selfplay.GameRecord
+	var games []gamerec.Game
 	inShards := map[uint64]int{}
 	for _, s := range m.Shards {
 		path := filepath.Join(dir, s.Name)
-		gf, err := selfplay.ReadGames(selfplay.GamesPath(path))
+		gf, err := gamerec.Read(gamerec.GamesPath(path))
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, g := range gf.Games {
-			if _, err := g.Replay(gf.RuleSet()); err != nil {
+			if _, err := g.ReplayStrict(gf.SelfPlayRuleSet()); err != nil {
 				t.Errorf("%s: %v", path, err)
 			}
 		}
@@ -76,7 +76,7 @@ func gamesOf(t *testing.T, dir string) ([]selfplay.GameRecord, map[uint64]int) {
 		}
 		r.Close()
 	}
-	slices.SortFunc(games, func(a, b selfplay.GameRecord) int { return int(int64(a.ID) - int64(b.ID)) })
+	slices.SortFunc(games, func(a, b gamerec.Game) int { return int(int64(a.ID) - int64(b.ID)) })
 	return games, inShards
 }
 

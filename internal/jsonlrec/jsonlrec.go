@@ -156,7 +156,28 @@ func Read[H, R any](path string, s *Spec[H, R]) (H, []R, error) {
 		var h H
 		return h, nil, fmt.Errorf("%s: %w", s.Pkg, err)
 	}
-	return parse(path, completeLines(data), s)
+	return Parse(path, data, s)
+}
+
+// Parse is Read on a file's contents (held in a store, say); name names it
+// in errors.
+func Parse[H, R any](name string, data []byte, s *Spec[H, R]) (H, []R, error) {
+	return parse(name, completeLines(data), s)
+}
+
+// Encode writes a whole record file to w: hdr, then recs in order, each a
+// line as Open and Append write them.
+func Encode[H, R any](w io.Writer, hdr H, recs []R, s *Spec[H, R]) error {
+	enc := json.NewEncoder(w)
+	if err := enc.Encode(hdr); err != nil {
+		return fmt.Errorf("%s: %w", s.Pkg, err)
+	}
+	for i := range recs {
+		if err := enc.Encode(&recs[i]); err != nil {
+			return fmt.Errorf("%s: %w", s.Pkg, err)
+		}
+	}
+	return nil
 }
 
 // completeLines is data up to its last newline: what a crash mid-write

@@ -1,0 +1,78 @@
+package arena_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/gamerec"
+	"github.com/palace-chess/palace/rules"
+)
+
+// A game's record line as palace wrote it before its game part was
+// gamerec's (End and Line): it reads back and is written byte for byte.
+func TestGameRecordJSON(t *testing.T) {
+	line := `{"pair":3,"game":1,"opening":"xiangqi h3e3","score":0,"result":"1-0","reason":"forfeit","plies":7,` +
+		`"start_fen":"rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1","moves":"h3e3 h10g8",` +
+		`"forfeit":"b: illegal move"}`
+	var r arena.GameRecord
+	if err := json.Unmarshal([]byte(line), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Pair != 3 || r.Result != "1-0" || r.Reason != "forfeit" || r.Plies != 7 || r.Moves != "h3e3 h10g8" || r.Forfeit == "" {
+		t.Errorf("read %+v", r)
+	}
+	out, err := json.Marshal(&r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != line {
+		t.Errorf("written as\n%s\nwant\n%s", out, line)
+	}
+}
+
+// A record file kept elsewhere (the cluster's store) is written and read
+// without a file of its own, as Play's reader reads one.
+func TestWriteParseRecords(t *testing.T) {
+	rs := rules.MustPreset("xiangqi")
+	ops, err := arena.RandomOpenings(rs, 2, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := arena.NewHeader(rs, "a", "b", ops, 2, nil, 5, "test")
+	var recs []arena.GameRecord
+	for _, pg := range [][2]int{{1, 1}, {0, 0}, {1, 0}, {0, 1}} {
+		recs = append(recs, arena.GameRecord{Pair: pg[0], Game: pg[1], Opening: ops[pg[0]].Name, Score: 0.5,
+			End: gamerec.End{Result: gamerec.Draw, Reason: "repetition"}, Line: gamerec.Line{StartFEN: ops[pg[0]].FEN}})
+	}
+	var buf bytes.Buffer
+	if err := arena.WriteRecords(&buf, h, recs); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "m.jsonl")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fh, frecs, err := arena.ReadRecords(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ph, precs, err := arena.ParseRecords("m.jsonl", buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fh, ph) || !reflect.DeepEqual(frecs, precs) || len(precs) != 4 || precs[1].Pair != 0 || precs[1].Game != 1 {
+		t.Errorf("parsed %+v %+v, read %+v %+v", ph, precs, fh, frecs)
+	}
+	if !fh.Started.Equal(h.Started) || fh.OpeningsKey != h.OpeningsKey {
+		t.Errorf("header %+v, wrote %+v", fh, h)
+	}
+	if _, _, err := arena.ParseRecords("m.jsonl", []byte(`{"format":"other"}`+"\n")); err == nil || !strings.Contains(err.Error(), "m.jsonl") {
+		t.Errorf("another file: %v", err)
+	}
+}
