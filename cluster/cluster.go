@@ -6,11 +6,11 @@
 // names, metrics and gate decisions are the single-machine loop's: under
 // PALACE_BLAS=off a distributed run makes the very networks a local run of
 // the same config makes, killed workers and a restarted trainer included
-// (TestDistributedRun checks it). One difference: an arena pair is played
-// as a one-pair match seeded by the pair, so players that draw random
-// numbers (noise or temperature in the arena's search) may play other,
-// equally valid games than a local match; palace's default arena search is
-// deterministic, and then the games are the same.
+// (TestDistributedRun checks it), and both drive the same stage functions
+// (loop.Stages). An arena pair is played as the local match plays it (its
+// opening, colours and seeds: arena.Match.PlayPair), so the gate games are
+// the local run's too, even with a search that draws random numbers
+// (TestDistributedGateSeeding).
 //
 // # Coordination
 //

@@ -273,8 +273,8 @@ func TestDistributedRun(t *testing.T) {
 			same = same && i < len(dr) && lr[i].Moves == dr[i].Moves
 		}
 		if !same {
-			// Arena searches are deterministic (no noise, no temperature),
-			// so a pair's own seed changes nothing.
+			// Each pair is seeded as the local match seeds it
+			// (TestDistributedGateSeeding).
 			t.Errorf("generation %d's match: other games than the local run's", g)
 		}
 	}

@@ -16,10 +16,8 @@ import (
 
 	"github.com/palace-chess/palace/datasets"
 	"github.com/palace-chess/palace/internal/atomicfile"
-	"github.com/palace-chess/palace/internal/splitmix"
 	"github.com/palace-chess/palace/loop"
 	"github.com/palace-chess/palace/nn/model"
-	"github.com/palace-chess/palace/rules"
 	"github.com/palace-chess/palace/selfplay"
 	"github.com/palace-chess/palace/store"
 	"github.com/palace-chess/palace/train"
@@ -42,25 +40,24 @@ type RoleOptions struct {
 }
 
 type role struct {
-	c    *Conn
-	st   store.Store
-	cfg  loop.Config
-	opt  RoleOptions
-	sp   *rules.RuleSet
-	ar   *rules.RuleSet
-	name string
-	mu   sync.Mutex
+	c      *Conn
+	st     store.Store
+	cfg    loop.Config
+	opt    RoleOptions
+	stages *loop.Stages
+	name   string
+	mu     sync.Mutex
 }
 
 func newRole(c *Conn, st store.Store, cfg loop.Config, opt RoleOptions, name string) (*role, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	sp, ar, err := loop.RuleSets(cfg)
+	stages, err := loop.NewStages(st, cfg, opt.CodeVersion)
 	if err != nil {
 		return nil, err
 	}
-	return &role{c: c, st: st, cfg: cfg, opt: opt, sp: sp, ar: ar, name: name}, nil
+	return &role{c: c, st: st, cfg: cfg, opt: opt, stages: stages, name: name}, nil
 }
 
 // stageFunc plays one of a role's stages from state s, read at revision
@@ -121,17 +118,11 @@ func (r *role) logf(format string, a ...any) {
 // mirror writes the KV's state and best into the store's state.json and
 // best.json, for palace report and people reading the directory.
 func (r *role) mirror(s State, b *loop.Best) error {
-	ls := s.State
-	ls.Version = 1
-	data, _ := json.Marshal(ls)
-	if err := r.st.Write(loop.StateKey, append(data, '\n')); err != nil {
+	if err := loop.WriteState(r.st, s.State); err != nil {
 		return err
 	}
 	if b != nil {
-		data, _ := json.Marshal(b)
-		if err := r.st.Write(loop.BestKey, append(data, '\n')); err != nil {
-			return err
-		}
+		return loop.SetBest(r.st, *b)
 	}
 	return nil
 }
@@ -179,24 +170,15 @@ func Start(ctx context.Context, c *Conn, st store.Store, bucketURL string, confi
 	if _, rev, err := c.Best(ctx); err == nil && rev != 0 {
 		return cfg, nil
 	}
-	sp, _, err := loop.RuleSets(cfg)
+	stages, err := loop.NewStages(st, cfg, codeVersion)
 	if err != nil {
 		return loop.Config{}, err
 	}
-	ck, err := loop.InitialNetwork(cfg, sp, codeVersion)
+	// Two roles starting at once write the same network.
+	best, err := stages.WriteInitialNetwork()
 	if err != nil {
 		return loop.Config{}, err
 	}
-	data, err := ck.Encode()
-	if err != nil {
-		return loop.Config{}, fmt.Errorf("cluster: %w", err)
-	}
-	// Generation 0 is a pure function of the config: writing it twice
-	// (two roles starting at once) writes the same network.
-	if err := st.Write(loop.NetKey(0), data); err != nil {
-		return loop.Config{}, err
-	}
-	best := loop.Best{Generation: 0, Key: loop.NetKey(0), NetworkID: ck.Weights.ID()}
 	if _, err := c.casJSON(ctx, keyBest, best, 0); err != nil && !errors.Is(err, ErrConflict) {
 		return loop.Config{}, err
 	}
@@ -280,7 +262,7 @@ func (t *Trainer) playGeneration(ctx context.Context, sp *State, revp *uint64) (
 	if err != nil {
 		return s, err
 	}
-	before, err := t.positions(gen - 1)
+	before, err := loop.Positions(t.st, 0, gen-1)
 	if err != nil {
 		return s, err
 	}
@@ -389,7 +371,7 @@ func (t *Trainer) commitGeneration(gen int, shards map[int]*Result, n int) error
 	if err != nil {
 		return fmt.Errorf("cluster: %w", err)
 	}
-	return t.st.Write(loop.SelfplayKey(gen)+"/"+datasets.ManifestName, append(data, '\n'))
+	return t.st.Write(loop.ManifestKey(gen), append(data, '\n'))
 }
 
 // ShardInfo describes a shard file from its bytes: its manifest entry.
@@ -418,33 +400,6 @@ func ShardInfo(name string, data []byte) (datasets.ShardInfo, error) {
 	return info, nil
 }
 
-// positions counts the records of generations 0 to gen (their manifests
-// in the store).
-func (t *Trainer) positions(gen int) (int64, error) {
-	var n int64
-	for g := 0; g <= gen; g++ {
-		m, err := t.manifest(g)
-		if err != nil {
-			return 0, err
-		}
-		n += m.Records()
-	}
-	return n, nil
-}
-
-// manifest reads generation gen's manifest from the store.
-func (t *Trainer) manifest(gen int) (*datasets.Manifest, error) {
-	data, err := t.st.Read(loop.SelfplayKey(gen) + "/" + datasets.ManifestName)
-	if err != nil {
-		return nil, err
-	}
-	var m datasets.Manifest
-	if err := json.Unmarshal(data, &m); err != nil || m.Version != datasets.ManifestVersion {
-		return nil, fmt.Errorf("cluster: generation %d's manifest: unreadable or of another version (%v)", gen, err)
-	}
-	return &m, nil
-}
-
 // syncGeneration makes the work directory's copy of generation gen's
 // shards whole: the manifest, and every shard it lists, checked against
 // its SHA-256.
@@ -453,14 +408,9 @@ func (t *Trainer) syncGeneration(gen int) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("cluster: %w", err)
 	}
-	key := loop.SelfplayKey(gen) + "/" + datasets.ManifestName
-	mdata, err := t.st.Read(key)
+	m, mdata, err := loop.ReadManifest(t.st, gen)
 	if err != nil {
 		return "", err
-	}
-	var m datasets.Manifest
-	if err := json.Unmarshal(mdata, &m); err != nil {
-		return "", fmt.Errorf("cluster: %s: %w", key, err)
 	}
 	for _, s := range m.Shards {
 		p := filepath.Join(dir, s.Name)
@@ -492,26 +442,12 @@ func (t *Trainer) syncGeneration(gen int) (string, error) {
 func (t *Trainer) train(ctx context.Context, s State) (State, error) {
 	gen := s.Generation
 	var dirs []string
-	var total int64
 	for g := 0; g <= gen; g++ {
 		d, err := t.syncGeneration(g)
 		if err != nil {
 			return s, err
 		}
-		m, err := datasets.ReadManifest(d)
-		if err != nil {
-			return s, fmt.Errorf("cluster: %w", err)
-		}
-		total += m.Records()
 		dirs = append(dirs, d)
-	}
-	initData, err := t.st.Read(loop.NetKey(0))
-	if err != nil {
-		return s, err
-	}
-	init, err := model.DecodeCheckpoint(initData)
-	if err != nil {
-		return s, fmt.Errorf("cluster: %s: %w", loop.NetKey(0), err)
 	}
 	stateFile := filepath.Join(t.opt.WorkDir, filepath.FromSlash(loop.TrainKey))
 	if err := os.MkdirAll(filepath.Dir(stateFile), 0o755); err != nil {
@@ -520,9 +456,6 @@ func (t *Trainer) train(ctx context.Context, s State) (State, error) {
 	if err := t.freshestState(stateFile); err != nil {
 		return s, err
 	}
-	target := t.cfg.Train.Steps(total)
-	t.logf("gen %d: training to step %d on %d positions", gen, target, total)
-	var last train.Progress
 	var uploadErr error
 	// Each save goes to the store too (train.Run reports after every
 	// save), so that a trainer restarted anywhere resumes from it.
@@ -533,49 +466,29 @@ func (t *Trainer) train(ctx context.Context, s State) (State, error) {
 		}
 		return t.st.Write(loop.TrainKey, data)
 	}
-	res, err := train.Run(ctx, t.cfg.Train, train.Job{Dirs: dirs, RuleSets: []*rules.RuleSet{t.sp}, State: stateFile,
-		Init: init, TargetSteps: target, Seed: t.cfg.Seed, CodeVersion: t.opt.CodeVersion,
+	m, err := t.stages.Train(ctx, loop.TrainJob{Generation: gen, Dirs: dirs, State: stateFile,
+		Started: func(total, target int64) { t.logf("gen %d: training to step %d on %d positions", gen, target, total) },
 		Progress: func(p train.Progress) {
-			last = p
 			if uploadErr == nil {
 				uploadErr = upload()
 			}
 			if t.opt.Progress != nil {
 				t.opt.Progress(p)
 			}
+		},
+		Finished: func() error {
+			if uploadErr != nil {
+				return uploadErr
+			}
+			return upload()
 		}})
 	if err != nil {
 		return s, err
 	}
-	if ctx.Err() != nil {
-		return s, ctx.Err()
-	}
-	if uploadErr != nil {
-		return s, uploadErr
-	}
-	if err := upload(); err != nil {
-		return s, err
-	}
-	ck := res.Checkpoint
-	ck.Optimizer = nil
-	ck.Provenance.Note = fmt.Sprintf("candidate of generation %d: trained on generations 0-%d", gen+1, gen)
-	data, err := ck.Encode()
-	if err != nil {
-		return s, fmt.Errorf("cluster: %w", err)
-	}
-	if err := t.st.Write(loop.NetKey(gen+1), data); err != nil {
-		return s, err
-	}
-	m := loop.Metric{Generation: gen, Stage: loop.StageTrain, Network: loop.NetKey(gen + 1), Steps: res.Steps, TotalSteps: ck.Steps,
-		TotalPositions: total, Window: last.Window, Seconds: res.Elapsed.Seconds()}
-	if res.Steps > 0 {
-		m.Loss, m.LastLoss = &res.Losses, &last.Losses
-		m.SamplesPerSecond = float64(res.Steps*int64(t.cfg.Train.Batch)) / res.Elapsed.Seconds()
-	}
 	if err := loop.RecordMetric(t.st, m); err != nil {
 		return s, err
 	}
-	t.logf("gen %d: candidate %s after %d steps", gen, loop.NetKey(gen+1), ck.Steps)
+	t.logf("gen %d: candidate %s after %d steps", gen, loop.NetKey(gen+1), m.TotalSteps)
 	next := State{State: loop.State{Generation: gen, Stage: loop.StageArena}}
 	if !t.cfg.Gating {
 		next.Stage = loop.StageGate
@@ -605,9 +518,4 @@ func (t *Trainer) freshestState(path string) error {
 		return fmt.Errorf("cluster: %w", err)
 	}
 	return nil
-}
-
-// pairSeed is the seed of pair p of candidate gen's match.
-func pairSeed(cfg loop.Config, gen, p int) uint64 {
-	return splitmix.Mix(loop.MatchSeed(cfg, gen), uint64(p))
 }

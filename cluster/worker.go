@@ -18,7 +18,6 @@ import (
 	"github.com/palace-chess/palace/loop"
 	"github.com/palace-chess/palace/nn"
 	"github.com/palace-chess/palace/nn/model"
-	"github.com/palace-chess/palace/rules"
 	"github.com/palace-chess/palace/selfplay"
 	"github.com/palace-chess/palace/store"
 )
@@ -55,21 +54,19 @@ type WorkerOptions struct {
 // Worker plays jobs from the queue. It keeps no state of its own: any
 // number may run, join or leave at any time.
 type Worker struct {
-	c   *Conn
-	opt WorkerOptions
-	st  store.Store
-	cfg loop.Config
-	sp  *rules.RuleSet
-	ar  *rules.RuleSet
+	c      *Conn
+	opt    WorkerOptions
+	st     store.Store
+	cfg    loop.Config
+	stages *loop.Stages
 
 	mu    sync.Mutex
 	nets  map[string]*model.Weights // by key: the best and the last used
 	best  loop.Best
 	state State
-	ops   []arena.Opening
 	match struct {
-		key  string
-		a, b arena.Player
+		key string
+		m   *arena.Match
 	}
 
 	played atomic.Int64
@@ -112,12 +109,6 @@ func NewWorker(ctx context.Context, c *Conn, opt WorkerOptions) (*Worker, error)
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
 	w.cfg = cfg
-	if w.sp, w.ar, err = loop.RuleSets(cfg); err != nil {
-		return nil, err
-	}
-	if w.ops, err = loop.Openings(cfg, w.ar); err != nil {
-		return nil, fmt.Errorf("cluster: %w", err)
-	}
 	w.st = opt.Bucket
 	if w.st == nil {
 		if w.st, err = store.Open(ri.Bucket); err != nil {
@@ -128,6 +119,9 @@ func NewWorker(ctx context.Context, c *Conn, opt WorkerOptions) (*Worker, error)
 	// local one, and the worker's shards would reach no one.
 	if _, err := w.st.Read(loop.ConfigKey); err != nil {
 		return nil, fmt.Errorf("cluster: %s does not hold the run's %s (is the shared directory mounted here? give its path with --bucket): %w", w.st, loop.ConfigKey, err)
+	}
+	if w.stages, err = loop.NewStages(w.st, cfg, opt.CodeVersion); err != nil {
+		return nil, err
 	}
 	return w, nil
 }
@@ -499,60 +493,44 @@ func (w *Worker) selfplay(ctx context.Context, job Job) (Result, error) {
 }
 
 func (w *Worker) arena(ctx context.Context, job Job) (Result, error) {
-	if job.Pair < 0 || job.Pair >= w.cfg.Arena.Pairs {
-		return Result{}, fmt.Errorf("cluster: pair %d of a %d-pair match", job.Pair, w.cfg.Arena.Pairs)
-	}
-	pa, pb, err := w.players(job)
+	m, err := w.gateMatch(job)
 	if err != nil {
 		return Result{}, err
 	}
-	// One pair is a one-pair match of its own opening; its seed is the
-	// pair's, so a redelivered pair plays the same games.
-	m := arena.Match{RuleSet: w.ar, Openings: []arena.Opening{w.ops[job.Pair%len(w.ops)]}, A: pa, B: pb, Pairs: 1,
-		Concurrency: 2, Seed: pairSeed(w.cfg, job.Generation+1, job.Pair), CodeVersion: w.opt.CodeVersion}
-	recs, err := arena.PlayPairs(ctx, m, []int{0})
+	// The pair's games are the ones a local match plays for it (its
+	// opening, colours and seeds): a redelivered pair plays them again,
+	// and the distributed gate plays the local gate's games.
+	recs, err := arena.PlayPairs(ctx, *m, []int{job.Pair})
 	if err != nil {
 		return Result{}, err
-	}
-	for i := range recs {
-		recs[i].Pair = job.Pair
 	}
 	return Result{Records: recs, Games: 2}, nil
 }
 
-// players are the match's two players, kept for the match's next pairs:
-// building one allocates its evaluation cache, and players serve many
+// gateMatch is the job's match, kept for the match's next pairs: building
+// its players allocates their evaluation caches, and players serve many
 // games at once.
-func (w *Worker) players(job Job) (a, b arena.Player, err error) {
+func (w *Worker) gateMatch(job Job) (*arena.Match, error) {
+	cand := job.Generation + 1
+	if job.Candidate != loop.NetKey(cand) {
+		return nil, fmt.Errorf("cluster: %s: candidate %s, generation %d's is %s", job.ID(), job.Candidate, cand, loop.NetKey(cand))
+	}
 	key := job.Candidate + "|" + job.Best
 	w.mu.Lock()
-	if w.match.key == key {
-		a, b = w.match.a, w.match.b
+	m := w.match.m
+	if w.match.key != key {
+		m = nil
 	}
 	w.mu.Unlock()
-	if a != nil {
-		return a, b, nil
+	if m != nil {
+		return m, nil
 	}
-	cand, err := w.network(job.Candidate, "")
+	m, err := w.stages.GateMatch(cand, loop.Best{Generation: job.BestGeneration, Key: job.Best})
 	if err != nil {
-		return nil, nil, err
-	}
-	best, err := w.network(job.Best, "")
-	if err != nil {
-		return nil, nil, err
-	}
-	ac := w.cfg.Arena
-	opt := arena.SearchOptions{Evaluators: ac.Evaluators, CacheEntries: 1 << 16}
-	pa, err := arena.NewNetwork(loop.PlayerName(w.cfg, job.Generation+1, cand), cand, ac.Search, opt)
-	if err != nil {
-		return nil, nil, err
-	}
-	pb, err := arena.NewNetwork(loop.PlayerName(w.cfg, job.BestGeneration, best), best, ac.Search, opt)
-	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	w.mu.Lock()
-	w.match.key, w.match.a, w.match.b = key, pa, pb
+	w.match.key, w.match.m = key, m
 	w.mu.Unlock()
-	return pa, pb, nil
+	return m, nil
 }

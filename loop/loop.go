@@ -22,6 +22,9 @@
 // function of the match's records. state.json moves on only after a stage
 // is complete, so a run killed anywhere redoes at most the unfinished part
 // of one stage, and nothing is lost or counted twice.
+//
+// The stages themselves are functions of the store (Stages, in
+// stages.go): package cluster's distributed loop calls the same ones.
 package loop
 
 import (
@@ -34,10 +37,7 @@ import (
 	"time"
 
 	"github.com/palace-chess/palace/arena"
-	"github.com/palace-chess/palace/datasets"
 	"github.com/palace-chess/palace/internal/runlock"
-	"github.com/palace-chess/palace/nn/model"
-	"github.com/palace-chess/palace/rules"
 	"github.com/palace-chess/palace/selfplay"
 	"github.com/palace-chess/palace/store"
 	"github.com/palace-chess/palace/train"
@@ -130,7 +130,7 @@ func Run(ctx context.Context, st store.Store, cfg Config, opt Options) error {
 			}
 			return err
 		}
-		if err := r.setState(next); err != nil {
+		if err := WriteState(r.st, next); err != nil {
 			return err
 		}
 		r.p.stageDone(s.Generation, s.Stage)
@@ -144,18 +144,17 @@ type runner struct {
 	st     store.Store
 	cfg    Config
 	opt    Options
-	rs     *rules.RuleSet // with the self-play length cap
-	arenaR *rules.RuleSet
+	stages *Stages
 	unlock func()
 	p      *progress
 }
 
 func newRunner(st store.Store, cfg Config, opt Options) (*runner, error) {
-	rs, ar, err := RuleSets(cfg)
+	stages, err := NewStages(st, cfg, opt.CodeVersion)
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{st: st, cfg: cfg, opt: opt, rs: rs, arenaR: ar}
+	r := &runner{st: st, cfg: cfg, opt: opt, stages: stages}
 	r.p = newProgress(opt.Progress)
 	if lock := st.Local(lockKey); lock != "" {
 		// Whole-run lock: two processes in one run would both train.
@@ -207,51 +206,16 @@ func (r *runner) state() (State, error) {
 	return s, nil
 }
 
-func (r *runner) setState(s State) error {
-	s.Version = 1
-	b, _ := json.Marshal(s)
-	if err := r.st.Write(StateKey, append(b, '\n')); err != nil {
-		return fmt.Errorf("loop: %w", err)
-	}
-	return nil
-}
-
 // start writes generation 0: a random network, which is the first best.
 func (r *runner) start() error {
 	if _, err := r.st.Read(BestKey); err == nil {
 		return nil // killed between writing best.json and state.json
 	}
-	ck, err := InitialNetwork(r.cfg, r.rs, r.opt.CodeVersion)
+	best, err := r.stages.WriteInitialNetwork()
 	if err != nil {
 		return err
 	}
-	if err := r.saveNet(NetKey(0), ck); err != nil {
-		return err
-	}
-	return r.setBest(Best{Generation: 0, Key: NetKey(0), NetworkID: ck.Weights.ID()})
-}
-
-func (r *runner) saveNet(key string, ck *model.Checkpoint) error {
-	data, err := ck.Encode()
-	if err != nil {
-		return fmt.Errorf("loop: %w", err)
-	}
-	if err := r.st.Write(key, data); err != nil {
-		return fmt.Errorf("loop: %w", err)
-	}
-	return nil
-}
-
-func (r *runner) loadNet(key string) (*model.Checkpoint, error) {
-	data, err := r.st.Read(key)
-	if err != nil {
-		return nil, fmt.Errorf("loop: %w", err)
-	}
-	ck, err := model.DecodeCheckpoint(data)
-	if err != nil {
-		return nil, fmt.Errorf("loop: %s: %w", key, err)
-	}
-	return ck, nil
+	return SetBest(r.st, best)
 }
 
 // BestOf reads a run's best network pointer.
@@ -265,14 +229,6 @@ func BestOf(st store.Store) (Best, error) {
 		return Best{}, fmt.Errorf("loop: %s: unreadable (%v)", BestKey, err)
 	}
 	return best, nil
-}
-
-func (r *runner) setBest(b Best) error {
-	data, _ := json.Marshal(b)
-	if err := r.st.Write(BestKey, append(data, '\n')); err != nil {
-		return fmt.Errorf("loop: %w", err)
-	}
-	return nil
 }
 
 // step runs one stage and says what comes next.
@@ -298,9 +254,7 @@ func (r *runner) step(ctx context.Context, s State) (State, error) {
 		if err != nil {
 			return s, err
 		}
-		m := Metric{Generation: gen, Stage: StageArena, Network: NetKey(gen + 1), Best: sum.B, Games: sum.Games,
-			Seconds: time.Since(start).Seconds()}
-		if err := r.metric(m); err != nil {
+		if err := r.metric(ArenaMetric(gen+1, sum, time.Since(start))); err != nil {
 			return s, err
 		}
 		return State{Generation: gen, Stage: StageGate}, nil
@@ -324,19 +278,6 @@ func (r *runner) selfplayDirs(gen int) ([]string, error) {
 		dirs = append(dirs, d)
 	}
 	return dirs, nil
-}
-
-// positions counts the positions the manifests of dirs list.
-func positions(dirs []string) (int64, error) {
-	var n int64
-	for _, d := range dirs {
-		m, err := datasets.ReadManifest(d)
-		if err != nil {
-			return 0, fmt.Errorf("loop: %w", err)
-		}
-		n += m.Records()
-	}
-	return n, nil
 }
 
 // selfplay plays generation gen's games with the best network. Until the
@@ -369,7 +310,7 @@ func (r *runner) selfplay(ctx context.Context, gen int) error {
 			return ctx.Err()
 		}
 		last = st
-		if total, err = positions(dirs); err != nil {
+		if total, err = Positions(r.st, 0, gen); err != nil {
 			return err
 		}
 		if total >= int64(r.cfg.Train.MinRows) {
@@ -377,7 +318,7 @@ func (r *runner) selfplay(ctx context.Context, gen int) error {
 		}
 		r.logf("gen %d: %d positions, training starts at %d: another %d games", gen, total, r.cfg.Train.MinRows, r.cfg.Selfplay.Games)
 	}
-	own, err := positions(dirs[gen:])
+	own, err := Positions(r.st, gen, gen)
 	if err != nil {
 		return err
 	}
@@ -393,46 +334,18 @@ func (r *runner) train(ctx context.Context, gen int) error {
 	if err != nil {
 		return err
 	}
-	total, err := positions(dirs)
-	if err != nil {
-		return err
-	}
-	init, err := r.loadNet(NetKey(0))
-	if err != nil {
-		return err
-	}
 	stateFile := r.st.Local(TrainKey)
 	if stateFile == "" {
 		return fmt.Errorf("loop: %s is not a local directory; the trainer needs one", r.st)
 	}
-	if err := os.MkdirAll(filepath.Dir(stateFile), 0o755); err != nil {
-		return fmt.Errorf("loop: %w", err)
-	}
-	target := r.cfg.Train.Steps(total)
-	r.p.stage(gen, StageTrain, fmt.Sprintf("to step %d", target))
-	var last train.Progress
-	res, err := train.Run(ctx, r.cfg.Train, train.Job{Dirs: dirs, RuleSets: []*rules.RuleSet{r.rs}, State: stateFile,
-		Init: init, TargetSteps: target, Seed: r.cfg.Seed, CodeVersion: r.opt.CodeVersion,
+	m, err := r.stages.Train(ctx, TrainJob{Generation: gen, Dirs: dirs, State: stateFile,
+		Started: func(_, target int64) { r.p.stage(gen, StageTrain, fmt.Sprintf("to step %d", target)) },
 		Progress: func(p train.Progress) {
-			last = p
 			r.p.status(fmt.Sprintf("step %d/%d loss %.3f (policy %.3f wdl %.3f) lr %.4g %.0f samples/s window %d",
 				p.Step, p.Target, p.Losses.Total, p.Losses.Policy, p.Losses.WDL, p.Rate, p.SamplesPerS, p.Window))
 		}})
 	if err != nil {
 		return err
-	}
-	ck := res.Checkpoint
-	ck.Optimizer = nil // the candidate is for playing; the trainer keeps its own state
-	ck.Provenance.Note = fmt.Sprintf("candidate of generation %d: trained on generations 0-%d", gen+1, gen)
-	if err := r.saveNet(NetKey(gen+1), ck); err != nil {
-		return err
-	}
-	m := Metric{Generation: gen, Stage: StageTrain, Network: NetKey(gen + 1), Steps: res.Steps, TotalSteps: ck.Steps,
-		TotalPositions: total, Window: last.Window, Seconds: res.Elapsed.Seconds()}
-	if res.Steps > 0 {
-		m.Loss = &res.Losses
-		m.LastLoss = &last.Losses
-		m.SamplesPerSecond = float64(res.Steps*int64(r.cfg.Train.Batch)) / res.Elapsed.Seconds()
 	}
 	return r.metric(m)
 }
@@ -457,35 +370,14 @@ func (r *runner) match(gen int) (*arena.Match, error) {
 	if err != nil {
 		return nil, err
 	}
-	cand, err := r.loadNet(NetKey(gen))
+	m, err := r.stages.GateMatch(gen, best)
 	if err != nil {
 		return nil, err
 	}
-	bck, err := r.loadNet(best.Key)
-	if err != nil {
-		return nil, err
-	}
-	a := r.cfg.Arena
-	opt := arena.SearchOptions{Evaluators: a.Evaluators, CacheEntries: 1 << 16}
-	pa, err := arena.NewNetwork(PlayerName(r.cfg, gen, cand.Weights), cand.Weights, a.Search, opt)
-	if err != nil {
-		return nil, err
-	}
-	pb, err := arena.NewNetwork(PlayerName(r.cfg, best.Generation, bck.Weights), bck.Weights, a.Search, opt)
-	if err != nil {
-		return nil, err
-	}
-	ops, err := Openings(r.cfg, r.arenaR)
-	if err != nil {
-		return nil, err
-	}
-	recs := r.st.Local(ArenaKey(gen))
-	if recs == "" {
+	if m.Records = r.st.Local(ArenaKey(gen)); m.Records == "" {
 		return nil, fmt.Errorf("loop: %s is not a local directory; match records need one", r.st)
 	}
-	sprt := a.SPRT
-	return &arena.Match{RuleSet: r.arenaR, Openings: ops, A: pa, B: pb, Pairs: a.Pairs, SPRT: &sprt,
-		Concurrency: a.Concurrency, Records: recs, Seed: MatchSeed(r.cfg, gen), CodeVersion: r.opt.CodeVersion}, nil
+	return m, nil
 }
 
 // gate promotes candidate gen or keeps the best, and records why.
@@ -494,45 +386,17 @@ func (r *runner) gate(gen int) error {
 	if err != nil {
 		return err
 	}
-	cand, err := r.loadNet(NetKey(gen))
+	m, promoted, err := r.stages.Gate(gen, best)
 	if err != nil {
 		return err
 	}
-	m := Metric{Generation: gen - 1, Stage: StageGate, Network: NetKey(gen), Best: best.Key}
-	promote := true
-	if r.cfg.Gating {
-		path := r.st.Local(ArenaKey(gen))
-		if path == "" {
-			return fmt.Errorf("loop: %s is not a local directory; match records need one", r.st)
-		}
-		// The records decide: reading them replays nothing, and a gate
-		// redone after a crash decides the same.
-		h, recs, err := arena.ReadRecords(path)
-		if err != nil {
-			return err
-		}
-		s := arena.Summarize(h, recs)
-		if !s.Done {
-			return fmt.Errorf("loop: gate of generation %d: the match in %s is not over (%d games)", gen, path, s.Games)
-		}
-		promote, m.Reason = Decide(r.cfg, s)
-		m.Match = &s
-		if best.Key == NetKey(gen) {
-			// Killed after promoting, before state.json moved on: the
-			// match was against the best before this one.
-			m.Best = h.B
-		}
-	} else {
-		m.Reason = "gating off"
-	}
-	m.Promoted = promote
-	if promote && best.Key != NetKey(gen) {
-		if err := r.setBest(Best{Generation: gen, Key: NetKey(gen), NetworkID: cand.Weights.ID()}); err != nil {
+	if promoted != nil {
+		if err := SetBest(r.st, *promoted); err != nil {
 			return err
 		}
 	}
 	verdict := "kept the best"
-	if promote {
+	if m.Promoted {
 		verdict = "promoted"
 	}
 	if m.Match != nil {

@@ -51,9 +51,13 @@ type Metric struct {
 }
 
 // metric records m, replacing an earlier line of the same stage.
-func (r *runner) metric(m Metric) error {
+func (r *runner) metric(m Metric) error { return RecordMetric(r.st, m) }
+
+// RecordMetric adds m to st's metrics.jsonl, replacing an earlier line of
+// the same generation and stage.
+func RecordMetric(st store.Store, m Metric) error {
 	m.Time = time.Now().UTC()
-	ms, err := ReadMetrics(r.st)
+	ms, err := ReadMetrics(st)
 	if err != nil {
 		return err
 	}
@@ -73,7 +77,7 @@ func (r *runner) metric(m Metric) error {
 		return fmt.Errorf("loop: metrics: %w", err)
 	}
 	buf.Write(append(line, '\n'))
-	if err := r.st.Write(MetricsKey, buf.Bytes()); err != nil {
+	if err := st.Write(MetricsKey, buf.Bytes()); err != nil {
 		return fmt.Errorf("loop: %w", err)
 	}
 	return nil

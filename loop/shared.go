@@ -10,7 +10,6 @@ import (
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/rules"
 	"github.com/palace-chess/palace/stats"
-	"github.com/palace-chess/palace/store"
 )
 
 // What follows is the loop's arithmetic that a distributed run (package
@@ -67,10 +66,6 @@ func InitialNetwork(cfg Config, rs *rules.RuleSet, codeVersion string) (*model.C
 		Provenance: model.Provenance{CodeVersion: codeVersion, Seed: cfg.NetworkSeed,
 			Created: time.Now().UTC().Format(time.RFC3339), Note: "generation 0: random weights"}}, nil
 }
-
-// RecordMetric adds m to st's metrics.jsonl, replacing an earlier line of
-// the same generation and stage.
-func RecordMetric(st store.Store, m Metric) error { return (&runner{st: st}).metric(m) }
 
 // Decide is the gate's verdict on a finished match: the test's decision,
 // else the score against Arena.AcceptScore.

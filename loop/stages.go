@@ -1,0 +1,318 @@
+package loop
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/datasets"
+	"github.com/palace-chess/palace/nn/model"
+	"github.com/palace-chess/palace/rules"
+	"github.com/palace-chess/palace/store"
+	"github.com/palace-chess/palace/train"
+)
+
+// The stages as functions of a run's store, shared by the two drivers: the
+// local loop (Run) and the distributed one (package cluster), so that both
+// train the same networks and play the same gate games from one config.
+// Each stage finds the work a killed attempt left and does only the rest;
+// it returns its metric, and the driver (which knows where games are
+// played, how the best pointer moves and how state advances) records it.
+
+// Stages are one run's stages: its store, config and rule sets.
+type Stages struct {
+	Store  store.Store
+	Config Config
+	// Rules is self-play's rule set (with its length cap), ArenaRules the
+	// gate's.
+	Rules, ArenaRules *rules.RuleSet
+	// CodeVersion goes into every artifact.
+	CodeVersion string
+}
+
+// NewStages are the stages of the run in st under cfg.
+func NewStages(st store.Store, cfg Config, codeVersion string) (*Stages, error) {
+	sp, ar, err := RuleSets(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Stages{Store: st, Config: cfg, Rules: sp, ArenaRules: ar, CodeVersion: codeVersion}, nil
+}
+
+// SaveNet writes checkpoint ck at key.
+func SaveNet(st store.Store, key string, ck *model.Checkpoint) error {
+	data, err := ck.Encode()
+	if err != nil {
+		return fmt.Errorf("loop: %w", err)
+	}
+	if err := st.Write(key, data); err != nil {
+		return fmt.Errorf("loop: %w", err)
+	}
+	return nil
+}
+
+// LoadNet reads the checkpoint at key.
+func LoadNet(st store.Store, key string) (*model.Checkpoint, error) {
+	data, err := st.Read(key)
+	if err != nil {
+		return nil, fmt.Errorf("loop: %w", err)
+	}
+	ck, err := model.DecodeCheckpoint(data)
+	if err != nil {
+		return nil, fmt.Errorf("loop: %s: %w", key, err)
+	}
+	return ck, nil
+}
+
+// WriteState writes s as the run's state.json.
+func WriteState(st store.Store, s State) error {
+	s.Version = 1
+	b, _ := json.Marshal(s)
+	if err := st.Write(StateKey, append(b, '\n')); err != nil {
+		return fmt.Errorf("loop: %w", err)
+	}
+	return nil
+}
+
+// SetBest writes b as the run's best.json.
+func SetBest(st store.Store, b Best) error {
+	data, _ := json.Marshal(b)
+	if err := st.Write(BestKey, append(data, '\n')); err != nil {
+		return fmt.Errorf("loop: %w", err)
+	}
+	return nil
+}
+
+// WriteInitialNetwork writes generation 0's network, the run's first best,
+// and returns that best. It is a pure function of the config: two writes
+// (a start redone, two roles starting at once) write the same network.
+func (s *Stages) WriteInitialNetwork() (Best, error) {
+	ck, err := InitialNetwork(s.Config, s.Rules, s.CodeVersion)
+	if err != nil {
+		return Best{}, err
+	}
+	if err := SaveNet(s.Store, NetKey(0), ck); err != nil {
+		return Best{}, err
+	}
+	return Best{Generation: 0, Key: NetKey(0), NetworkID: ck.Weights.ID()}, nil
+}
+
+// ManifestKey is generation gen's self-play manifest, its commit point.
+func ManifestKey(gen int) string { return SelfplayKey(gen) + "/" + datasets.ManifestName }
+
+// ReadManifest reads generation gen's self-play manifest from st, and the
+// bytes it was read from (for a copy).
+func ReadManifest(st store.Store, gen int) (*datasets.Manifest, []byte, error) {
+	data, err := st.Read(ManifestKey(gen))
+	if err != nil {
+		return nil, nil, fmt.Errorf("loop: %w", err)
+	}
+	var m datasets.Manifest
+	if err := json.Unmarshal(data, &m); err != nil || m.Version != datasets.ManifestVersion {
+		return nil, nil, fmt.Errorf("loop: generation %d's manifest: unreadable or of another version (%v)", gen, err)
+	}
+	return &m, data, nil
+}
+
+// Positions counts the positions the self-play manifests of generations
+// from to to list.
+func Positions(st store.Store, from, to int) (int64, error) {
+	var n int64
+	for g := from; g <= to; g++ {
+		m, _, err := ReadManifest(st, g)
+		if err != nil {
+			return 0, err
+		}
+		n += m.Records()
+	}
+	return n, nil
+}
+
+// TrainJob is the train stage's work beyond the run's: where this machine
+// holds the data and the trainer's state, and who hears how it goes.
+type TrainJob struct {
+	// Generation is the last generation trained on; the candidate is
+	// generation Generation+1.
+	Generation int
+	// Dirs are local directories of generations 0 to Generation's
+	// self-play: the run's own, or copies of them.
+	Dirs []string
+	// State is the trainer's local state file, resumed when it exists.
+	State string
+	// Started, when set, hears the positions trained on and the step
+	// training goes to, before the first step.
+	Started func(positions, target int64)
+	// Progress, when set, receives the trainer's reports (after every save
+	// and at the end).
+	Progress func(train.Progress)
+	// Finished, when set, runs after the last step and before the
+	// candidate is written (a trainer whose state lives in the store copies
+	// it there); its error fails the stage.
+	Finished func() error
+}
+
+// Train trains on the window until the steps the run's positions allow,
+// resuming from the state file, then writes the candidate, generation
+// job.Generation+1's network.
+func (s *Stages) Train(ctx context.Context, job TrainJob) (Metric, error) {
+	gen := job.Generation
+	total, err := Positions(s.Store, 0, gen)
+	if err != nil {
+		return Metric{}, err
+	}
+	init, err := LoadNet(s.Store, NetKey(0))
+	if err != nil {
+		return Metric{}, err
+	}
+	if err := os.MkdirAll(filepath.Dir(job.State), 0o755); err != nil {
+		return Metric{}, fmt.Errorf("loop: %w", err)
+	}
+	target := s.Config.Train.Steps(total)
+	if job.Started != nil {
+		job.Started(total, target)
+	}
+	var last train.Progress
+	res, err := train.Run(ctx, s.Config.Train, train.Job{Dirs: job.Dirs, RuleSets: []*rules.RuleSet{s.Rules}, State: job.State,
+		Init: init, TargetSteps: target, Seed: s.Config.Seed, CodeVersion: s.CodeVersion,
+		Progress: func(p train.Progress) {
+			last = p
+			if job.Progress != nil {
+				job.Progress(p)
+			}
+		}})
+	if err != nil {
+		return Metric{}, err
+	}
+	if job.Finished != nil {
+		if err := job.Finished(); err != nil {
+			return Metric{}, err
+		}
+	}
+	ck := res.Checkpoint
+	ck.Optimizer = nil // the candidate is for playing; the trainer keeps its own state
+	ck.Provenance.Note = fmt.Sprintf("candidate of generation %d: trained on generations 0-%d", gen+1, gen)
+	if err := SaveNet(s.Store, NetKey(gen+1), ck); err != nil {
+		return Metric{}, err
+	}
+	m := Metric{Generation: gen, Stage: StageTrain, Network: NetKey(gen + 1), Steps: res.Steps, TotalSteps: ck.Steps,
+		TotalPositions: total, Window: last.Window, Seconds: res.Elapsed.Seconds()}
+	if res.Steps > 0 {
+		m.Loss, m.LastLoss = &res.Losses, &last.Losses
+		m.SamplesPerSecond = float64(res.Steps*int64(s.Config.Train.Batch)) / res.Elapsed.Seconds()
+	}
+	return m, nil
+}
+
+// GateMatch is candidate cand's gating match against best: the players,
+// openings, pairs, test, concurrency and seed both drivers play, and no
+// record file (the caller's).
+func (s *Stages) GateMatch(cand int, best Best) (*arena.Match, error) {
+	a := s.Config.Arena
+	opt := arena.SearchOptions{Evaluators: a.Evaluators, CacheEntries: 1 << 16}
+	return s.gateMatch(cand, best, func(name string, w *model.Weights) (arena.Player, error) {
+		return arena.NewNetwork(name, w, a.Search, opt)
+	})
+}
+
+// GateHeader is the header of candidate cand's gating match record file,
+// as a local match writes it, for a machine that plays none of its games.
+func (s *Stages) GateHeader(cand int, best Best) (arena.Header, error) {
+	m, err := s.gateMatch(cand, best, func(name string, _ *model.Weights) (arena.Player, error) {
+		return namedPlayer(name), nil
+	})
+	if err != nil {
+		return arena.Header{}, err
+	}
+	return m.Header(), nil
+}
+
+func (s *Stages) gateMatch(cand int, best Best, player func(name string, w *model.Weights) (arena.Player, error)) (*arena.Match, error) {
+	cck, err := LoadNet(s.Store, NetKey(cand))
+	if err != nil {
+		return nil, err
+	}
+	bck, err := LoadNet(s.Store, best.Key)
+	if err != nil {
+		return nil, err
+	}
+	pa, err := player(PlayerName(s.Config, cand, cck.Weights), cck.Weights)
+	if err != nil {
+		return nil, err
+	}
+	pb, err := player(PlayerName(s.Config, best.Generation, bck.Weights), bck.Weights)
+	if err != nil {
+		return nil, err
+	}
+	ops, err := Openings(s.Config, s.ArenaRules)
+	if err != nil {
+		return nil, err
+	}
+	a := s.Config.Arena
+	sprt := a.SPRT
+	return &arena.Match{RuleSet: s.ArenaRules, Openings: ops, A: pa, B: pb, Pairs: a.Pairs, SPRT: &sprt,
+		Concurrency: a.Concurrency, Seed: MatchSeed(s.Config, cand), CodeVersion: s.CodeVersion}, nil
+}
+
+// namedPlayer is a player known only by its name: a match described (its
+// record header) where none of its games is played.
+type namedPlayer string
+
+func (n namedPlayer) Name() string { return string(n) }
+
+func (n namedPlayer) NewGame(uint64) (arena.Mover, error) {
+	return nil, fmt.Errorf("loop: %s is only a name here and plays no games", string(n))
+}
+
+// ArenaMetric is the arena stage's metric: candidate cand's match, over.
+func ArenaMetric(cand int, s arena.Summary, elapsed time.Duration) Metric {
+	return Metric{Generation: cand - 1, Stage: StageArena, Network: NetKey(cand), Best: s.B, Games: s.Games,
+		Seconds: elapsed.Seconds()}
+}
+
+// Gate decides whether candidate cand replaces best: from its match's
+// records in the store, or at once with gating off. It returns the stage's
+// metric and, when the candidate is promoted and not yet the best, the new
+// best, which the driver installs before recording the metric.
+func (s *Stages) Gate(cand int, best Best) (Metric, *Best, error) {
+	ck, err := LoadNet(s.Store, NetKey(cand))
+	if err != nil {
+		return Metric{}, nil, err
+	}
+	m := Metric{Generation: cand - 1, Stage: StageGate, Network: NetKey(cand), Best: best.Key}
+	promote := true
+	if s.Config.Gating {
+		// The records decide: reading them replays nothing, and a gate
+		// redone after a crash decides the same.
+		key := ArenaKey(cand)
+		data, err := s.Store.Read(key)
+		if err != nil {
+			return Metric{}, nil, fmt.Errorf("loop: %w", err)
+		}
+		h, recs, err := arena.ParseRecords(key, data)
+		if err != nil {
+			return Metric{}, nil, err
+		}
+		sum := arena.Summarize(h, recs)
+		if !sum.Done {
+			return Metric{}, nil, fmt.Errorf("loop: gate of generation %d: the match in %s is not over (%d games)", cand, key, sum.Games)
+		}
+		promote, m.Reason = Decide(s.Config, sum)
+		m.Match = &sum
+		if best.Key == NetKey(cand) {
+			// Killed after promoting, before the state moved on: the
+			// match was against the best before this one.
+			m.Best = h.B
+		}
+	} else {
+		m.Reason = "gating off"
+	}
+	m.Promoted = promote
+	if !promote || best.Key == NetKey(cand) {
+		return m, nil, nil
+	}
+	return m, &Best{Generation: cand, Key: NetKey(cand), NetworkID: ck.Weights.ID()}, nil
+}

@@ -1,0 +1,100 @@
+package loop_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/gamerec"
+	"github.com/palace-chess/palace/loop"
+	"github.com/palace-chess/palace/store"
+)
+
+// The gate decides from the match's record file in the store, whoever
+// wrote it: here one written by hand as the distributed gatekeeper wrote
+// them before loop.Stages (its header, then the games in pair order, by
+// json.Encoder). An unfinished match decides nothing, a promotion already
+// made (killed before the state moved on) is not made again, and with
+// gating off every candidate is promoted.
+func TestGateFromRecords(t *testing.T) {
+	c := tinyConfig(t)
+	st, _ := store.NewDir(t.TempDir())
+	s, err := loop.NewStages(st, c, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	best, err := s.WriteInitialNetwork()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := c
+	other.NetworkSeed = 9
+	cand, err := loop.InitialNetwork(other, s.Rules, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := loop.SaveNet(st, loop.NetKey(1), cand); err != nil {
+		t.Fatal(err)
+	}
+	h, err := s.GateHeader(1, best)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := s.GateMatch(1, best)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lh := m.Header()
+	lh.Started = h.Started
+	if lh.A != h.A || lh.B != h.B || lh.OpeningsKey != h.OpeningsKey || lh.Seed != h.Seed || *lh.SPRT != *h.SPRT || lh.RuleSet != h.RuleSet {
+		t.Errorf("GateHeader %+v, the local match's %+v", h, lh)
+	}
+
+	write := func(games int) {
+		t.Helper()
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		if err := enc.Encode(h); err != nil {
+			t.Fatal(err)
+		}
+		for i := range games {
+			r := arena.GameRecord{Pair: i / 2, Game: i % 2, Opening: "o", Score: 0.5,
+				End: gamerec.End{Result: "1/2-1/2", Reason: "length-cap"}, Plies: 28}
+			if err := enc.Encode(&r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := st.Write(loop.ArenaKey(1), buf.Bytes()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(3)
+	if _, _, err := s.Gate(1, best); err == nil || !strings.Contains(err.Error(), "not over") {
+		t.Errorf("the gate of an unfinished match: %v", err)
+	}
+	write(2 * c.Arena.Pairs)
+	met, promoted, err := s.Gate(1, best)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if promoted == nil || promoted.Key != loop.NetKey(1) || promoted.NetworkID != cand.Weights.ID() || !met.Promoted ||
+		met.Match == nil || met.Match.Games != 2*c.Arena.Pairs || met.Best != best.Key || !strings.Contains(met.Reason, "undecided") {
+		t.Fatalf("the gate: %+v, promoted %+v", met, promoted)
+	}
+	again, promoted, err := s.Gate(1, *promoted)
+	if err != nil || promoted != nil || !again.Promoted || again.Best != h.B {
+		t.Errorf("the gate redone after promoting: %+v, promoted %+v, %v", again, promoted, err)
+	}
+
+	c.Gating = false
+	ungated, err := loop.NewStages(st, c, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	met, promoted, err = ungated.Gate(1, best)
+	if err != nil || promoted == nil || met.Reason != "gating off" || met.Match != nil {
+		t.Errorf("the gate with gating off: %+v, promoted %+v, %v", met, promoted, err)
+	}
+}
