@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/palace-chess/palace/internal/testrun"
 )
 
 // BenchmarkJobThroughput measures coordination alone: b.N jobs enqueued,
@@ -15,7 +17,7 @@ import (
 // one embedded server (file storage, as a deployment uses).
 func BenchmarkJobThroughput(b *testing.B) {
 	const workers, slots = 4, 64
-	url := startServer(b)
+	url := testrun.NATS(b)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	c := connect(b, url, "bench")

@@ -12,12 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/datasets"
 	"github.com/palace-chess/palace/gamerec"
+	"github.com/palace-chess/palace/internal/testrun"
 	"github.com/palace-chess/palace/loop"
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/selfplay"
@@ -32,56 +32,15 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// startServer runs an embedded NATS server with JetStream on loopback,
-// its storage in a test directory.
-func startServer(tb testing.TB) string {
-	tb.Helper()
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true,
-		StoreDir: tb.TempDir(), NoLog: true, NoSigs: true})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		tb.Fatal("the NATS server did not start")
-	}
-	tb.Cleanup(func() {
-		s.Shutdown()
-		s.WaitForShutdown()
-	})
-	return s.ClientURL()
+// tinyYAML is loop's unit-test run with checkpoints every 2 steps, 2
+// concurrent gate games, matches whose test cannot decide in 4 pairs, and
+// accept_score 0, so every candidate is promoted.
+func tinyYAML(tb testing.TB) string {
+	return testrun.Merge(tb, testrun.TinyYAML, `
+train: {checkpoint_every: 2}
+arena: {concurrent_games: 2, sprt: {elo1: 5}, accept_score: 0}
+`)
 }
-
-// tinyYAML is loop's unit-test run: a 1×8 network, 8 games of at most 30
-// plies in blocks of 4, 4-pair matches whose test cannot decide in 4
-// pairs, and accept_score 0, so every candidate is promoted.
-const tinyYAML = `
-rules: xiangqi
-seed: 5
-generations: 2
-network: {blocks: 1, filters: 8, policy_channels: 2, value_channels: 1, value_hidden: 8, seed: 2}
-selfplay:
-  games: 8
-  concurrent_games: 4
-  max_plies: 30
-  games_per_shard: 4
-  cache_entries: 4096
-  search: {simulations: 8, cheap_simulations: 2, gumbel_k: 4}
-train:
-  batch: 32
-  samples_per_position: 2
-  window: {min_rows: 100}
-  checkpoint_every: 2
-  schedule: {kind: constant, rate: 0.02}
-arena:
-  pairs: 4
-  opening_plies: 2
-  simulations: 4
-  concurrent_games: 2
-  evaluators: 1
-  sprt: {elo0: 0, elo1: 5}
-  accept_score: 0
-`
 
 // logWriter sends log lines to the test's log.
 type logWriter struct{ t testing.TB }
@@ -109,7 +68,7 @@ func TestDistributedRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays and trains two generations")
 	}
-	url := startServer(t)
+	url := testrun.NATS(t)
 	dir := t.TempDir()
 	st, err := store.Open("file://" + dir)
 	if err != nil {
@@ -118,7 +77,7 @@ func TestDistributedRun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	main := connect(t, url, "roles")
-	cfg, err := Start(ctx, main, st, "file://"+dir, []byte(tinyYAML), "test")
+	cfg, err := Start(ctx, main, st, "file://"+dir, []byte(tinyYAML(t)), "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -391,14 +350,14 @@ func checkRun(t *testing.T, dir string, c loop.Config) {
 // A second trainer's state change is refused: the run's state moves only
 // by compare-and-swap.
 func TestStateCAS(t *testing.T) {
-	url := startServer(t)
+	url := testrun.NATS(t)
 	c := connect(t, url, "cas")
 	ctx := context.Background()
 	st, _ := store.NewDir(t.TempDir())
-	if _, err := Start(ctx, c, st, "file:///x", []byte(tinyYAML), "test"); err != nil {
+	if _, err := Start(ctx, c, st, "file:///x", []byte(tinyYAML(t)), "test"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Start(ctx, c, st, "file:///x", []byte(tinyYAML+"\n# changed\n"), "test"); err == nil {
+	if _, err := Start(ctx, c, st, "file:///x", []byte(tinyYAML(t)+"\n# changed\n"), "test"); err == nil {
 		t.Error("a second start with another config was accepted")
 	}
 	s, rev, ok, err := c.State(ctx)
@@ -435,7 +394,7 @@ func TestConnectErrors(t *testing.T) {
 // ends as a failed result after MaxDeliver deliveries, and purged jobs are
 // gone.
 func TestDelivery(t *testing.T) {
-	url := startServer(t)
+	url := testrun.NATS(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	c, err := Connect(ctx, url, "d", "test", Settings{AckWait: time.Second, MaxDeliver: 2})

@@ -13,41 +13,12 @@ import (
 	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/datasets"
 	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/internal/testrun"
 	"github.com/palace-chess/palace/loop"
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/selfplay"
 	"github.com/palace-chess/palace/store"
 )
-
-// tinyYAML is a run small enough for a unit test: a 1×8 network, 8 games
-// of at most 30 plies a generation, 4-pair matches.
-const tinyYAML = `
-rules: xiangqi
-seed: 5
-generations: 2
-network: {blocks: 1, filters: 8, policy_channels: 2, value_channels: 1, value_hidden: 8, seed: 2}
-selfplay:
-  games: 8
-  concurrent_games: 4
-  max_plies: 30
-  games_per_shard: 4
-  cache_entries: 4096
-  search: {simulations: 8, cheap_simulations: 2, gumbel_k: 4}
-train:
-  batch: 32
-  samples_per_position: 2
-  window: {min_rows: 100}
-  checkpoint_every: 4
-  schedule: {kind: constant, rate: 0.02}
-arena:
-  pairs: 4
-  opening_plies: 2
-  simulations: 4
-  concurrent_games: 4
-  evaluators: 1
-  sprt: {elo0: 0, elo1: 200}
-  accept_score: 0.5
-`
 
 func TestMain(m *testing.M) {
 	if os.Getenv("PALACE_BLAS") == "" {
@@ -58,11 +29,23 @@ func TestMain(m *testing.M) {
 
 func tinyConfig(t *testing.T) loop.Config {
 	t.Helper()
-	c, err := loop.ParseConfig([]byte(tinyYAML), "tiny")
+	c, err := loop.ParseConfig([]byte(testrun.TinyYAML), "tiny")
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// runTiny runs the tiny run to its end in a new directory with o.
+func runTiny(t *testing.T, o loop.Options) (loop.Config, string, store.Store) {
+	t.Helper()
+	c := tinyConfig(t)
+	dir := t.TempDir()
+	st, _ := store.NewDir(dir)
+	if err := loop.Run(context.Background(), st, c, o); err != nil {
+		t.Fatal(err)
+	}
+	return c, dir, st
 }
 
 // checkRun checks every artifact of a finished two-generation run.
@@ -129,14 +112,9 @@ func checkRun(t *testing.T, dir string, c loop.Config) []loop.Metric {
 }
 
 func TestRunTwoGenerations(t *testing.T) {
-	c := tinyConfig(t)
-	dir := t.TempDir()
-	st, _ := store.NewDir(dir)
 	var events []loop.Event
 	progress := func(e loop.Event) { events = append(events, e) }
-	if err := loop.Run(context.Background(), st, c, loop.Options{CodeVersion: "test", Progress: progress}); err != nil {
-		t.Fatal(err)
-	}
+	c, dir, _ := runTiny(t, loop.Options{CodeVersion: "test", Progress: progress})
 	checkRun(t, dir, c)
 	checkEvents(t, events)
 }
@@ -182,12 +160,7 @@ func TestRunResumes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the loop twice")
 	}
-	c := tinyConfig(t)
-	whole := t.TempDir()
-	st, _ := store.NewDir(whole)
-	if err := loop.Run(context.Background(), st, c, loop.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	c, whole, _ := runTiny(t, loop.Options{})
 	want := checkRun(t, whole, c)
 
 	cut := t.TempDir()

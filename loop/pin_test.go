@@ -1,7 +1,6 @@
 package loop_test
 
 import (
-	"context"
 	"crypto/sha256"
 	"fmt"
 	"sort"
@@ -10,7 +9,6 @@ import (
 	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/loop"
 	"github.com/palace-chess/palace/nn/model"
-	"github.com/palace-chess/palace/store"
 )
 
 // The tiny run under PALACE_BLAS=off (TestMain) makes the same networks
@@ -22,12 +20,7 @@ func TestRunPinned(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays and trains two generations")
 	}
-	c := tinyConfig(t)
-	dir := t.TempDir()
-	st, _ := store.NewDir(dir)
-	if err := loop.Run(context.Background(), st, c, loop.Options{CodeVersion: "test"}); err != nil {
-		t.Fatal(err)
-	}
+	_, _, st := runTiny(t, loop.Options{CodeVersion: "test"})
 	wantNets := []string{"14f9185085d301dc", "6325dcc16522182f", "aeaf92bacd4b80c2"}
 	for g, want := range wantNets {
 		ck, err := model.Load(st.Local(loop.NetKey(g)))

@@ -13,37 +13,24 @@ import (
 	"time"
 
 	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/internal/testrun"
 	"github.com/palace-chess/palace/loop"
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/store"
 )
 
 // tinyRunYAML is a whole run small enough for a test: two generations of a
-// 1×8 network.
-const tinyRunYAML = `
+// 1×8 network, loop's tiny run made janggi with more and longer games.
+func tinyRunYAML(t *testing.T) string {
+	return testrun.Merge(t, testrun.TinyYAML, `
 rules: janggi
 seed: 3
-generations: 2
-network: {blocks: 1, filters: 8, policy_channels: 2, value_channels: 1, value_hidden: 8}
-selfplay:
-  games: 12
-  concurrent_games: 4
-  max_plies: 40
-  games_per_shard: 4
-  cache_entries: 4096
-  search: {simulations: 8, cheap_simulations: 2, gumbel_k: 4}
-train:
-  batch: 32
-  samples_per_position: 2
-  window: {min_rows: 200}
-  checkpoint_every: 4
-arena:
-  pairs: 6
-  simulations: 4
-  concurrent_games: 4
-  evaluators: 1
-  sprt: {elo0: 0, elo1: 300}
-`
+network: {seed: null}
+selfplay: {games: 12, max_plies: 40}
+train: {window: {min_rows: 200}, schedule: null}
+arena: {pairs: 6, opening_plies: null, sprt: {elo1: 300}, accept_score: null}
+`)
+}
 
 func startRun(t *testing.T, bin string, args ...string) (*exec.Cmd, <-chan string) {
 	t.Helper()
@@ -61,7 +48,7 @@ func TestRunKill9(t *testing.T) {
 	bin := palaceBinary(t)
 	root := t.TempDir()
 	cfg := filepath.Join(root, "tiny.yaml")
-	if err := os.WriteFile(cfg, []byte(tinyRunYAML), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte(tinyRunYAML(t)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	ref, dir := filepath.Join(root, "reference"), filepath.Join(root, "killed")
@@ -152,7 +139,7 @@ func TestRunKill9(t *testing.T) {
 	}
 
 	other := filepath.Join(root, "other.yaml")
-	os.WriteFile(other, []byte(strings.Replace(tinyRunYAML, "seed: 3", "seed: 4", 1)), 0o644)
+	os.WriteFile(other, []byte(testrun.Merge(t, tinyRunYAML(t), "seed: 4")), 0o644)
 	if code, _, errOut := runPalace(t, "", "run", "--config", other, "--dir", dir); code != 1 || !strings.Contains(errOut, "another configuration") {
 		t.Errorf("another config over a run: exit %d, %s", code, errOut)
 	}

@@ -8,30 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
-
+	"github.com/palace-chess/palace/internal/testrun"
 	"github.com/palace-chess/palace/loop"
 	"github.com/palace-chess/palace/store"
 )
-
-// startNATS runs an embedded NATS server with JetStream on loopback.
-func startNATS(t *testing.T) string {
-	t.Helper()
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true,
-		StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("the NATS server did not start")
-	}
-	t.Cleanup(func() {
-		s.Shutdown()
-		s.WaitForShutdown()
-	})
-	return s.ClientURL()
-}
 
 // palace run --distributed with two local workers runs a generation into a
 // file:// bucket that palace report reads as it reads a local run.
@@ -39,10 +19,10 @@ func TestRunDistributed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a distributed generation")
 	}
-	url := startNATS(t)
+	url := testrun.NATS(t)
 	dir := t.TempDir()
 	cfgFile := filepath.Join(t.TempDir(), "tiny.yaml")
-	yaml := strings.Replace(tinyRunYAML, "generations: 2", "generations: 1", 1)
+	yaml := testrun.Merge(t, tinyRunYAML(t), "generations: 1")
 	if err := os.WriteFile(cfgFile, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +72,7 @@ func TestRunDistributed(t *testing.T) {
 }
 
 func TestClusterFlagErrors(t *testing.T) {
-	url := startNATS(t)
+	url := testrun.NATS(t)
 	for _, tc := range []struct {
 		run  func([]string, *bytes.Buffer) error
 		args []string

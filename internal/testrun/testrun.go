@@ -1,0 +1,119 @@
+// Package testrun is what the tests of whole runs share (loop's, cluster's
+// and palace's): the tiny run's configuration, a way to state another run
+// as its differences from it, and an embedded NATS server. Only tests
+// import it.
+package testrun
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"gopkg.in/yaml.v3"
+)
+
+// TinyYAML is a run small enough for a unit test: a 1×8 network, 8 games
+// of at most 30 plies a generation, 4-pair matches. loop's pinned run
+// (loop/pin_test.go) plays it: changing it changes the pins.
+const TinyYAML = `
+rules: xiangqi
+seed: 5
+generations: 2
+network: {blocks: 1, filters: 8, policy_channels: 2, value_channels: 1, value_hidden: 8, seed: 2}
+selfplay:
+  games: 8
+  concurrent_games: 4
+  max_plies: 30
+  games_per_shard: 4
+  cache_entries: 4096
+  search: {simulations: 8, cheap_simulations: 2, gumbel_k: 4}
+train:
+  batch: 32
+  samples_per_position: 2
+  window: {min_rows: 100}
+  checkpoint_every: 4
+  schedule: {kind: constant, rate: 0.02}
+arena:
+  pairs: 4
+  opening_plies: 2
+  simulations: 4
+  concurrent_games: 4
+  evaluators: 1
+  sprt: {elo0: 0, elo1: 200}
+  accept_score: 0.5
+`
+
+// Merge returns the YAML document base with over laid on it: a key of
+// over replaces base's, within mappings key by key, and a key given as
+// null is removed. Keys keep base's order; new ones follow. It fails the
+// test on YAML that does not parse.
+func Merge(tb testing.TB, base, over string) string {
+	tb.Helper()
+	var b, o yaml.Node
+	if err := yaml.Unmarshal([]byte(base), &b); err != nil {
+		tb.Fatalf("testrun: base: %v", err)
+	}
+	if err := yaml.Unmarshal([]byte(over), &o); err != nil {
+		tb.Fatalf("testrun: over: %v", err)
+	}
+	if len(o.Content) > 0 {
+		merge(b.Content[0], o.Content[0])
+	}
+	var out bytes.Buffer
+	enc := yaml.NewEncoder(&out)
+	enc.SetIndent(2)
+	if err := enc.Encode(&b); err != nil {
+		tb.Fatalf("testrun: %v", err)
+	}
+	return out.String()
+}
+
+// merge lays the mapping over on the mapping dst.
+func merge(dst, over *yaml.Node) {
+	for i := 0; i+1 < len(over.Content); i += 2 {
+		key, val := over.Content[i], over.Content[i+1]
+		j := indexOf(dst, key.Value)
+		switch {
+		case val.Tag == "!!null" && j >= 0:
+			dst.Content = append(dst.Content[:j], dst.Content[j+2:]...)
+		case val.Tag == "!!null":
+		case j < 0:
+			dst.Content = append(dst.Content, key, val)
+		case val.Kind == yaml.MappingNode && dst.Content[j+1].Kind == yaml.MappingNode:
+			merge(dst.Content[j+1], val)
+		default:
+			dst.Content[j+1] = val
+		}
+	}
+}
+
+// indexOf is the index of key's node in the mapping m, or -1.
+func indexOf(m *yaml.Node, key string) int {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// NATS runs an embedded NATS server with JetStream on loopback, its
+// storage in a test directory, until the test ends, and returns its URL.
+func NATS(tb testing.TB) string {
+	tb.Helper()
+	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true,
+		StoreDir: tb.TempDir(), NoLog: true, NoSigs: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		tb.Fatal("the NATS server did not start")
+	}
+	tb.Cleanup(func() {
+		s.Shutdown()
+		s.WaitForShutdown()
+	})
+	return s.ClientURL()
+}
