@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/palace-chess/palace/rules"
@@ -218,20 +217,6 @@ func mustRead(t testing.TB, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-// mirrorFEN reverses every rank of a FEN's board.
-func mirrorFEN(fen string) string {
-	board, rest, _ := strings.Cut(fen, " ")
-	rows := strings.Split(board, "/")
-	for i, row := range rows {
-		r := []rune(row)
-		for a, b := 0, len(r)-1; a < b; a, b = a+1, b-1 {
-			r[a], r[b] = r[b], r[a]
-		}
-		rows[i] = string(r)
-	}
-	return strings.Join(rows, "/") + " " + rest
 }
 
 func writeFile(t testing.TB, path string, data []byte) {

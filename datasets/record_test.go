@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/internal/gametest"
 	"github.com/palace-chess/palace/rules"
 )
 
@@ -102,7 +103,7 @@ func TestMirrorRecord(t *testing.T) {
 		rs := rules.MustPreset(name)
 		rng := rand.New(rand.NewPCG(uint64(si), 11))
 		for range games {
-			mg, err := rules.NewGame(rs, mirrorFEN(rs.StartFEN()))
+			mg, err := rules.NewGame(rs, gametest.MirrorFEN(rs.StartFEN()))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/palace-chess/palace/internal/gametest"
 	"github.com/palace-chess/palace/rules"
 )
 
@@ -78,20 +79,6 @@ func TestEveryLegalMoveHasASlot(t *testing.T) {
 	}
 }
 
-// mirrorFEN reverses every rank of a FEN's board.
-func mirrorFEN(fen string) string {
-	board, rest, _ := strings.Cut(fen, " ")
-	rows := strings.Split(board, "/")
-	for i, row := range rows {
-		r := []rune(row)
-		for a, b := 0, len(r)-1; a < b; a, b = a+1, b-1 {
-			r[a], r[b] = r[b], r[a]
-		}
-		rows[i] = string(r)
-	}
-	return strings.Join(rows, "/") + " " + rest
-}
-
 // Mirroring the planes and the policy of a position gives the planes and
 // the policy of the mirrored position.
 func TestMirror(t *testing.T) {
@@ -109,7 +96,7 @@ func TestMirror(t *testing.T) {
 			return // the mirrored game would need the mirrored history: roots only
 		}
 		pos := g.Position()
-		mg, err := rules.NewGame(g.Rules(), mirrorFEN(pos.FEN()))
+		mg, err := rules.NewGame(g.Rules(), gametest.MirrorFEN(pos.FEN()))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/text/encoding/korean"
 
 	"github.com/palace-chess/palace/gamerec"
+	"github.com/palace-chess/palace/internal/gametest"
 	"github.com/palace-chess/palace/rules"
 )
 
@@ -196,27 +197,11 @@ func gibWrite(b *strings.Builder, g *rules.Game, cho, han rules.JanggiSetup, res
 	b.WriteString("\n{끝}\n\n")
 }
 
-// gibPlayout plays a random janggi game from the given setups, leaning
-// towards captures, checks and passes.
+// gibPlayout plays a random janggi game from the given setups
+// (gametest.Playout).
 func gibPlayout(rng *rand.Rand, cho, han rules.JanggiSetup, plies int) *rules.Game {
 	g, _ := rules.NewGame(rules.MustPreset(RuleSetName), rules.JanggiSetupFEN(cho, han))
-	for i := 0; i < plies && !g.Result().Over(); i++ {
-		moves := g.LegalMoves(nil)
-		m := moves[rng.IntN(len(moves))]
-		pos := g.Position()
-		switch roll := rng.IntN(10); {
-		case roll < 3:
-			for _, j := range rng.Perm(len(moves)) {
-				if !moves[j].IsPass() && pos.Board(moves[j].To()) != rules.NoPiece {
-					m = moves[j]
-					break
-				}
-			}
-		case roll == 3 && moves[len(moves)-1].IsPass():
-			m = moves[len(moves)-1]
-		}
-		g.Play(m)
-	}
+	gametest.Playout(rng, g, plies)
 	return g
 }
 

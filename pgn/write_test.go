@@ -14,6 +14,7 @@ import (
 	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/gib"
 	"github.com/palace-chess/palace/internal/ffishtest"
+	"github.com/palace-chess/palace/internal/gametest"
 	"github.com/palace-chess/palace/rules"
 )
 
@@ -24,31 +25,6 @@ type writeTestSet struct {
 }
 
 func (s *writeTestSet) rulesOf(g *gamerec.Game) *rules.RuleSet { return s.rules[g.RuleSet] }
-
-// writePlayout plays on at random, leaning towards captures, checks and
-// passes.
-func writePlayout(rng *rand.Rand, g *rules.Game, plies int) {
-	for i := 0; i < plies && !g.Result().Over(); i++ {
-		moves := g.LegalMoves(nil)
-		if len(moves) == 0 {
-			return
-		}
-		m := moves[rng.IntN(len(moves))]
-		pos := g.Position()
-		switch roll := rng.IntN(10); {
-		case roll < 3:
-			for _, j := range rng.Perm(len(moves)) {
-				if !moves[j].IsPass() && pos.Board(moves[j].To()) != rules.NoPiece {
-					m = moves[j]
-					break
-				}
-			}
-		case roll == 3 && moves[len(moves)-1].IsPass():
-			m = moves[len(moves)-1]
-		}
-		g.Play(m)
-	}
-}
 
 // writeTestGames are random games of both games under every kind of rule
 // set, from standard starts, every janggi setup and Black-to-move
@@ -88,7 +64,7 @@ func writeTestGames(t testing.TB, n int) *writeTestSet {
 			if err != nil {
 				t.Fatal(err)
 			}
-			writePlayout(rng, g, 10+rng.IntN(200))
+			gametest.Playout(rng, g, 10+rng.IntN(200))
 			rec := gamerec.Game{Source: "test", Index: len(set.games) + 1, Setup: setup,
 				White: fmt.Sprintf("Red \"%d\"", i), Black: `back\slash`, Date: "2025.01.??",
 				Tags: map[string]string{"Event": "palace test", "ECCO": "A00", "대회명": "시험", "Bad Name": "x"}}
