@@ -134,17 +134,29 @@ func checkCommandError(t *testing.T, args []string, err error, usage bool, want 
 	}
 }
 
-func TestArenaNetworkPlayer(t *testing.T) {
-	dir := t.TempDir()
+// tinyCheckpoints writes a random 1×8 network to dir as tiny.ckpt, and
+// the same weights marked with the next encoding version, which palace
+// refuses, as old.ckpt.
+func tinyCheckpoints(t *testing.T, dir string) (w *model.Weights, path, old string) {
+	t.Helper()
 	w, err := model.NewRandom(model.Config{Planes: encode.Planes, PolicySize: encode.PolicySize(), Blocks: 1, Filters: 8,
 		PolicyChannels: 2, ValueChannels: 1, ValueHidden: 8}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, "tiny.ckpt")
+	path, old = filepath.Join(dir, "tiny.ckpt"), filepath.Join(dir, "old.ckpt")
 	if err := (&model.Checkpoint{Weights: w, EncodingVersion: encode.Version}).Save(path); err != nil {
 		t.Fatal(err)
 	}
+	if err := (&model.Checkpoint{Weights: w, EncodingVersion: encode.Version + 1}).Save(old); err != nil {
+		t.Fatal(err)
+	}
+	return w, path, old
+}
+
+func TestArenaNetworkPlayer(t *testing.T) {
+	dir := t.TempDir()
+	w, path, old := tinyCheckpoints(t, dir)
 	records := filepath.Join(dir, "match.jsonl")
 	out, err := arenaRun(t, "--max-plies", "20", "--pairs", "1", "--player", "net:"+path+",sims=4,evaluators=1,cache=1024",
 		"--player", "random", "--records", records, "--progress", "none", "--sprt", "0,10")
@@ -166,10 +178,6 @@ func TestArenaNetworkPlayer(t *testing.T) {
 	}
 
 	// A checkpoint for another encoding is refused.
-	old := filepath.Join(dir, "old.ckpt")
-	if err := (&model.Checkpoint{Weights: w, EncodingVersion: encode.Version + 1}).Save(old); err != nil {
-		t.Fatal(err)
-	}
 	if _, err := arenaRun(t, "--player", "net:"+old, "--player", "random", "--records", filepath.Join(dir, "old.jsonl")); err == nil || !strings.Contains(err.Error(), "encoding version") {
 		t.Errorf("a checkpoint of another encoding: err %v, want an encoding version error", err)
 	}

@@ -10,9 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/palace-chess/palace/encode"
 	"github.com/palace-chess/palace/experiment"
-	"github.com/palace-chess/palace/nn/model"
 )
 
 // experimentRun runs palace experiment under ctx, returning its output and
@@ -201,15 +199,7 @@ func TestExperimentBadFlags(t *testing.T) {
 // and the random evaluator.
 func TestExperimentPlayers(t *testing.T) {
 	dir := t.TempDir()
-	w, err := model.NewRandom(model.Config{Planes: encode.Planes, PolicySize: encode.PolicySize(), Blocks: 1, Filters: 8,
-		PolicyChannels: 2, ValueChannels: 1, ValueHidden: 8}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "tiny.ckpt")
-	if err := (&model.Checkpoint{Weights: w, EncodingVersion: encode.Version}).Save(path); err != nil {
-		t.Fatal(err)
-	}
+	w, path, old := tinyCheckpoints(t, dir)
 	for _, tc := range []struct{ net, name string }{
 		{path, "net:" + w.ID() + "/sims=2"},
 		{"random", "random-evaluator/sims=2"},
@@ -228,10 +218,6 @@ func TestExperimentPlayers(t *testing.T) {
 		if h.Player != tc.name || len(recs) != 2 || !strings.Contains(stdout, "red score") {
 			t.Errorf("--net %s: player %s, %d games; want %s, 2\n%s", tc.net, h.Player, len(recs), tc.name, stdout)
 		}
-	}
-	old := filepath.Join(dir, "old.ckpt")
-	if err := (&model.Checkpoint{Weights: w, EncodingVersion: encode.Version + 1}).Save(old); err != nil {
-		t.Fatal(err)
 	}
 	if _, _, err := experimentRun(t, context.Background(), "--rules-a", "xiangqi", "--rules-b", "xiangqi", "--net", old,
 		"--out", filepath.Join(dir, "old.jsonl")); err == nil || !strings.Contains(err.Error(), "encoding version") {
