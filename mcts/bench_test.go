@@ -16,6 +16,31 @@ import (
 // xiangqiMiddlegame is rules' perft middlegame: 40-odd legal moves a side.
 const xiangqiMiddlegame = "1rbaka2R/5r3/6n2/2p1p1p2/4P1bP1/PpC3Bc1/1nPR2P2/2N2AN2/1c2K1p2/2BAC4 w - - 0 1"
 
+// benchMiddlegame times searches with p over ev of the xiangqi middlegame,
+// each from an empty tree, and reports simulations a second.
+func benchMiddlegame(b *testing.B, p Params, ev nn.Evaluator) {
+	b.Helper()
+	g, err := rules.NewGame(rules.MustPreset("xiangqi"), xiangqiMiddlegame)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := New(p, ev)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var r Result
+	total := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		s.Reset()
+		if err := s.RunWith(g, RunOptions{}, &r); err != nil {
+			b.Fatal(err)
+		}
+		total += r.Simulations
+	}
+	b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "sims/s")
+}
+
 // The search's own cost per simulation (selection, moves, rules, encoding,
 // expansion, backup) with an evaluator that costs next to nothing: one op is
 // an 800-simulation search of a xiangqi middlegame from an empty tree. The
@@ -24,28 +49,10 @@ func BenchmarkSearchZeroCost(b *testing.B) {
 	for _, mode := range []Mode{PUCT, Gumbel} {
 		for _, leaves := range []int{1, 8} {
 			b.Run(fmt.Sprintf("%v/leaves=%d", mode, leaves), func(b *testing.B) {
-				g, err := rules.NewGame(rules.MustPreset("xiangqi"), xiangqiMiddlegame)
-				if err != nil {
-					b.Fatal(err)
-				}
 				p := DefaultParams()
 				p.Mode, p.Simulations, p.CheapSimulations = mode, 800, 0
 				p.LeavesPerEval = leaves
-				s, err := New(p, uniform())
-				if err != nil {
-					b.Fatal(err)
-				}
-				var r Result
-				total := 0
-				b.ReportAllocs()
-				for b.Loop() {
-					s.Reset()
-					if err := s.RunWith(g, RunOptions{}, &r); err != nil {
-						b.Fatal(err)
-					}
-					total += r.Simulations
-				}
-				b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "sims/s")
+				benchMiddlegame(b, p, uniform())
 			})
 		}
 	}
@@ -149,27 +156,9 @@ func BenchmarkGamesBatched(b *testing.B) {
 // (analysis, or self-play with few games): the share outside the network.
 func BenchmarkSearchNet6x64(b *testing.B) {
 	tb := &timedBackend{Evaluator: net6x64(b)}
-	g, err := rules.NewGame(rules.MustPreset("xiangqi"), xiangqiMiddlegame)
-	if err != nil {
-		b.Fatal(err)
-	}
 	p := DefaultParams()
 	p.Mode, p.Simulations, p.CheapSimulations, p.LeavesPerEval = PUCT, 256, 0, 16
-	s, err := New(p, tb)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var r Result
-	total := 0
-	b.ReportAllocs()
-	for b.Loop() {
-		s.Reset()
-		if err := s.RunWith(g, RunOptions{}, &r); err != nil {
-			b.Fatal(err)
-		}
-		total += r.Simulations
-	}
-	b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "sims/s")
+	benchMiddlegame(b, p, tb)
 	b.ReportMetric(100*(1-tb.busy.Seconds()/b.Elapsed().Seconds()), "outside-net-%")
 }
 

@@ -145,17 +145,24 @@ func TestForwardMatchesReference(t *testing.T) {
 	}
 }
 
+// randomFactors are the m×k and k×n matrices of a product, drawn from
+// [-0.5, 0.5), a first, then b.
+func randomFactors(rng *rand.Rand, m, n, k int) (a, b []float32) {
+	a, b = make([]float32, m*k), make([]float32, k*n)
+	for i := range a {
+		a[i] = rng.Float32() - 0.5
+	}
+	for i := range b {
+		b[i] = rng.Float32() - 0.5
+	}
+	return a, b
+}
+
 func TestSgemm(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	for _, d := range [][3]int{{1, 1, 1}, {5, 7, 3}, {8, 90, 36}, {13, 17, 29}} {
 		m, n, k := d[0], d[1], d[2]
-		a, b := make([]float32, m*k), make([]float32, k*n)
-		for i := range a {
-			a[i] = rng.Float32() - 0.5
-		}
-		for i := range b {
-			b[i] = rng.Float32() - 0.5
-		}
+		a, b := randomFactors(rng, m, n, k)
 		c := make([]float32, m*n)
 		for i := range c {
 			c[i] = 1
@@ -207,13 +214,7 @@ func TestGemmMatchesGoKernel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 2))
 	for _, d := range [][3]int{{64, 90, 576}, {4, 2581, 360}, {3, 720, 64}} {
 		m, n, k := d[0], d[1], d[2]
-		a, b := make([]float32, m*k), make([]float32, k*n)
-		for i := range a {
-			a[i] = rng.Float32() - 0.5
-		}
-		for i := range b {
-			b[i] = rng.Float32() - 0.5
-		}
+		a, b := randomFactors(rng, m, n, k)
 		c1, c2 := make([]float32, m*n), make([]float32, m*n)
 		for i := range c1 {
 			c1[i] = float32(i % 7)
