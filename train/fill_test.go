@@ -9,20 +9,26 @@ import (
 	"github.com/palace-chess/palace/rules"
 )
 
-// The value target mixes the game's result and the search's WDL as asked,
-// and cheap searches get no policy target.
-func TestFillTargets(t *testing.T) {
-	dir, capped := PlayTiny(t, TinyGames{Rules: "janggi", Games: 4, MaxPlies: 30, GamesPerShard: 4, ConcurrentGames: 4, Seed: 3, EvaluatorSeed: 5})
-	s, err := datasets.NewSampler([]string{dir}, datasets.WithWindow(10, 0.65, 0.75), datasets.WithSeed(1))
+// fillTiny plays g and fills b from its shards, sampled with seed.
+func fillTiny(t *testing.T, b *batch, g TinyGames, seed uint64) {
+	t.Helper()
+	dir, capped := PlayTiny(t, g)
+	s, err := datasets.NewSampler([]string{dir}, datasets.WithWindow(10, 0.65, 0.75), datasets.WithSeed(seed))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	b := newBatch(64)
-	b.searchWeight = 0.25
 	if err := b.fill(s, map[string]*rules.RuleSet{capped.String(): capped}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// The value target mixes the game's result and the search's WDL as asked,
+// and cheap searches get no policy target.
+func TestFillTargets(t *testing.T) {
+	b := newBatch(64)
+	b.searchWeight = 0.25
+	fillTiny(t, b, TinyGames{Rules: "janggi", Games: 4, MaxPlies: 30, GamesPerShard: 4, ConcurrentGames: 4, Seed: 3, EvaluatorSeed: 5}, 1)
 	ps := encode.PolicySize()
 	full := 0
 	for i, sm := range b.samples {
@@ -59,17 +65,9 @@ func TestFillTargets(t *testing.T) {
 // level draws keep their one-hot result. (Random play capped at 80 plies
 // draws every game, nearly all of them with someone ahead.)
 func TestFillDrawMaterial(t *testing.T) {
-	dir, capped := PlayTiny(t, TinyGames{Rules: "xiangqi", Games: 8, MaxPlies: 80, GamesPerShard: 8, ConcurrentGames: 8, Seed: 4, EvaluatorSeed: 6})
-	s, err := datasets.NewSampler([]string{dir}, datasets.WithWindow(10, 0.65, 0.75), datasets.WithSeed(2))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
 	b := newBatch(256)
 	b.drawMaterialScale = 13
-	if err := b.fill(s, map[string]*rules.RuleSet{capped.String(): capped}); err != nil {
-		t.Fatal(err)
-	}
+	fillTiny(t, b, TinyGames{Rules: "xiangqi", Games: 8, MaxPlies: 80, GamesPerShard: 8, ConcurrentGames: 8, Seed: 4, EvaluatorSeed: 6}, 2)
 	leaning := 0
 	for i, sm := range b.samples {
 		var want [3]float32
