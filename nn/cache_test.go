@@ -104,6 +104,19 @@ func TestCacheCountsAndBatchesMisses(t *testing.T) {
 	}
 }
 
+// evalOne evaluates in through cache and checks the output against the
+// backend's own.
+func evalOne(t *testing.T, cache *Cache, backend Evaluator, in Input) {
+	t.Helper()
+	got := outputsFor([]Input{in})
+	if err := cache.Evaluate([]Input{in}, got); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := sameOutputs(got, direct(t, backend, []Input{in})); !ok {
+		t.Fatalf("key %d: output differs from the backend's", in.Key)
+	}
+}
+
 func TestCacheChangedLegalListIsAMiss(t *testing.T) {
 	rnd := NewRandom(testInputSize, testPolicySize, 1)
 	backend := newCounting(rnd)
@@ -135,26 +148,16 @@ func TestCacheChangedLegalListIsAMiss(t *testing.T) {
 	}
 	for name, legal := range variants {
 		t.Run(name, func(t *testing.T) {
-			eval := func(in Input) {
-				t.Helper()
-				got := outputsFor([]Input{in})
-				if err := cache.Evaluate([]Input{in}, got); err != nil {
-					t.Fatal(err)
-				}
-				if _, ok := sameOutputs(got, direct(t, rnd, []Input{in})); !ok {
-					t.Fatal("output differs from the backend's")
-				}
-			}
-			eval(x) // stored (or already there)
+			evalOne(t, cache, rnd, x) // stored (or already there)
 			before := cache.Stats()
 			y := x
 			y.Legal = legal()
-			eval(y)
+			evalOne(t, cache, rnd, y)
 			after := cache.Stats()
 			if after.Misses != before.Misses+1 || after.Hits != before.Hits {
 				t.Fatalf("changed legal list: stats went from %+v to %+v, want one more miss", before, after)
 			}
-			eval(y) // now stored under the same key with the new list
+			evalOne(t, cache, rnd, y) // now stored under the same key with the new list
 			if s := cache.Stats(); s.Hits != after.Hits+1 {
 				t.Fatalf("second lookup of the changed list: stats %+v, want a hit", s)
 			}
@@ -212,31 +215,21 @@ func TestCacheRingOverwriteIsAMiss(t *testing.T) {
 			others = append(others, mk(k))
 		}
 	}
-	eval := func(x Input) {
-		t.Helper()
-		got := outputsFor([]Input{x})
-		if err := cache.Evaluate([]Input{x}, got); err != nil {
-			t.Fatal(err)
-		}
-		if _, ok := sameOutputs(got, direct(t, rnd, []Input{x})); !ok {
-			t.Fatalf("key %d: output differs from the backend's", x.Key)
-		}
-	}
-	eval(first)
-	eval(first)
+	evalOne(t, cache, rnd, first)
+	evalOne(t, cache, rnd, first)
 	if s := cache.Stats(); s.Hits != 1 {
 		t.Fatalf("stats %+v: want first stored", s)
 	}
 	for _, x := range others { // 5000 floats: past the ring's 4096, wrapping once
-		eval(x)
+		evalOne(t, cache, rnd, x)
 	}
 	before := cache.Stats()
-	eval(first)
+	evalOne(t, cache, rnd, first)
 	if s := cache.Stats(); s.Misses != before.Misses+1 {
 		t.Fatalf("stats went from %+v to %+v: an overwritten policy was not a miss", before, s)
 	}
 	// The newest entries, one stored after the wrap, still hit with the right policy.
-	eval(others[len(others)-1])
+	evalOne(t, cache, rnd, others[len(others)-1])
 	if s := cache.Stats(); s.Hits != before.Hits+1 {
 		t.Fatalf("stats %+v: the newest entry did not hit", s)
 	}

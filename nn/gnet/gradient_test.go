@@ -44,16 +44,19 @@ func (t *Trainer) lossAndGrads(grads bool) (float64, [][]float64) {
 	return l.Total, out
 }
 
-// TestGradients compares Gorgonia's gradients with central differences of
-// the loss for a sample of every parameter tensor. Batch norm is in
-// training mode (batch statistics), as in a step. A batch of 20 takes the
-// convolutions through several chunks on several workers.
-func TestGradients(t *testing.T) {
+// atBatches runs check at tinyBatch and at 20 on 3 workers: a batch of
+// 20 takes the convolutions through several chunks on several workers.
+func atBatches(t *testing.T, check func(t *testing.T, batch int)) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
 	for _, batch := range []int{tinyBatch, 20} {
-		t.Run(fmt.Sprint("batch", batch), func(t *testing.T) { checkGradients(t, batch) })
+		t.Run(fmt.Sprint("batch", batch), func(t *testing.T) { check(t, batch) })
 	}
 }
+
+// TestGradients compares Gorgonia's gradients with central differences of
+// the loss for a sample of every parameter tensor. Batch norm is in
+// training mode (batch statistics), as in a step.
+func TestGradients(t *testing.T) { atBatches(t, checkGradients) }
 
 func checkGradients(t *testing.T, batch int) {
 	w := randomWeights(t, tiny, 5)

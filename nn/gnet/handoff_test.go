@@ -1,9 +1,7 @@
 package gnet
 
 import (
-	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"testing"
 
 	"github.com/palace-chess/palace/nn/model"
@@ -48,12 +46,7 @@ func compareForward(t *testing.T, tr *Trainer, w *model.Weights, rng *rand.Rand)
 // statistics included, make model's network compute what the trainer's
 // eval-mode graph computes, before and after training and through a
 // round trip into a new trainer.
-func TestHandOff(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(3))
-	for _, batch := range []int{tinyBatch, 20} {
-		t.Run(fmt.Sprint("batch", batch), func(t *testing.T) { checkHandOff(t, batch) })
-	}
-}
+func TestHandOff(t *testing.T) { atBatches(t, checkHandOff) }
 
 func checkHandOff(t *testing.T, batch int) {
 	w := randomWeights(t, tiny, 1)
