@@ -1,0 +1,78 @@
+package testrun
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/datasets"
+	"github.com/palace-chess/palace/loop"
+	"github.com/palace-chess/palace/nn/model"
+	"github.com/palace-chess/palace/selfplay"
+	"github.com/palace-chess/palace/store"
+)
+
+// CheckRun checks what every finished two-generation run of c leaves in
+// dir, run by loop or by the cluster: the state at generation 2, the
+// three networks with best.json naming the right one, each generation's
+// self-play (at least c's games, shards that verify) and finished match,
+// and the metrics, two of each stage, every gate with its match. It
+// returns the store, each generation's self-play report and the metrics,
+// for the driver's own checks.
+func CheckRun(t *testing.T, dir string, c loop.Config) (*store.Dir, []*selfplay.VerifyReport, []loop.Metric) {
+	t.Helper()
+	st, _ := store.NewDir(dir)
+	b, err := st.Read(loop.StateKey)
+	if err != nil || !strings.Contains(string(b), `"generation":2`) {
+		t.Fatalf("state %s, %v", b, err)
+	}
+	best, err := loop.BestOf(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for g := 0; g <= 2; g++ {
+		ck, err := model.Load(st.Local(loop.NetKey(g)))
+		if err != nil {
+			t.Fatalf("generation %d's network: %v", g, err)
+		}
+		if g == best.Generation && ck.Weights.ID() != best.NetworkID {
+			t.Errorf("best.json names %s, the file holds %s", best.NetworkID, ck.Weights.ID())
+		}
+	}
+	var reps []*selfplay.VerifyReport
+	for g := 0; g < 2; g++ {
+		rep, err := selfplay.Verify(st.Local(loop.SelfplayKey(g)))
+		if err != nil {
+			t.Fatalf("generation %d's self-play: %v", g, err)
+		}
+		if rep.Games < c.Selfplay.Games {
+			t.Errorf("generation %d: %d games", g, rep.Games)
+		}
+		reps = append(reps, rep)
+		if probs, err := datasets.Verify(st.Local(loop.SelfplayKey(g))); err != nil || len(probs) > 0 {
+			t.Errorf("generation %d's shards: %v %v", g, err, probs)
+		}
+		h, recs, err := arena.ReadRecords(st.Local(loop.ArenaKey(g + 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := arena.Summarize(h, recs); !s.Done {
+			t.Errorf("match of candidate %d is not over: %+v", g+1, s)
+		}
+	}
+	ms, err := loop.ReadMetrics(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, m := range ms {
+		seen[m.Stage]++
+		if m.Stage == loop.StageGate && m.Match == nil {
+			t.Errorf("gate of generation %d without its match", m.Generation)
+		}
+	}
+	if seen[loop.StageSelfplay] != 2 || seen[loop.StageTrain] != 2 || seen[loop.StageArena] != 2 || seen[loop.StageGate] != 2 || len(ms) != 8 {
+		t.Errorf("metrics %v", seen)
+	}
+	return st, reps, ms
+}
