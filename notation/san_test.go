@@ -18,6 +18,7 @@ import (
 
 	"github.com/palace-chess/palace/gib"
 	"github.com/palace-chess/palace/internal/ffishtest"
+	"github.com/palace-chess/palace/internal/gametest"
 	"github.com/palace-chess/palace/rules"
 )
 
@@ -274,7 +275,7 @@ func sanGoldenGames(t *testing.T) []sanGame {
 			add(variant, g)
 			// Play on from the corpus's final positions that are still open.
 			if !g.Result().Over() {
-				sanPlayout(rng, g, 40)
+				gametest.PlayoutChecks(rng, g, 40)
 				add(variant, g)
 			}
 		}
@@ -321,7 +322,7 @@ func sanGoldenGames(t *testing.T) []sanGame {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sanPlayout(rng, g, 40+rng.IntN(160))
+			gametest.PlayoutChecks(rng, g, 40+rng.IntN(160))
 			add(v.variant, g)
 		}
 	}
@@ -345,41 +346,6 @@ func sanReplay(t *testing.T, variant, fen string, moves []string, base rules.Ran
 		}
 	}
 	return g
-}
-
-// sanPlayout plays on at random, leaning towards captures, checks and, in
-// janggi, passes.
-func sanPlayout(rng *rand.Rand, g *rules.Game, plies int) {
-	for ply := 0; ply < plies && !g.Result().Over(); ply++ {
-		moves := g.LegalMoves(nil)
-		if len(moves) == 0 {
-			return
-		}
-		m := moves[rng.IntN(len(moves))]
-		pos := g.Position()
-		switch roll := rng.IntN(12); {
-		case roll < 3:
-			for _, i := range rng.Perm(len(moves)) {
-				if !moves[i].IsPass() && pos.Board(moves[i].To()) != rules.NoPiece {
-					m = moves[i]
-					break
-				}
-			}
-		case roll < 5:
-			for _, i := range rng.Perm(len(moves)) {
-				g.Play(moves[i])
-				check := g.InCheck()
-				g.Undo()
-				if check {
-					m = moves[i]
-					break
-				}
-			}
-		case roll == 5 && moves[len(moves)-1].IsPass():
-			m = moves[len(moves)-1]
-		}
-		g.Play(m)
-	}
 }
 
 // sanDumpPlies picks the positions of g whose every legal move goes into
