@@ -280,9 +280,8 @@ func (r *runner) selfplayDirs(gen int) ([]string, error) {
 	return dirs, nil
 }
 
-// selfplay plays generation gen's games with the best network. Until the
-// run holds the window's minimum of positions, a generation plays more
-// rounds of games (training waits for data, as KataGo's does).
+// selfplay plays generation gen's games with the best network, as many
+// rounds as the stage's plan asks for.
 func (r *runner) selfplay(ctx context.Context, gen int) error {
 	best, err := BestOf(r.st)
 	if err != nil {
@@ -292,14 +291,11 @@ func (r *runner) selfplay(ctx context.Context, gen int) error {
 	if err != nil {
 		return err
 	}
-	cfg := r.cfg.Selfplay
-	cfg.Output, cfg.Rules, cfg.Network = dirs[gen], r.cfg.Rules, r.st.Local(best.Key)
-	cfg.Seed = SelfplaySeed(r.cfg, gen)
-	var total int64
-	var last selfplay.Stats
+	plan := r.stages.SelfplayPlan(gen, best, 1)
+	var counts SelfplayCounts
 	start := time.Now()
-	for round := 1; ; round++ {
-		cfg.Games = round * r.cfg.Selfplay.Games
+	for {
+		cfg := r.stages.SelfplayConfig(plan.Seed, plan.Games(), dirs[gen], r.st.Local(best.Key))
 		r.p.stage(gen, StageSelfplay, fmt.Sprintf("best gen %d", best.Generation))
 		st, err := selfplay.Run(ctx, cfg, selfplay.Options{Progress: r.p.selfplay(), Interval: r.opt.SelfplayInterval,
 			CodeVersion: r.opt.CodeVersion})
@@ -309,22 +305,26 @@ func (r *runner) selfplay(ctx context.Context, gen int) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		last = st
-		if total, err = Positions(r.st, 0, gen); err != nil {
+		counts.Games += st.Finished
+		counts.Plies += st.Plies
+		counts.Evaluations += int64(st.Network.Positions)
+		counts.Playing += st.Elapsed
+		total, err := Positions(r.st, 0, gen)
+		if err != nil {
 			return err
 		}
-		if total >= int64(r.cfg.Train.MinRows) {
+		next, why, more := r.stages.MoreSelfplay(plan, total)
+		if !more {
 			break
 		}
-		r.logf("gen %d: %d positions, training starts at %d: another %d games", gen, total, r.cfg.Train.MinRows, r.cfg.Selfplay.Games)
+		r.logf("%s", why)
+		plan = next
 	}
-	own, err := Positions(r.st, gen, gen)
+	m, err := r.stages.SelfplayMetric(plan, counts, time.Since(start))
 	if err != nil {
 		return err
 	}
-	return r.metric(Metric{Generation: gen, Stage: StageSelfplay, Network: best.Key, Games: last.Target,
-		Positions: own, TotalPositions: total, EvalsPerSecond: last.EvaluationsPerSecond(), MeanPlies: last.MeanPlies(),
-		Seconds: time.Since(start).Seconds()})
+	return r.metric(m)
 }
 
 // train trains on the window until the steps the run's positions allow,
