@@ -284,12 +284,12 @@ func (w *Worker) network(key, id string) (*model.Weights, error) {
 		return n, nil
 	}
 	w.mu.Unlock()
-	data, err := w.st.Read(key)
+	ck, err := loop.LoadNet(w.st, key)
 	if err != nil {
 		return nil, err
 	}
-	ck, err := model.DecodeCheckpoint(data)
-	if err != nil {
+	// As a local run's self-play loads its network (model.LoadPlayable).
+	if err := ck.CheckEncoding(); err != nil {
 		return nil, fmt.Errorf("cluster: %s: %w", key, err)
 	}
 	if id != "" && ck.Weights.ID() != id {
