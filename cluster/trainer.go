@@ -321,7 +321,7 @@ func (t *Trainer) playGeneration(ctx context.Context, sp *State, revp *uint64) (
 		return s, err
 	}
 	t.logf("gen %d: self-play done: %d games, %d positions (%d in the run)", gen, counts.Games, m.Positions, m.TotalPositions)
-	return State{State: loop.State{Generation: gen, Stage: loop.StageTrain}}, nil
+	return State{State: t.stages.Next(s.State)}, nil
 }
 
 // commitGeneration writes generation gen's manifest, its commit point: the
@@ -479,11 +479,7 @@ func (t *Trainer) train(ctx context.Context, s State) (State, error) {
 		return s, err
 	}
 	t.logf("gen %d: candidate %s after %d steps", gen, loop.NetKey(gen+1), m.TotalSteps)
-	next := State{State: loop.State{Generation: gen, Stage: loop.StageArena}}
-	if !t.cfg.Gating {
-		next.Stage = loop.StageGate
-	}
-	return next, nil
+	return State{State: t.stages.Next(s.State)}, nil
 }
 
 // freshestState leaves at path the later of the local training state and

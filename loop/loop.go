@@ -234,37 +234,27 @@ func BestOf(st store.Store) (Best, error) {
 // step runs one stage and says what comes next.
 func (r *runner) step(ctx context.Context, s State) (State, error) {
 	gen := s.Generation
+	var err error
 	switch s.Stage {
 	case StageSelfplay:
-		if err := r.selfplay(ctx, gen); err != nil {
-			return s, err
-		}
-		return State{Generation: gen, Stage: StageTrain}, nil
+		err = r.selfplay(ctx, gen)
 	case StageTrain:
-		if err := r.train(ctx, gen); err != nil {
-			return s, err
-		}
-		if !r.cfg.Gating {
-			return State{Generation: gen, Stage: StageGate}, nil
-		}
-		return State{Generation: gen, Stage: StageArena}, nil
+		err = r.train(ctx, gen)
 	case StageArena:
 		start := time.Now()
-		sum, err := r.arena(ctx, gen+1)
-		if err != nil {
-			return s, err
+		var sum arena.Summary
+		if sum, err = r.arena(ctx, gen+1); err == nil {
+			err = r.metric(ArenaMetric(gen+1, sum, time.Since(start)))
 		}
-		if err := r.metric(ArenaMetric(gen+1, sum, time.Since(start))); err != nil {
-			return s, err
-		}
-		return State{Generation: gen, Stage: StageGate}, nil
 	case StageGate:
-		if err := r.gate(gen + 1); err != nil {
-			return s, err
-		}
-		return State{Generation: gen + 1, Stage: StageSelfplay}, nil
+		err = r.gate(gen + 1)
+	default:
+		return s, fmt.Errorf("loop: unknown stage %q", s.Stage)
 	}
-	return s, fmt.Errorf("loop: unknown stage %q", s.Stage)
+	if err != nil {
+		return s, err
+	}
+	return r.stages.Next(s), nil
 }
 
 // selfplayDirs are the local directories of generations 0 to gen.
@@ -395,10 +385,7 @@ func (r *runner) gate(gen int) error {
 			return err
 		}
 	}
-	verdict := "kept the best"
-	if m.Promoted {
-		verdict = "promoted"
-	}
+	verdict := m.Verdict()
 	if m.Match != nil {
 		r.logf("gen %d gate: %s (%s): %d games W/D/L %d/%d/%d Elo %s", gen, verdict, m.Reason, m.Match.Games,
 			m.Match.WDL.Wins, m.Match.WDL.Draws, m.Match.WDL.Losses, m.Match.Elo)

@@ -44,6 +44,25 @@ func NewStages(st store.Store, cfg Config, codeVersion string) (*Stages, error) 
 	return &Stages{Store: st, Config: cfg, Rules: sp, ArenaRules: ar, CodeVersion: codeVersion}, nil
 }
 
+// Next is the state after s's stage is done: a generation's self-play,
+// training, its candidate's match (none with gating off), the gate, then
+// the next generation.
+func (s *Stages) Next(st State) State {
+	gen := st.Generation
+	switch st.Stage {
+	case StageSelfplay:
+		return State{Generation: gen, Stage: StageTrain}
+	case StageTrain:
+		if !s.Config.Gating {
+			return State{Generation: gen, Stage: StageGate}
+		}
+		return State{Generation: gen, Stage: StageArena}
+	case StageArena:
+		return State{Generation: gen, Stage: StageGate}
+	}
+	return State{Generation: gen + 1, Stage: StageSelfplay}
+}
+
 // SaveNet writes checkpoint ck at key.
 func SaveNet(st store.Store, key string, ck *model.Checkpoint) error {
 	data, err := ck.Encode()
@@ -418,4 +437,12 @@ func (s *Stages) Gate(cand int, best Best) (Metric, *Best, error) {
 		return m, nil, nil
 	}
 	return m, &Best{Generation: cand, Key: NetKey(cand), NetworkID: ck.Weights.ID()}, nil
+}
+
+// Verdict is a gate's metric's decision in words, for the log.
+func (m Metric) Verdict() string {
+	if m.Promoted {
+		return "promoted"
+	}
+	return "kept the best"
 }

@@ -131,3 +131,28 @@ func TestSelfplayPlan(t *testing.T) {
 		t.Errorf("self-play config %+v", cfg)
 	}
 }
+
+// The stages follow each other in one order for both drivers; with gating
+// off a candidate goes from training straight to the gate.
+func TestNext(t *testing.T) {
+	c := tinyConfig(t)
+	st, _ := store.NewDir(t.TempDir())
+	for _, gating := range []bool{true, false} {
+		c.Gating = gating
+		s, err := loop.NewStages(st, c, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for at := (loop.State{Generation: 3, Stage: loop.StageSelfplay}); at.Generation == 3; at = s.Next(at) {
+			got = append(got, at.Stage)
+		}
+		want := []string{loop.StageSelfplay, loop.StageTrain, loop.StageArena, loop.StageGate}
+		if !gating {
+			want = []string{loop.StageSelfplay, loop.StageTrain, loop.StageGate}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("gating %v: stages %v, want %v", gating, got, want)
+		}
+	}
+}
