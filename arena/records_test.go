@@ -8,12 +8,10 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/rules"
-	"github.com/palace-chess/palace/stats"
 )
 
 // A game's record line as palace wrote it before its game part was
@@ -76,47 +74,5 @@ func TestWriteParseRecords(t *testing.T) {
 	}
 	if _, _, err := arena.ParseRecords("m.jsonl", []byte(`{"format":"other"}`+"\n")); err == nil || !strings.Contains(err.Error(), "m.jsonl") {
 		t.Errorf("another file: %v", err)
-	}
-}
-
-// A record file's header line as palace wrote it when Header spelled out
-// its format, version, code version and start time: it reads back and is
-// written byte for byte.
-func TestHeaderJSON(t *testing.T) {
-	type oldHeader struct {
-		Format      string      `json:"format"`
-		Version     int         `json:"version"`
-		RuleSet     string      `json:"rule_set"`
-		A           string      `json:"a"`
-		B           string      `json:"b"`
-		Openings    int         `json:"openings"`
-		OpeningsKey string      `json:"openings_key"`
-		Pairs       int         `json:"pairs"`
-		SPRT        *stats.SPRT `json:"sprt,omitempty"`
-		Seed        uint64      `json:"seed"`
-		CodeVersion string      `json:"code_version,omitempty"`
-		Started     time.Time   `json:"started"`
-	}
-	started := time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
-	for _, old := range []oldHeader{
-		{Format: arena.RecordsFormat, Version: arena.RecordsVersion, RuleSet: "xiangqi@0123", A: "a", B: "b", Openings: 2,
-			OpeningsKey: "k", Pairs: 4, SPRT: &stats.SPRT{Elo0: 0, Elo1: 10, Alpha: 0.05, Beta: 0.05}, Seed: 7, CodeVersion: "v1", Started: started},
-		{Format: arena.RecordsFormat, Version: arena.RecordsVersion, RuleSet: "janggi@4567", A: "a", B: "b", Pairs: 1, Started: started},
-	} {
-		line, err := json.Marshal(old)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var h arena.Header
-		if err := json.Unmarshal(line, &h); err != nil {
-			t.Fatal(err)
-		}
-		out, err := json.Marshal(h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(out, line) {
-			t.Errorf("written as\n%s\nwant\n%s", out, line)
-		}
 	}
 }
