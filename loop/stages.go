@@ -166,8 +166,8 @@ type SelfplayPlan struct {
 	perRound, perShard int
 }
 
-// SelfplayPlan is generation gen's self-play with best, as far as round
-// rounds.
+// SelfplayPlan is generation gen's self-play with best, in its first
+// rounds rounds.
 func (s *Stages) SelfplayPlan(gen int, best Best, rounds int) SelfplayPlan {
 	return SelfplayPlan{Generation: gen, Best: best, Seed: SelfplaySeed(s.Config, gen), Rounds: rounds,
 		perRound: s.Config.Selfplay.Games, perShard: s.Config.Selfplay.GamesPerShard}
