@@ -3,7 +3,6 @@ package loop
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/palace-chess/palace/internal/yamlconf"
@@ -165,11 +164,7 @@ var sectionNames = func() map[string]string {
 
 // LoadConfig reads a run's YAML configuration.
 func LoadConfig(path string) (Config, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return Config{}, fmt.Errorf("loop: %w", err)
-	}
-	return ParseConfig(data, path)
+	return yamlconf.Load("loop", path, ParseConfig)
 }
 
 // ParseConfig reads a YAML configuration over DefaultConfig and validates

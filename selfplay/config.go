@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -270,11 +269,7 @@ var SectionNames = map[string]string{
 
 // LoadConfig reads a YAML configuration file.
 func LoadConfig(path string) (Config, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return Config{}, fmt.Errorf("selfplay: %w", err)
-	}
-	return ParseConfig(data, path)
+	return yamlconf.Load("selfplay", path, ParseConfig)
 }
 
 // ParseConfig reads a YAML configuration over DefaultConfig and validates

@@ -6,7 +6,9 @@ package yamlconf
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"strings"
 
@@ -38,6 +40,18 @@ func Decode(data []byte, dst any, sections map[string]string) error {
 		msgs[i] = m
 	}
 	return errors.New(strings.Join(msgs, "; "))
+}
+
+// Load reads the configuration file at path and parses it with parse,
+// which names path in its messages; a file it cannot read is an error
+// prefixed pkg, the package whose configuration it is ("loop: open …").
+func Load[T any](pkg, path string, parse func(data []byte, source string) (T, error)) (T, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		var zero T
+		return zero, fmt.Errorf("%s: %w", pkg, err)
+	}
+	return parse(data, path)
 }
 
 // Section is a section decoded over the value it holds, as a plain field
