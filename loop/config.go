@@ -177,15 +177,11 @@ func ParseConfig(data []byte, source string) (Config, error) {
 	if err := yamlconf.Decode(data, &f, sectionNames); err != nil {
 		return Config{}, fmt.Errorf("loop: %s: %w", source, err)
 	}
-	var missing []string
-	if f.Rules == nil {
-		missing = append(missing, "rules (a preset such as xiangqi or janggi, or a rule-set file)")
-	}
-	if f.Seed == nil {
-		missing = append(missing, "seed (any number; a resumed run needs the same one)")
-	}
-	if len(missing) > 0 {
-		return Config{}, fmt.Errorf("loop: %s: missing %s", source, strings.Join(missing, "; "))
+	if err := yamlconf.Missing(
+		yamlconf.Required{Name: "rules (a preset such as xiangqi or janggi, or a rule-set file)", Given: f.Rules != nil},
+		yamlconf.Required{Name: "seed (any number; a resumed run needs the same one)", Given: f.Seed != nil},
+	); err != nil {
+		return Config{}, fmt.Errorf("loop: %s: %w", source, err)
 	}
 	c.Rules, c.Seed, c.Generations, c.Gating = *f.Rules, *f.Seed, f.Generations, f.Gating
 	c.Network, c.NetworkSeed = f.Network.Config, f.Network.Seed

@@ -54,6 +54,28 @@ func Load[T any](pkg, path string, parse func(data []byte, source string) (T, er
 	return parse(data, path)
 }
 
+// Required is a key a file must give: its name, with a hint of what it
+// takes, and whether the file gave it.
+type Required struct {
+	Name  string
+	Given bool
+}
+
+// Missing is the error that names every required key not given
+// ("missing a; b"), so that a file is mended in one go; nil when all are.
+func Missing(keys ...Required) error {
+	var missing []string
+	for _, k := range keys {
+		if !k.Given {
+			missing = append(missing, k.Name)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return errors.New("missing " + strings.Join(missing, "; "))
+}
+
 // Section is a section decoded over the value it holds, as a plain field
 // would be, that also records whether the file had it: for sections that
 // conflict with other keys. It has yaml.v3's older Unmarshaler form, which

@@ -83,3 +83,15 @@ func TestLoad(t *testing.T) {
 		t.Errorf("a missing file: %v", err)
 	}
 }
+
+// Missing names every required key not given, in order, and is nil when
+// all are.
+func TestMissing(t *testing.T) {
+	if err := Missing(Required{Name: "a", Given: true}); err != nil {
+		t.Errorf("all given: %v", err)
+	}
+	err := Missing(Required{Name: "a (x)"}, Required{Name: "b", Given: true}, Required{Name: "c"})
+	if err == nil || err.Error() != "missing a (x); c" {
+		t.Errorf("two missing: %v", err)
+	}
+}
