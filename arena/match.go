@@ -305,21 +305,30 @@ func Summarize(h Header, recs []GameRecord) Summary {
 	return summarizeRecords(h.A, h.B, h.Pairs, h.SPRT, recs)
 }
 
+// PairUp groups a match's records by pair, for the paired statistics:
+// key gives a record's pair and its game in the pair (0 or 1). A pair
+// still missing a game has nil in its place.
+func PairUp[R any](recs []R, key func(*R) (pair, game int)) map[int]*[2]*R {
+	pairs := make(map[int]*[2]*R, len(recs)/2+1)
+	for i := range recs {
+		r := &recs[i]
+		p, g := key(r)
+		pr := pairs[p]
+		if pr == nil {
+			pr = new([2]*R)
+			pairs[p] = pr
+		}
+		pr[g] = r
+	}
+	return pairs
+}
+
 func summarizeRecords(a, b string, npairs int, sprt *stats.SPRT, recs []GameRecord) Summary {
 	s := Summary{A: a, B: b, Decision: stats.Continue}
 	if sprt != nil {
 		s.Lower, s.Upper = sprt.Bounds()
 	}
-	pairs := make(map[int]*[2]*GameRecord, len(recs)/2+1)
-	for i := range recs {
-		r := &recs[i]
-		pr := pairs[r.Pair]
-		if pr == nil {
-			pr = new([2]*GameRecord)
-			pairs[r.Pair] = pr
-		}
-		pr[r.Game] = r
-	}
+	pairs := PairUp(recs, func(r *GameRecord) (int, int) { return r.Pair, r.Game })
 	var white float64
 	add := func(r *GameRecord) {
 		s.Games++

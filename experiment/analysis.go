@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/stats"
 )
 
@@ -156,16 +157,7 @@ func Analyze(h Header, recs []GameRecord) Analysis {
 	if an.Game == "janggi" {
 		an.FirstMover, an.SecondMover = "cho", "han"
 	}
-	byIndex := map[int]*[2]*GameRecord{}
-	for k := range recs {
-		r := &recs[k]
-		p := byIndex[r.Index]
-		if p == nil {
-			p = new([2]*GameRecord)
-			byIndex[r.Index] = p
-		}
-		p[r.side()] = r
-	}
+	byIndex := arena.PairUp(recs, func(r *GameRecord) (int, int) { return r.Index, r.side() })
 	var idx []int
 	for i, p := range byIndex {
 		if p[0] != nil && p[1] != nil {

@@ -189,6 +189,18 @@ func (s *gibSegment) tag(key string) (string, bool) {
 	return "", false
 }
 
+// tagLine is the line of tag key (gibSplit keeps a key once a game), or
+// the game's first line when it has none: where an error about the tag's
+// value points.
+func (s *gibSegment) tagLine(key string) int {
+	for _, t := range s.tags {
+		if t.key == key {
+			return t.line
+		}
+	}
+	return s.line
+}
+
 // gibSpace reports the runes that separate tokens: white space, the DOS
 // end-of-file mark and byte-order marks some files carry.
 func gibSpace(r rune) bool {
@@ -483,13 +495,7 @@ func gibConvert(rs *rules.RuleSet, seg *gibSegment) (gamerec.Game, *Error) {
 	tagResult, _ := seg.tag("대국결과")
 	result, reason, err := gibResult(tagResult)
 	if err != nil {
-		line := seg.line
-		for _, t := range seg.tags {
-			if t.key == "대국결과" {
-				line = t.line
-			}
-		}
-		return g, &Error{Line: line, Msg: err.Error()}
+		return g, &Error{Line: seg.tagLine("대국결과"), Msg: err.Error()}
 	}
 	starts, fail := gibStarts(seg)
 	if fail != nil {
@@ -576,13 +582,7 @@ func gibStarts(seg *gibSegment) ([]gibStart, *Error) {
 	if board, ok := seg.tag("판"); ok {
 		fen, err := gibBoardFEN(board)
 		if err != nil {
-			line := seg.line
-			for _, t := range seg.tags {
-				if t.key == "판" {
-					line = t.line
-				}
-			}
-			return nil, &Error{Line: line, Msg: err.Error()}
+			return nil, &Error{Line: seg.tagLine("판"), Msg: err.Error()}
 		}
 		// The board decides (handicap games lack pieces); it is named by
 		// its setups when it is a standard one.

@@ -3,7 +3,6 @@ package loop
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/palace-chess/palace/internal/yamlconf"
@@ -165,11 +164,7 @@ var sectionNames = func() map[string]string {
 
 // LoadConfig reads a run's YAML configuration.
 func LoadConfig(path string) (Config, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return Config{}, fmt.Errorf("loop: %w", err)
-	}
-	return ParseConfig(data, path)
+	return yamlconf.Load("loop", path, ParseConfig)
 }
 
 // ParseConfig reads a YAML configuration over DefaultConfig and validates
@@ -182,15 +177,11 @@ func ParseConfig(data []byte, source string) (Config, error) {
 	if err := yamlconf.Decode(data, &f, sectionNames); err != nil {
 		return Config{}, fmt.Errorf("loop: %s: %w", source, err)
 	}
-	var missing []string
-	if f.Rules == nil {
-		missing = append(missing, "rules (a preset such as xiangqi or janggi, or a rule-set file)")
-	}
-	if f.Seed == nil {
-		missing = append(missing, "seed (any number; a resumed run needs the same one)")
-	}
-	if len(missing) > 0 {
-		return Config{}, fmt.Errorf("loop: %s: missing %s", source, strings.Join(missing, "; "))
+	if err := yamlconf.Missing(
+		yamlconf.Required{Name: "rules (a preset such as xiangqi or janggi, or a rule-set file)", Given: f.Rules != nil},
+		yamlconf.Required{Name: "seed (any number; a resumed run needs the same one)", Given: f.Seed != nil},
+	); err != nil {
+		return Config{}, fmt.Errorf("loop: %s: %w", source, err)
 	}
 	c.Rules, c.Seed, c.Generations, c.Gating = *f.Rules, *f.Seed, f.Generations, f.Gating
 	c.Network, c.NetworkSeed = f.Network.Config, f.Network.Seed

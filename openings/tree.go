@@ -65,29 +65,45 @@ type nodeKey struct{ key, rs uint64 }
 // root's FEN and the edges that first led here (via), which keeps a node
 // small enough for millions of them.
 type node struct {
-	ply      int32 // the fewest plies from a game's start it was reached in
-	games    int32
-	wdl      [3]int32 // scored games, White's view
-	unscored int32
-	first    int32 // first edge from here; -1: none
-	via      int32 // the edge that first reached it; -1: a game started here
-	fen      int32 // index in Tree.fens when via is -1
-	last     int32 // serial of the last game counted here
-	rs       uint16
-	side     rules.Color
-	root     bool // some game started here
-	setup    int8 // a root's janggi setup, cho*4+han; -1: none
+	ply   int32 // the fewest plies from a game's start it was reached in
+	tally       // the games that reached it
+	first int32 // first edge from here; -1: none
+	via   int32 // the edge that first reached it; -1: a game started here
+	fen   int32 // index in Tree.fens when via is -1
+	rs    uint16
+	side  rules.Color
+	root  bool // some game started here
+	setup int8 // a root's janggi setup, cho*4+han; -1: none
 }
 
 // edge is a move played at a position.
 type edge struct {
 	from, to int32
 	next     int32 // next edge from the same position; -1: none
-	count    int32
+	tally          // the games that played it
+	move     rules.Move
+}
+
+// tally counts the games through a node or an edge, each once.
+type tally struct {
+	games    int32
 	wdl      [3]int32 // scored games, White's view
 	unscored int32
-	last     int32 // serial of the last game counted here
-	move     rules.Move
+	last     int32 // serial of the last game counted
+}
+
+// add counts game serial, of result res, unless it is already counted.
+func (c *tally) add(serial int32, res int) {
+	if c.last == serial {
+		return
+	}
+	c.last = serial
+	c.games++
+	if res == unknown {
+		c.unscored++
+	} else {
+		c.wdl[res]++
+	}
 }
 
 // Tree is an opening tree built from games. It is read-only once built.
@@ -198,7 +214,7 @@ func (b *Builder) add(g *gamerec.Game, rs *rules.RuleSet) error {
 	b.serial++
 	serial := b.serial
 	cur := t.rootNode(st, game.Position())
-	t.count(cur, serial, res)
+	t.nodes[cur].add(serial, res)
 	depth := t.filter.Depth
 	moves := g.Moves
 	for i, ply := 0, 0; ; {
@@ -353,21 +369,6 @@ func (t *Tree) newNode(k nodeKey, pos *rules.Position, ply int, via int32) int32
 	return n
 }
 
-// count counts a game at node n, once per game.
-func (t *Tree) count(n, serial int32, res int) {
-	nd := &t.nodes[n]
-	if nd.last == serial {
-		return
-	}
-	nd.last = serial
-	nd.games++
-	if res == unknown {
-		nd.unscored++
-	} else {
-		nd.wdl[res]++
-	}
-}
-
 // step counts move m from node from, which led to pos at ply, and returns
 // pos's node.
 func (t *Tree) step(from int32, m rules.Move, pos *rules.Position, ply int, serial int32, res int) int32 {
@@ -387,20 +388,12 @@ func (t *Tree) step(from int32, m rules.Move, pos *rules.Position, ply int, seri
 		t.edgeAt[ek] = e
 	}
 	ed := &t.edges[e]
-	if ed.last != serial {
-		ed.last = serial
-		ed.count++
-		if res == unknown {
-			ed.unscored++
-		} else {
-			ed.wdl[res]++
-		}
-	}
+	ed.add(serial, res)
 	to := ed.to
 	if nd := &t.nodes[to]; int32(ply) < nd.ply {
 		nd.ply = int32(ply)
 	}
-	t.count(to, serial, res)
+	t.nodes[to].add(serial, res)
 	return to
 }
 

@@ -130,7 +130,7 @@ func (t *Tree) Select(fen, moves string, minGames int) (*View, error) {
 			if err != nil {
 				return 0, err
 			}
-			v.Positions[id].Moves = append(v.Positions[id].Moves, MoveStat{Move: ed.move.String(), Count: int(ed.count),
+			v.Positions[id].Moves = append(v.Positions[id].Moves, MoveStat{Move: ed.move.String(), Count: int(ed.games),
 				Unscored: int(ed.unscored), WDL: wdlOf(ed.wdl, nd.side), Next: next})
 		}
 		return id, nil
@@ -162,13 +162,13 @@ func wdlOf(c [3]int32, side rules.Color) stats.WDL {
 func (t *Tree) sortedEdges(n int32, minGames int) []int32 {
 	var es []int32
 	for e := t.nodes[n].first; e >= 0; e = t.edges[e].next {
-		if int(t.edges[e].count) >= minGames {
+		if int(t.edges[e].games) >= minGames {
 			es = append(es, e)
 		}
 	}
 	slices.SortFunc(es, func(a, b int32) int {
 		ea, eb := &t.edges[a], &t.edges[b]
-		if c := cmp.Compare(eb.count, ea.count); c != 0 {
+		if c := cmp.Compare(eb.games, ea.games); c != 0 {
 			return c
 		}
 		return strings.Compare(ea.move.String(), eb.move.String())

@@ -328,16 +328,23 @@ func (v *View) Chart(top int) (chart.Bars, error) {
 			break
 		}
 		m := &p.Moves[i]
-		b := chart.Bar{Label: fmt.Sprintf("%s (%s)", moveLabel(p, m.Move), plural(m.Count, "game")), Value: nanFloat, Lo: nanFloat, Hi: nanFloat}
-		if s, ci, ok := m.Score(); ok {
-			b.Value, b.Lo, b.Hi = s, ci.Lo, ci.Hi
-		}
-		c.Bars = append(c.Bars, b)
+		c.Bars = append(c.Bars, scoreBar(fmt.Sprintf("%s (%s)", moveLabel(p, m.Move), plural(m.Count, "game")), m.WDL))
 	}
 	if len(c.Bars) == 0 {
 		return c, fmt.Errorf("openings: %w: no moves at %s", chart.ErrEmpty, p.FEN)
 	}
 	return c, nil
+}
+
+// scoreBar is a bar of the score in w and its interval, labelled label;
+// with no scored games its values are NaN, so the chart keeps only the
+// label.
+func scoreBar(label string, w stats.WDL) chart.Bar {
+	b := chart.Bar{Label: label, Value: nanFloat, Lo: nanFloat, Hi: nanFloat}
+	if score, ci, ok := scoreOf(w); ok {
+		b.Value, b.Lo, b.Hi = score, ci.Lo, ci.Hi
+	}
+	return b
 }
 
 // WriteChart draws Chart(top) to a PNG file, crash-safely.
@@ -539,11 +546,7 @@ func SetupsChart(m *SetupMatrix) (chart.Bars, error) {
 		if cell.Games == 0 {
 			continue
 		}
-		b := chart.Bar{Label: fmt.Sprintf("%s / %s (%s)", setupLabel(ch[0]), setupLabel(ch[1]), plural(cell.Games, "game")), Value: nanFloat, Lo: nanFloat, Hi: nanFloat}
-		if s, ci, ok := cell.Score(); ok {
-			b.Value, b.Lo, b.Hi = s, ci.Lo, ci.Hi
-		}
-		c.Bars = append(c.Bars, b)
+		c.Bars = append(c.Bars, scoreBar(fmt.Sprintf("%s / %s (%s)", setupLabel(ch[0]), setupLabel(ch[1]), plural(cell.Games, "game")), cell.WDL))
 	}
 	if len(c.Bars) == 0 {
 		return c, fmt.Errorf("openings: %w: no janggi games from the setups under %s", chart.ErrEmpty, m.RuleSet)

@@ -3,7 +3,6 @@ package selfplay
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -40,17 +39,7 @@ func PlayBlock(ctx context.Context, cfg Config, opt Options, shard int, first ui
 	}
 	cfg.Games = int(first) + n
 	cfg.GamesPerShard = n
-	if err := cfg.Validate(); err != nil {
-		return Block{}, err
-	}
-	r := &runner{cfg: cfg, opt: opt, dir: cfg.Output}
-	if err := r.setup(); err != nil {
-		return Block{}, err
-	}
-	if err := os.MkdirAll(r.dir, 0o755); err != nil {
-		return Block{}, fmt.Errorf("selfplay: %w", err)
-	}
-	unlock, err := lockRun(r.dir)
+	r, unlock, err := openRunner(cfg, opt)
 	if err != nil {
 		return Block{}, err
 	}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -270,11 +269,7 @@ var SectionNames = map[string]string{
 
 // LoadConfig reads a YAML configuration file.
 func LoadConfig(path string) (Config, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return Config{}, fmt.Errorf("selfplay: %w", err)
-	}
-	return ParseConfig(data, path)
+	return yamlconf.Load("selfplay", path, ParseConfig)
 }
 
 // ParseConfig reads a YAML configuration over DefaultConfig and validates
@@ -298,15 +293,11 @@ func (f *File) Parse(source string) (Config, error) {
 		return Config{}, fmt.Errorf("selfplay: %s: unknown keys %s", source, strings.Join(slices.Sorted(slices.Values(keys)), ", "))
 	}
 	c := f.Config
-	var missing []string
-	if f.Games == nil {
-		missing = append(missing, "games (the number of games the directory should hold)")
-	}
-	if f.Seed == nil {
-		missing = append(missing, "seed (any number: game i's randomness comes from (seed, i), so a resumed run needs the same one)")
-	}
-	if len(missing) > 0 {
-		return Config{}, fmt.Errorf("selfplay: %s: missing %s", source, strings.Join(missing, "; "))
+	if err := yamlconf.Missing(
+		yamlconf.Required{Name: "games (the number of games the directory should hold)", Given: f.Games != nil},
+		yamlconf.Required{Name: "seed (any number: game i's randomness comes from (seed, i), so a resumed run needs the same one)", Given: f.Seed != nil},
+	); err != nil {
+		return Config{}, fmt.Errorf("selfplay: %s: %w", source, err)
 	}
 	c.Games, c.Seed = *f.Games, *f.Seed
 	if r := f.RandomNetwork; r.Given {

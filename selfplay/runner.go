@@ -162,17 +162,7 @@ type finishedGame struct {
 // them).
 // It returns the run's statistics; a cancelled run is not an error.
 func Run(ctx context.Context, cfg Config, opt Options) (Stats, error) {
-	if err := cfg.Validate(); err != nil {
-		return Stats{}, err
-	}
-	r := &runner{cfg: cfg, opt: opt, dir: cfg.Output}
-	if err := r.setup(); err != nil {
-		return Stats{}, err
-	}
-	if err := os.MkdirAll(r.dir, 0o755); err != nil {
-		return Stats{}, fmt.Errorf("selfplay: %w", err)
-	}
-	unlock, err := lockRun(r.dir)
+	r, unlock, err := openRunner(cfg, opt)
 	if err != nil {
 		return Stats{}, err
 	}
@@ -200,6 +190,26 @@ func Run(ctx context.Context, cfg Config, opt Options) (Stats, error) {
 }
 
 // setup resolves the rule set and the network.
+// openRunner validates cfg and readies a runner over cfg.Output, which it
+// creates and locks: what Run and PlayBlock both start with. The caller
+// calls unlock when done.
+func openRunner(cfg Config, opt Options) (r *runner, unlock func(), err error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, nil, err
+	}
+	r = &runner{cfg: cfg, opt: opt, dir: cfg.Output}
+	if err := r.setup(); err != nil {
+		return nil, nil, err
+	}
+	if err := os.MkdirAll(r.dir, 0o755); err != nil {
+		return nil, nil, fmt.Errorf("selfplay: %w", err)
+	}
+	if unlock, err = lockRun(r.dir); err != nil {
+		return nil, nil, err
+	}
+	return r, unlock, nil
+}
+
 func (r *runner) setup() error {
 	rs, err := rules.LoadRuleSet(r.cfg.Rules)
 	if err != nil {

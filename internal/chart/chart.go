@@ -108,46 +108,38 @@ var (
 // WriteLines draws c and writes it as a PNG to path, crash-safely
 // (a reader sees the old file or the whole new one). Points with
 // unplottable values are left out (see the package comment).
-func WriteLines(path string, c Line) error {
-	f, err := buildLines(c)
-	if err != nil {
-		return err
-	}
-	return write(path, f)
-}
+func WriteLines(path string, c Line) error { return writePNG(path, c) }
 
 // EncodeLines draws c and writes it as a PNG to w.
-func EncodeLines(w io.Writer, c Line) error {
-	f, err := buildLines(c)
-	if err != nil {
-		return err
-	}
-	return f.encode(w)
-}
+func EncodeLines(w io.Writer, c Line) error { return encodePNG(w, c) }
 
 // WriteBars draws c and writes it as a PNG to path, crash-safely.
-func WriteBars(path string, c Bars) error {
-	f, err := buildBars(c)
-	if err != nil {
-		return err
-	}
-	return write(path, f)
-}
+func WriteBars(path string, c Bars) error { return writePNG(path, c) }
 
 // EncodeBars draws c and writes it as a PNG to w.
-func EncodeBars(w io.Writer, c Bars) error {
-	f, err := buildBars(c)
+func EncodeBars(w io.Writer, c Bars) error { return encodePNG(w, c) }
+
+// drawing is a kind of chart (Line, Bars): what it builds, validated, is
+// written the same way for all.
+type drawing interface{ build() (*figure, error) }
+
+func writePNG(path string, d drawing) error {
+	f, err := d.build()
 	if err != nil {
 		return err
 	}
-	return f.encode(w)
-}
-
-func write(path string, f *figure) error {
 	if err := atomicfile.Write(path, 0o644, f.encode); err != nil {
 		return fmt.Errorf("chart: %w", err)
 	}
 	return nil
+}
+
+func encodePNG(w io.Writer, d drawing) error {
+	f, err := d.build()
+	if err != nil {
+		return err
+	}
+	return f.encode(w)
 }
 
 // figure is a validated chart, ready to render.
@@ -222,7 +214,7 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 	return p
 }
 
-func buildLines(c Line) (*figure, error) {
+func (c Line) build() (*figure, error) {
 	w, h, err := size(c.Width, c.Height, DefaultWidth, DefaultHeight)
 	if err != nil {
 		return nil, err
@@ -315,7 +307,7 @@ func buildLines(c Line) (*figure, error) {
 	return &figure{p: p, legend: leg, w: w, h: h}, nil
 }
 
-func buildBars(c Bars) (*figure, error) {
+func (c Bars) build() (*figure, error) {
 	n := len(c.Bars)
 	defH := DefaultHeight
 	if hh := 120 + barPixels*n; hh > defH {

@@ -26,42 +26,31 @@ type whiskers struct {
 
 func (w *whiskers) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
+	// Drawn in (a, v): a along the whiskers' positions, v along their
+	// values; pt turns that into the canvas's (x, y), so that both
+	// orientations are one drawing.
+	trA, trV, vMin, vMax := trX, trY, c.Min.Y, c.Max.Y
+	pt := func(a, v vg.Length) vg.Point { return vg.Point{X: a, Y: v} }
+	if w.horizontal {
+		trA, trV, vMin, vMax = trY, trX, c.Min.X, c.Max.X
+		pt = func(a, v vg.Length) vg.Point { return vg.Point{X: v, Y: a} }
+	}
 	for _, wh := range w.pts {
-		if !w.horizontal {
-			x := trX(wh.at)
-			y0, y1 := c.Min.Y, c.Max.Y
-			if !math.IsInf(wh.lo, 0) {
-				y0 = trY(wh.lo)
-			}
-			if !math.IsInf(wh.hi, 0) {
-				y1 = trY(wh.hi)
-			}
-			c.StrokeLines(w.style, c.ClipLinesXY([]vg.Point{{X: x, Y: y0}, {X: x, Y: y1}})...)
-			for _, e := range [...]struct {
-				v float64
-				y vg.Length
-			}{{wh.lo, y0}, {wh.hi, y1}} {
-				if !math.IsInf(e.v, 0) && c.Contains(vg.Point{X: x, Y: e.y}) {
-					c.StrokeLine2(w.style, x-w.cap/2, e.y, x+w.cap/2, e.y)
-				}
-			}
-			continue
-		}
-		y := trY(wh.at)
-		x0, x1 := c.Min.X, c.Max.X
+		a := trA(wh.at)
+		v0, v1 := vMin, vMax
 		if !math.IsInf(wh.lo, 0) {
-			x0 = trX(wh.lo)
+			v0 = trV(wh.lo)
 		}
 		if !math.IsInf(wh.hi, 0) {
-			x1 = trX(wh.hi)
+			v1 = trV(wh.hi)
 		}
-		c.StrokeLines(w.style, c.ClipLinesXY([]vg.Point{{X: x0, Y: y}, {X: x1, Y: y}})...)
+		c.StrokeLines(w.style, c.ClipLinesXY([]vg.Point{pt(a, v0), pt(a, v1)})...)
 		for _, e := range [...]struct {
-			v float64
-			x vg.Length
-		}{{wh.lo, x0}, {wh.hi, x1}} {
-			if !math.IsInf(e.v, 0) && c.Contains(vg.Point{X: e.x, Y: y}) {
-				c.StrokeLine2(w.style, e.x, y-w.cap/2, e.x, y+w.cap/2)
+			v  float64
+			at vg.Length
+		}{{wh.lo, v0}, {wh.hi, v1}} {
+			if !math.IsInf(e.v, 0) && c.Contains(pt(a, e.at)) {
+				c.StrokeLines(w.style, []vg.Point{pt(a-w.cap/2, e.at), pt(a+w.cap/2, e.at)})
 			}
 		}
 	}

@@ -6,7 +6,9 @@ package yamlconf
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"strings"
 
@@ -38,6 +40,40 @@ func Decode(data []byte, dst any, sections map[string]string) error {
 		msgs[i] = m
 	}
 	return errors.New(strings.Join(msgs, "; "))
+}
+
+// Load reads the configuration file at path and parses it with parse,
+// which names path in its messages; a file it cannot read is an error
+// prefixed pkg, the package whose configuration it is ("loop: open …").
+func Load[T any](pkg, path string, parse func(data []byte, source string) (T, error)) (T, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		var zero T
+		return zero, fmt.Errorf("%s: %w", pkg, err)
+	}
+	return parse(data, path)
+}
+
+// Required is a key a file must give: its name, with a hint of what it
+// takes, and whether the file gave it.
+type Required struct {
+	Name  string
+	Given bool
+}
+
+// Missing is the error that names every required key not given
+// ("missing a; b"), so that a file is mended in one go; nil when all are.
+func Missing(keys ...Required) error {
+	var missing []string
+	for _, k := range keys {
+		if !k.Given {
+			missing = append(missing, k.Name)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return errors.New("missing " + strings.Join(missing, "; "))
 }
 
 // Section is a section decoded over the value it holds, as a plain field

@@ -1,6 +1,10 @@
 package yamlconf
 
 import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -53,5 +57,41 @@ func TestSection(t *testing.T) {
 	var w withSection
 	if err := Decode([]byte("search:\n  sims: 3\n  simz: 4\n"), &w, sections); err == nil || err.Error() != "line 3: unknown key simz in search" {
 		t.Errorf("an unknown key in a section: %v", err)
+	}
+}
+
+// Load parses the file's bytes naming the file; a file it cannot read is
+// the package's error, wrapping the read's.
+func TestLoad(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(path, []byte("name: a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	parse := func(data []byte, source string) (outer, error) {
+		var o outer
+		err := Decode(data, &o, nil)
+		if source != path {
+			t.Errorf("source %q, want %q", source, path)
+		}
+		return o, err
+	}
+	if o, err := Load("pkg", path, parse); err != nil || o.Name != "a" {
+		t.Errorf("%+v, %v", o, err)
+	}
+	_, err := Load("pkg", filepath.Join(t.TempDir(), "none.yaml"), parse)
+	if err == nil || !strings.HasPrefix(err.Error(), "pkg: open ") || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing file: %v", err)
+	}
+}
+
+// Missing names every required key not given, in order, and is nil when
+// all are.
+func TestMissing(t *testing.T) {
+	if err := Missing(Required{Name: "a", Given: true}); err != nil {
+		t.Errorf("all given: %v", err)
+	}
+	err := Missing(Required{Name: "a (x)"}, Required{Name: "b", Given: true}, Required{Name: "c"})
+	if err == nil || err.Error() != "missing a (x); c" {
+		t.Errorf("two missing: %v", err)
 	}
 }

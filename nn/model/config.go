@@ -6,7 +6,6 @@ package model
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/palace-chess/palace/encode"
 	"github.com/palace-chess/palace/internal/yamlconf"
@@ -43,16 +42,18 @@ func DefaultConfig() Config {
 // LoadConfig reads a network shape file (configs/net-*.yaml) over
 // DefaultConfig and validates it; unknown keys are errors.
 func LoadConfig(path string) (Config, error) {
+	return yamlconf.Load("model", path, parseConfig)
+}
+
+// parseConfig reads a network shape over DefaultConfig and validates it;
+// source names the input in messages.
+func parseConfig(data []byte, source string) (Config, error) {
 	cfg := DefaultConfig()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return cfg, fmt.Errorf("model: %w", err)
-	}
 	if err := yamlconf.Decode(data, &cfg, map[string]string{"model.Config": "the network shape"}); err != nil {
-		return cfg, fmt.Errorf("model: %s: %w", path, err)
+		return cfg, fmt.Errorf("model: %s: %w", source, err)
 	}
 	if err := cfg.Validate(); err != nil {
-		return cfg, fmt.Errorf("%s: %w", path, err)
+		return cfg, fmt.Errorf("%s: %w", source, err)
 	}
 	return cfg, nil
 }
