@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -23,7 +22,7 @@ func progressFlag(value string, stdout io.Writer) (show, line bool, err error) {
 	case "none":
 		return false, false, nil
 	}
-	return false, false, usageError{fmt.Sprintf("--progress %q: want auto, line, log or none", value)}
+	return false, false, usagef("--progress %q: want auto, line, log or none", value)
 }
 
 // stopContext is cancelled by Ctrl-C or SIGTERM, or after duration when it

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 
@@ -21,30 +20,30 @@ func runTrainer(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	log, err := cf.log(stdout)
+	role, err := cf.join("trainer", 0, stdout)
 	if err != nil {
 		return err
 	}
-	ctx, stop := stopContext(0)
-	defer stop()
-	c, err := cf.connect(ctx, "trainer")
+	defer role.Close()
+	st, url, cfg, err := startDistributed(role.ctx, role.conn, cf, *config)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	st, url, cfg, err := startDistributed(ctx, c, cf, *config)
+	overrideGenerations(&cfg, *generations)
+	t, err := cluster.NewTrainer(role.conn, st, cfg, role.options(*work))
 	if err != nil {
 		return err
 	}
-	if *generations >= 0 {
-		cfg.Generations = *generations
+	role.announce(stderr, cf, url)
+	return t.Run(role.ctx)
+}
+
+// overrideGenerations applies a --generations flag: -1 (its default)
+// keeps the config's.
+func overrideGenerations(cfg *loop.Config, generations int) {
+	if generations >= 0 {
+		cfg.Generations = generations
 	}
-	t, err := cluster.NewTrainer(c, st, cfg, cluster.RoleOptions{WorkDir: *work, Log: log, CodeVersion: codeVersion()})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stderr, "palace trainer: run %s on %s, artifacts in %s\n", *cf.run, *cf.nats, url)
-	return t.Run(ctx)
 }
 
 // startDistributed opens the run's store and starts the run there with
