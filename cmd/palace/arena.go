@@ -1,17 +1,14 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/rules"
@@ -154,7 +151,7 @@ func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 
 	// Interrupted, the match stops with every finished game recorded;
 	// the games in progress are played again by the next run.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := stopContext(0)
 	defer stop()
 	sum, playErr := arena.Play(ctx, m)
 	interrupted := playErr != nil && ctx.Err() != nil && errors.Is(playErr, ctx.Err())

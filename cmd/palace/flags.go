@@ -28,6 +28,20 @@ func addRuleSetFlag(fs *flag.FlagSet) *string {
 	return fs.String("rules", "xiangqi", ruleSetUsage)
 }
 
+// loadRuleSetList loads a flag's comma-separated rule sets (presets or
+// YAML files).
+func loadRuleSetList(list string) ([]*rules.RuleSet, error) {
+	var sets []*rules.RuleSet
+	for _, name := range strings.Split(list, ",") {
+		rs, err := rules.LoadRuleSet(strings.TrimSpace(name))
+		if err != nil {
+			return nil, err
+		}
+		sets = append(sets, rs)
+	}
+	return sets, nil
+}
+
 // newFlagSet makes a subcommand's flag set that reports errors instead of exiting.
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("palace "+name, flag.ContinueOnError)

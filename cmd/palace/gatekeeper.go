@@ -9,7 +9,7 @@ import (
 func runGatekeeper(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("gatekeeper", stderr)
 	cf := addClusterFlags(fs, nil)
-	generations := fs.Int("generations", -1, "stop after this many generations in total (overrides the config's; 0: never)")
+	generations := addGenerationsFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

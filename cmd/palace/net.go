@@ -50,12 +50,12 @@ func runNetInit(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	sets, err := loadRuleSetList(*rulesList)
+	if err != nil {
+		return err
+	}
 	var ruleSets []string
-	for _, name := range strings.Split(*rulesList, ",") {
-		rs, err := rules.LoadRuleSet(strings.TrimSpace(name))
-		if err != nil {
-			return err
-		}
+	for _, rs := range sets {
 		ruleSets = append(ruleSets, rs.String())
 	}
 	w, err := model.NewRandom(cfg, *seed)
@@ -211,12 +211,11 @@ func runNetEval(args []string, stdout, stderr io.Writer) error {
 	}
 	var sets []*rules.RuleSet
 	if *rulesList != "" {
-		for _, name := range strings.Split(*rulesList, ",") {
-			rs, err := rules.LoadRuleSet(strings.TrimSpace(name))
-			if err != nil {
-				return err
-			}
-			sets = append(sets, capRuleSet(rs, *maxPlies))
+		if sets, err = loadRuleSetList(*rulesList); err != nil {
+			return err
+		}
+		for i, rs := range sets {
+			sets[i] = capRuleSet(rs, *maxPlies)
 		}
 	}
 	// Self-play writes each shard's games with the full rule set beside it.

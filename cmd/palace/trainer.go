@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"io"
 	"os"
 
@@ -15,7 +16,7 @@ func runTrainer(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	fs := newFlagSet("trainer", stderr)
 	cf := addClusterFlags(fs, nil)
 	config := fs.String("config", "", "the run's configuration YAML when starting it (default: the xiangqi quickstart); a started run keeps its own")
-	generations := fs.Int("generations", -1, "stop after this many generations in total (overrides the config's; 0: never)")
+	generations := addGenerationsFlag(fs)
 	work := fs.String("work", "", "local copy of the shards and the training state (default: palace-RUN in the system's temporary directory; keep it to resume mid-training)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -36,6 +37,12 @@ func runTrainer(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	}
 	role.announce(stderr, cf, url)
 	return t.Run(role.ctx)
+}
+
+// addGenerationsFlag adds a distributed role's --generations, which
+// overrideGenerations applies.
+func addGenerationsFlag(fs *flag.FlagSet) *int {
+	return fs.Int("generations", -1, "stop after this many generations in total (overrides the config's; 0: never)")
 }
 
 // overrideGenerations applies a --generations flag: -1 (its default)
