@@ -154,7 +154,7 @@ func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	ctx, stop := stopContext(0)
 	defer stop()
 	sum, playErr := arena.Play(ctx, m)
-	interrupted := playErr != nil && ctx.Err() != nil && errors.Is(playErr, ctx.Err())
+	interrupted := stoppedBy(ctx, playErr)
 	if playErr != nil && !interrupted {
 		if another {
 			return fmt.Errorf("%w (give --records another file for a new match)", playErr)

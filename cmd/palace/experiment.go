@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -126,7 +125,7 @@ func experimentCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 	}
 
 	res, runErr := experiment.Run(ctx, c)
-	interrupted := runErr != nil && ctx.Err() != nil && errors.Is(runErr, ctx.Err())
+	interrupted := stoppedBy(ctx, runErr)
 	if runErr != nil && !interrupted {
 		if strings.Contains(runErr.Error(), "holds another experiment") {
 			return fmt.Errorf("%w (give --out another file for a new experiment)", runErr)

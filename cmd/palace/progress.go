@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"os/signal"
@@ -37,4 +38,11 @@ func stopContext(duration time.Duration) (context.Context, context.CancelFunc) {
 		cancel()
 		stop()
 	}
+}
+
+// stoppedBy tells whether err is ctx's stop (a signal, or the duration
+// up) rather than a failure: the job stopped cleanly with its results so
+// far.
+func stoppedBy(ctx context.Context, err error) bool {
+	return err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err())
 }
