@@ -10,7 +10,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/internal/jsonlrec"
@@ -54,8 +53,7 @@ const (
 // Header is a record file's first line: what the match is, so that a
 // resumed match with other players, rules or openings is refused.
 type Header struct {
-	Format      string      `json:"format"`
-	Version     int         `json:"version"`
+	jsonlrec.Kind
 	RuleSet     string      `json:"rule_set"`
 	A           string      `json:"a"`
 	B           string      `json:"b"`
@@ -64,8 +62,7 @@ type Header struct {
 	Pairs       int         `json:"pairs"`
 	SPRT        *stats.SPRT `json:"sprt,omitempty"`
 	Seed        uint64      `json:"seed"`
-	CodeVersion string      `json:"code_version,omitempty"`
-	Started     time.Time   `json:"started"`
+	jsonlrec.Stamp
 }
 
 // GameRecord is one finished game of a match.
@@ -223,9 +220,9 @@ func NewHeader(rs *rules.RuleSet, a, b string, openings []Opening, pairs int, sp
 	for _, o := range openings {
 		key.WriteString(o.FEN + "|" + o.MovesText() + "\n")
 	}
-	return Header{Format: RecordsFormat, Version: RecordsVersion, RuleSet: rs.String(),
+	return Header{Kind: recordSpec.Kind, RuleSet: rs.String(),
 		A: a, B: b, Openings: len(openings), OpeningsKey: digest(key.Bytes()),
-		Pairs: pairs, SPRT: sprt, Seed: seed, CodeVersion: codeVersion, Started: time.Now().UTC()}
+		Pairs: pairs, SPRT: sprt, Seed: seed, Stamp: jsonlrec.NewStamp(codeVersion)}
 }
 
 // playGame plays game g of pair p.
@@ -389,7 +386,7 @@ func summarizeRecords(a, b string, npairs int, sprt *stats.SPRT, recs []GameReco
 // recordSpec is the match record file: a Header line, then a GameRecord
 // a line as each game finishes.
 var recordSpec = jsonlrec.Spec[Header, GameRecord]{
-	Pkg: "arena", What: "match", Format: RecordsFormat, Version: RecordsVersion,
+	Pkg: "arena", What: "match", Kind: jsonlrec.Kind{Format: RecordsFormat, Version: RecordsVersion},
 	Same: func(got, want *Header) error { return sameMatch(*got, *want) },
 	Check: func(h *Header, r *GameRecord) error {
 		if r.Pair < 0 || r.Pair >= h.Pairs || r.Game < 0 || r.Game > 1 || !(r.Score == 0 || r.Score == 0.5 || r.Score == 1) {

@@ -101,7 +101,7 @@ func (g *Gatekeeper) arena(ctx context.Context, s State) (State, error) {
 	if err := loop.RecordMetric(g.st, loop.ArenaMetric(cand, sum, time.Since(start))); err != nil {
 		return s, err
 	}
-	return State{State: loop.State{Generation: gen, Stage: loop.StageGate}}, nil
+	return State{State: g.stages.Next(s.State)}, nil
 }
 
 // gate promotes candidate gen+1 or keeps the best, as the local loop's
@@ -129,10 +129,6 @@ func (g *Gatekeeper) gate(ctx context.Context, s State) (State, error) {
 	if err := loop.RecordMetric(g.st, m); err != nil {
 		return s, err
 	}
-	verdict := "kept the best"
-	if m.Promoted {
-		verdict = "promoted"
-	}
-	g.logf("gen %d gate: %s (%s)", cand, verdict, m.Reason)
-	return State{State: loop.State{Generation: gen + 1, Stage: loop.StageSelfplay}}, nil
+	g.logf("gen %d gate: %s (%s)", cand, m.Verdict(), m.Reason)
+	return State{State: g.stages.Next(s.State)}, nil
 }

@@ -226,27 +226,18 @@ func (t *Trainer) Run(ctx context.Context) error {
 	})
 }
 
-// blocks are the self-play jobs of rounds 1 to rounds of generation gen:
-// each round plays Selfplay.Games more game indices in blocks of
-// GamesPerShard, numbered on from the previous round's, as the local loop
-// commits them.
-func (t *Trainer) blocks(gen, rounds int, best loop.Best) []Job {
-	g, per := t.cfg.Selfplay.Games, t.cfg.Selfplay.GamesPerShard
+// blocks are the self-play jobs of plan's blocks, in shard order.
+func blocks(plan loop.SelfplayPlan) []Job {
 	var jobs []Job
-	for round := range rounds {
-		end := uint64((round + 1) * g)
-		for first := uint64(round * g); first < end; first += uint64(per) {
-			n := min(uint64(per), end-first)
-			jobs = append(jobs, Job{Kind: KindSelfplay, Generation: gen, Network: best.Key, NetworkID: best.NetworkID,
-				Shard: len(jobs), First: first, Games: int(n), Seed: loop.SelfplaySeed(t.cfg, gen)})
-		}
+	for _, b := range plan.Blocks() {
+		jobs = append(jobs, Job{Kind: KindSelfplay, Generation: plan.Generation, Network: plan.Best.Key,
+			NetworkID: plan.Best.NetworkID, Shard: b.Shard, First: b.First, Games: b.Games, Seed: plan.Seed})
 	}
 	return jobs
 }
 
 // selfplay enqueues the generation's blocks, waits for their results and
-// writes the generation's manifest; more rounds while the run has fewer
-// positions than training's minimum.
+// writes the generation's manifest; more rounds as the stage's plan asks.
 func (t *Trainer) selfplay(ctx context.Context, s State, rev uint64) (State, uint64, error) {
 	next, err := t.playGeneration(ctx, &s, &rev)
 	return next, rev, err
@@ -274,7 +265,8 @@ func (t *Trainer) playGeneration(ctx context.Context, sp *State, revp *uint64) (
 			return s, err
 		}
 	}
-	jobs := t.blocks(gen, s.Rounds, best)
+	plan := t.stages.SelfplayPlan(gen, best, s.Rounds)
+	jobs := blocks(plan)
 	// All of them, even after a restart: the stream drops the ones it
 	// holds, and a worker given a block already in the store only reports it.
 	t.logf("gen %d: %d self-play blocks with generation %d's network", gen, len(jobs), best.Generation)
@@ -283,8 +275,8 @@ func (t *Trainer) playGeneration(ctx context.Context, sp *State, revp *uint64) (
 	}
 	start := time.Now()
 	shards := map[int]*Result{}
-	var own, plies, evals int64
-	var games int
+	var own int64
+	var counts loop.SelfplayCounts
 	err = t.c.followResults(ctx, KindSelfplay, gen, func(r *Result) (bool, error) {
 		n := r.Job.Shard
 		if r.Shard == nil || n < 0 || n >= len(jobs) || shards[n] != nil {
@@ -295,21 +287,23 @@ func (t *Trainer) playGeneration(ctx context.Context, sp *State, revp *uint64) (
 		}
 		shards[n] = r
 		own += r.Shard.Records
-		plies += r.Plies
-		evals += r.Evals
-		games += r.Job.Games
+		counts.Plies += r.Plies
+		counts.Evaluations += r.Evals
+		counts.Games += r.Job.Games
 		if len(shards) < len(jobs) {
 			return false, nil
 		}
-		if before+own >= int64(t.cfg.Train.MinRows) {
+		next, why, more := t.stages.MoreSelfplay(plan, before+own)
+		if !more {
 			return true, nil
 		}
-		t.logf("gen %d: %d positions, training starts at %d: another %d games", gen, before+own, t.cfg.Train.MinRows, t.cfg.Selfplay.Games)
-		s.Rounds++
+		t.logf("%s", why)
+		plan = next
+		s.Rounds = plan.Rounds
 		if rev, err = t.c.casJSON(ctx, keyState, s, rev); err != nil {
 			return false, err
 		}
-		jobs = t.blocks(gen, s.Rounds, best)
+		jobs = blocks(plan)
 		return false, t.c.enqueue(ctx, jobs[len(shards):])
 	})
 	if err != nil {
@@ -318,20 +312,16 @@ func (t *Trainer) playGeneration(ctx context.Context, sp *State, revp *uint64) (
 	if err := t.commitGeneration(gen, shards, len(jobs)); err != nil {
 		return s, err
 	}
-	secs := time.Since(start).Seconds()
-	m := loop.Metric{Generation: gen, Stage: loop.StageSelfplay, Network: best.Key, Games: s.Rounds * t.cfg.Selfplay.Games,
-		Positions: own, TotalPositions: before + own, Seconds: secs}
-	if games > 0 {
-		m.MeanPlies = float64(plies) / float64(games)
-	}
-	if secs > 0 {
-		m.EvalsPerSecond = float64(evals) / secs
+	counts.Playing = time.Since(start)
+	m, err := t.stages.SelfplayMetric(plan, counts, counts.Playing)
+	if err != nil {
+		return s, err
 	}
 	if err := loop.RecordMetric(t.st, m); err != nil {
 		return s, err
 	}
-	t.logf("gen %d: self-play done: %d games, %d positions (%d in the run)", gen, games, own, before+own)
-	return State{State: loop.State{Generation: gen, Stage: loop.StageTrain}}, nil
+	t.logf("gen %d: self-play done: %d games, %d positions (%d in the run)", gen, counts.Games, m.Positions, m.TotalPositions)
+	return State{State: t.stages.Next(s.State)}, nil
 }
 
 // commitGeneration writes generation gen's manifest, its commit point: the
@@ -489,11 +479,7 @@ func (t *Trainer) train(ctx context.Context, s State) (State, error) {
 		return s, err
 	}
 	t.logf("gen %d: candidate %s after %d steps", gen, loop.NetKey(gen+1), m.TotalSteps)
-	next := State{State: loop.State{Generation: gen, Stage: loop.StageArena}}
-	if !t.cfg.Gating {
-		next.Stage = loop.StageGate
-	}
-	return next, nil
+	return State{State: t.stages.Next(s.State)}, nil
 }
 
 // freshestState leaves at path the later of the local training state and

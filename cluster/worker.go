@@ -284,12 +284,12 @@ func (w *Worker) network(key, id string) (*model.Weights, error) {
 		return n, nil
 	}
 	w.mu.Unlock()
-	data, err := w.st.Read(key)
+	ck, err := loop.LoadNet(w.st, key)
 	if err != nil {
 		return nil, err
 	}
-	ck, err := model.DecodeCheckpoint(data)
-	if err != nil {
+	// As a local run's self-play loads its network (model.LoadPlayable).
+	if err := ck.CheckEncoding(); err != nil {
 		return nil, fmt.Errorf("cluster: %s: %w", key, err)
 	}
 	if id != "" && ck.Weights.ID() != id {
@@ -465,8 +465,8 @@ func (w *Worker) selfplay(ctx context.Context, job Job) (Result, error) {
 		return Result{}, fmt.Errorf("cluster: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	cfg := w.cfg.Selfplay
-	cfg.Output, cfg.Rules, cfg.Network, cfg.Seed = dir, w.cfg.Rules, "", job.Seed
+	// The block's games only: PlayBlock sets the game count itself.
+	cfg := w.stages.SelfplayConfig(job.Seed, 0, dir, "")
 	opt := selfplay.Options{CodeVersion: w.opt.CodeVersion, Evaluator: func() (nn.Evaluator, string, error) {
 		ev, err := model.NewEvaluator(net)
 		return ev, net.ID(), err

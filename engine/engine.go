@@ -56,10 +56,12 @@ type Engine struct {
 	showWDL    bool
 	milli      bool // UCCI's usemillisec
 	network    string
-	threads    int
-	nodes      int
-	drawScore  int // DrawScore: hundredths of a win
+	threads    int // the network's copies (the search's leaves follow them)
 	overhead   int // ms
+	// params are the search's parameters as the options set them: a
+	// search option changes them here, and the next search is built on
+	// them (Nodes, the budget of a go without limits, needs no rebuild).
+	params mcts.Params
 
 	rulesets map[string]*rules.RuleSet // one pointer per variant, so mcts can reuse its tree
 	game     *rules.Game               // the position; nil: the variant's start
@@ -97,8 +99,8 @@ func New(opts Options) *Engine {
 		notation: "auto",
 		network:  opts.Network,
 		threads:  opts.Threads,
-		nodes:    opts.Nodes,
 		overhead: defaultOverhead,
+		params:   playParams(opts.Nodes, opts.Threads),
 		rulesets: map[string]*rules.RuleSet{},
 		stale:    true,
 	}
@@ -276,7 +278,7 @@ func (e *Engine) machinery() *mcts.Search {
 		e.note(fmt.Errorf("%w; searching with the uniform evaluator", err))
 		ev = uniform()
 	}
-	s, err := mcts.New(playParams(e.nodes, e.threads, e.drawScore), ev)
+	s, err := mcts.New(e.params, ev)
 	if err != nil { // the parameters are ours: cannot happen
 		e.note(fmt.Errorf("uci: %w", err))
 		return e.search

@@ -43,19 +43,21 @@ var options = []option{
 		set: func(e *Engine, v string) error {
 			n, _ := strconv.Atoi(v)
 			if n != e.threads {
-				e.threads, e.stale = n, true
+				e.threads, e.params.LeavesPerEval, e.stale = n, leavesPerThread*n, true
 			}
 			return nil
 		}},
 	{name: "Nodes", kind: "spin", min: 1, max: maxNodes,
 		def: func(e *Engine) string { return strconv.Itoa(e.opts.Nodes) },
-		set: func(e *Engine, v string) error { e.nodes, _ = strconv.Atoi(v); return nil }},
+		set: func(e *Engine, v string) error { e.params.Simulations, _ = strconv.Atoi(v); return nil }},
+	// A search knob is an option that sets e.params and marks the search
+	// stale, as DrawScore (hundredths of a win) does.
 	{name: "DrawScore", kind: "spin", min: -100, max: 100,
 		def: func(*Engine) string { return "0" },
 		set: func(e *Engine, v string) error {
 			n, _ := strconv.Atoi(v)
-			if n != e.drawScore {
-				e.drawScore, e.stale = n, true
+			if d := float64(n) / 100; d != e.params.DrawScore {
+				e.params.DrawScore, e.stale = d, true
 			}
 			return nil
 		}},

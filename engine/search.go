@@ -72,13 +72,13 @@ func (l limits) plan(side rules.Color, defaultNodes int, overhead time.Duration)
 	return p
 }
 
-// playParams are search parameters for playing to win, as an arena match
-// plays: the full budget every move, no noise, no temperature, Gumbel's
-// deterministic choice.
-func playParams(nodes, threads, drawScore int) mcts.Params {
+// playParams are the engine's search parameters before any setoption:
+// playing to win, as an arena match plays (the full budget every move, no
+// noise, no temperature, Gumbel's deterministic choice), nodes simulations
+// and leavesPerThread leaves a network copy.
+func playParams(nodes, threads int) mcts.Params {
 	p := mcts.PlayParams(max(nodes, 1))
 	p.LeavesPerEval = leavesPerThread * max(threads, 1)
-	p.DrawScore = float64(drawScore) / 100
 	p.Seed = 1
 	return p
 }
@@ -100,7 +100,7 @@ func (e *Engine) start(cur *rules.Game, l limits) {
 		stop:   make(chan struct{}),
 		done:   make(chan struct{}),
 		perft:  l.perft,
-		plan:   l.plan(side, e.nodes, time.Duration(e.overhead)*time.Millisecond),
+		plan:   l.plan(side, e.params.Simulations, time.Duration(e.overhead)*time.Millisecond),
 		start:  time.Now(),
 	}
 	j.waitStop = j.plan.infinite && !l.isPerft

@@ -20,7 +20,7 @@ import (
 //	3      1-0 checkmate 40          draw length-cap 41, 2 passes
 //	4      1-0 checkmate 50          (not played)
 func fourPairs() (Header, []GameRecord) {
-	h := Header{Format: RecordsFormat, Version: RecordsVersion, A: rules.MustPreset("janggi"),
+	h := Header{Kind: recordSpec.Kind, A: rules.MustPreset("janggi"),
 		B: rules.MustPreset("janggiclassic"), Player: "p", OpeningPlies: 0, Seed: 1}
 	g := func(i int, side, result, reason string, plies, passes int) GameRecord {
 		return GameRecord{Index: i, Rules: side, End: gamerec.End{Result: result, Reason: reason}, Plies: plies, Passes: passes}

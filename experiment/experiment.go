@@ -24,10 +24,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
-	"time"
 
 	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/gamerec"
+	"github.com/palace-chess/palace/internal/jsonlrec"
 	"github.com/palace-chess/palace/internal/splitmix"
 	"github.com/palace-chess/palace/mcts"
 	"github.com/palace-chess/palace/rules"
@@ -221,9 +221,8 @@ func SameGame(a, b *rules.RuleSet) error {
 }
 
 func (c *Config) header() Header {
-	return Header{Format: RecordsFormat, Version: RecordsVersion, A: c.A, B: c.B,
-		Player: c.Player.Name(), OpeningPlies: c.OpeningPlies, Seed: c.Seed, CodeVersion: c.CodeVersion,
-		Started: time.Now().UTC()}
+	return Header{Kind: recordSpec.Kind, A: c.A, B: c.B, Player: c.Player.Name(), OpeningPlies: c.OpeningPlies,
+		Seed: c.Seed, Stamp: jsonlrec.NewStamp(c.CodeVersion)}
 }
 
 // playGame plays game index i under rule set side (0: A, 1: B).

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/internal/jsonlrec"
@@ -23,16 +22,14 @@ const (
 // count is not part of it: game i's opening and seed depend on i alone, so
 // an experiment grows by asking for more games.
 type Header struct {
-	Format  string `json:"format"`
-	Version int    `json:"version"`
+	jsonlrec.Kind
 	// A and B are the two rule sets, every switch written out.
 	A            *rules.RuleSet `json:"a"`
 	B            *rules.RuleSet `json:"b"`
 	Player       string         `json:"player"`
 	OpeningPlies int            `json:"opening_plies"`
 	Seed         uint64         `json:"seed"`
-	CodeVersion  string         `json:"code_version,omitempty"`
-	Started      time.Time      `json:"started"`
+	jsonlrec.Stamp
 }
 
 // GameRecord is one finished game.
@@ -87,7 +84,7 @@ func (h Header) RuleSets() (a, b *rules.RuleSet, err error) {
 // recordSpec is the experiment record file: a Header line, then a
 // GameRecord a line as each game finishes.
 var recordSpec = jsonlrec.Spec[Header, GameRecord]{
-	Pkg: "experiment", What: "experiment", Format: RecordsFormat, Version: RecordsVersion,
+	Pkg: "experiment", What: "experiment", Kind: jsonlrec.Kind{Format: RecordsFormat, Version: RecordsVersion},
 	Same:  func(got, want *Header) error { return sameExperiment(*got, *want) },
 	Check: func(_ *Header, r *GameRecord) error { return r.check() },
 	Key:   func(r *GameRecord) string { return fmt.Sprintf("game %d under %s", r.Index, r.Rules) },

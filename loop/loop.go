@@ -234,37 +234,27 @@ func BestOf(st store.Store) (Best, error) {
 // step runs one stage and says what comes next.
 func (r *runner) step(ctx context.Context, s State) (State, error) {
 	gen := s.Generation
+	var err error
 	switch s.Stage {
 	case StageSelfplay:
-		if err := r.selfplay(ctx, gen); err != nil {
-			return s, err
-		}
-		return State{Generation: gen, Stage: StageTrain}, nil
+		err = r.selfplay(ctx, gen)
 	case StageTrain:
-		if err := r.train(ctx, gen); err != nil {
-			return s, err
-		}
-		if !r.cfg.Gating {
-			return State{Generation: gen, Stage: StageGate}, nil
-		}
-		return State{Generation: gen, Stage: StageArena}, nil
+		err = r.train(ctx, gen)
 	case StageArena:
 		start := time.Now()
-		sum, err := r.arena(ctx, gen+1)
-		if err != nil {
-			return s, err
+		var sum arena.Summary
+		if sum, err = r.arena(ctx, gen+1); err == nil {
+			err = r.metric(ArenaMetric(gen+1, sum, time.Since(start)))
 		}
-		if err := r.metric(ArenaMetric(gen+1, sum, time.Since(start))); err != nil {
-			return s, err
-		}
-		return State{Generation: gen, Stage: StageGate}, nil
 	case StageGate:
-		if err := r.gate(gen + 1); err != nil {
-			return s, err
-		}
-		return State{Generation: gen + 1, Stage: StageSelfplay}, nil
+		err = r.gate(gen + 1)
+	default:
+		return s, fmt.Errorf("loop: unknown stage %q", s.Stage)
 	}
-	return s, fmt.Errorf("loop: unknown stage %q", s.Stage)
+	if err != nil {
+		return s, err
+	}
+	return r.stages.Next(s), nil
 }
 
 // selfplayDirs are the local directories of generations 0 to gen.
@@ -280,9 +270,8 @@ func (r *runner) selfplayDirs(gen int) ([]string, error) {
 	return dirs, nil
 }
 
-// selfplay plays generation gen's games with the best network. Until the
-// run holds the window's minimum of positions, a generation plays more
-// rounds of games (training waits for data, as KataGo's does).
+// selfplay plays generation gen's games with the best network, as many
+// rounds as the stage's plan asks for.
 func (r *runner) selfplay(ctx context.Context, gen int) error {
 	best, err := BestOf(r.st)
 	if err != nil {
@@ -292,14 +281,11 @@ func (r *runner) selfplay(ctx context.Context, gen int) error {
 	if err != nil {
 		return err
 	}
-	cfg := r.cfg.Selfplay
-	cfg.Output, cfg.Rules, cfg.Network = dirs[gen], r.cfg.Rules, r.st.Local(best.Key)
-	cfg.Seed = SelfplaySeed(r.cfg, gen)
-	var total int64
-	var last selfplay.Stats
+	plan := r.stages.SelfplayPlan(gen, best, 1)
+	var counts SelfplayCounts
 	start := time.Now()
-	for round := 1; ; round++ {
-		cfg.Games = round * r.cfg.Selfplay.Games
+	for {
+		cfg := r.stages.SelfplayConfig(plan.Seed, plan.Games(), dirs[gen], r.st.Local(best.Key))
 		r.p.stage(gen, StageSelfplay, fmt.Sprintf("best gen %d", best.Generation))
 		st, err := selfplay.Run(ctx, cfg, selfplay.Options{Progress: r.p.selfplay(), Interval: r.opt.SelfplayInterval,
 			CodeVersion: r.opt.CodeVersion})
@@ -309,22 +295,26 @@ func (r *runner) selfplay(ctx context.Context, gen int) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		last = st
-		if total, err = Positions(r.st, 0, gen); err != nil {
+		counts.Games += st.Finished
+		counts.Plies += st.Plies
+		counts.Evaluations += int64(st.Network.Positions)
+		counts.Playing += st.Elapsed
+		total, err := Positions(r.st, 0, gen)
+		if err != nil {
 			return err
 		}
-		if total >= int64(r.cfg.Train.MinRows) {
+		next, why, more := r.stages.MoreSelfplay(plan, total)
+		if !more {
 			break
 		}
-		r.logf("gen %d: %d positions, training starts at %d: another %d games", gen, total, r.cfg.Train.MinRows, r.cfg.Selfplay.Games)
+		r.logf("%s", why)
+		plan = next
 	}
-	own, err := Positions(r.st, gen, gen)
+	m, err := r.stages.SelfplayMetric(plan, counts, time.Since(start))
 	if err != nil {
 		return err
 	}
-	return r.metric(Metric{Generation: gen, Stage: StageSelfplay, Network: best.Key, Games: last.Target,
-		Positions: own, TotalPositions: total, EvalsPerSecond: last.EvaluationsPerSecond(), MeanPlies: last.MeanPlies(),
-		Seconds: time.Since(start).Seconds()})
+	return r.metric(m)
 }
 
 // train trains on the window until the steps the run's positions allow,
@@ -395,10 +385,7 @@ func (r *runner) gate(gen int) error {
 			return err
 		}
 	}
-	verdict := "kept the best"
-	if m.Promoted {
-		verdict = "promoted"
-	}
+	verdict := m.Verdict()
 	if m.Match != nil {
 		r.logf("gen %d gate: %s (%s): %d games W/D/L %d/%d/%d Elo %s", gen, verdict, m.Reason, m.Match.Games,
 			m.Match.WDL.Wins, m.Match.WDL.Draws, m.Match.WDL.Losses, m.Match.Elo)

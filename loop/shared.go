@@ -2,10 +2,8 @@ package loop
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/palace-chess/palace/arena"
-	"github.com/palace-chess/palace/encode"
 	"github.com/palace-chess/palace/internal/splitmix"
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/rules"
@@ -58,13 +56,12 @@ func PlayerName(cfg Config, gen int, w *model.Weights) string {
 // InitialNetwork is generation 0's network: random weights from the
 // config's network seed.
 func InitialNetwork(cfg Config, rs *rules.RuleSet, codeVersion string) (*model.Checkpoint, error) {
-	w, err := model.NewRandom(cfg.Network, cfg.NetworkSeed)
+	ck, err := model.RandomCheckpoint(cfg.Network, []string{rs.String()},
+		model.Provenance{CodeVersion: codeVersion, Seed: cfg.NetworkSeed, Note: "generation 0: random weights"})
 	if err != nil {
 		return nil, fmt.Errorf("loop: %w", err)
 	}
-	return &model.Checkpoint{Weights: w, EncodingVersion: encode.Version, RuleSets: []string{rs.String()},
-		Provenance: model.Provenance{CodeVersion: codeVersion, Seed: cfg.NetworkSeed,
-			Created: time.Now().UTC().Format(time.RFC3339), Note: "generation 0: random weights"}}, nil
+	return ck, nil
 }
 
 // Decide is the gate's verdict on a finished match: the test's decision,

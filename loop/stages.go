@@ -12,6 +12,7 @@ import (
 	"github.com/palace-chess/palace/datasets"
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/rules"
+	"github.com/palace-chess/palace/selfplay"
 	"github.com/palace-chess/palace/store"
 	"github.com/palace-chess/palace/train"
 )
@@ -41,6 +42,25 @@ func NewStages(st store.Store, cfg Config, codeVersion string) (*Stages, error) 
 		return nil, err
 	}
 	return &Stages{Store: st, Config: cfg, Rules: sp, ArenaRules: ar, CodeVersion: codeVersion}, nil
+}
+
+// Next is the state after s's stage is done: a generation's self-play,
+// training, its candidate's match (none with gating off), the gate, then
+// the next generation.
+func (s *Stages) Next(st State) State {
+	gen := st.Generation
+	switch st.Stage {
+	case StageSelfplay:
+		return State{Generation: gen, Stage: StageTrain}
+	case StageTrain:
+		if !s.Config.Gating {
+			return State{Generation: gen, Stage: StageGate}
+		}
+		return State{Generation: gen, Stage: StageArena}
+	case StageArena:
+		return State{Generation: gen, Stage: StageGate}
+	}
+	return State{Generation: gen + 1, Stage: StageSelfplay}
 }
 
 // SaveNet writes checkpoint ck at key.
@@ -130,6 +150,108 @@ func Positions(st store.Store, from, to int) (int64, error) {
 		n += m.Records()
 	}
 	return n, nil
+}
+
+// SelfplayPlan is generation Generation's self-play as far as its first
+// Rounds rounds, each Config.Selfplay.Games more game indices, played with
+// the best network under the generation's seed. Until the run holds the
+// window's minimum of positions, a generation plays more rounds (training
+// waits for data, as KataGo's does): see MoreSelfplay.
+type SelfplayPlan struct {
+	Generation int
+	Best       Best
+	Seed       uint64
+	Rounds     int
+	// perRound and perShard are the config's games a round and a shard.
+	perRound, perShard int
+}
+
+// SelfplayPlan is generation gen's self-play with best, in its first
+// rounds rounds.
+func (s *Stages) SelfplayPlan(gen int, best Best, rounds int) SelfplayPlan {
+	return SelfplayPlan{Generation: gen, Best: best, Seed: SelfplaySeed(s.Config, gen), Rounds: rounds,
+		perRound: s.Config.Selfplay.Games, perShard: s.Config.Selfplay.GamesPerShard}
+}
+
+// Games is the number of game indices the plan plays: 0 to Games-1.
+func (p SelfplayPlan) Games() int { return p.Rounds * p.perRound }
+
+// SelfplayBlock is a block of consecutive game indices, committed as
+// shard number Shard.
+type SelfplayBlock struct {
+	Shard int
+	First uint64
+	Games int
+}
+
+// Blocks are the plan's games in the shards selfplay.Run commits them in:
+// each round's game indices, numbered on from the previous round's, in
+// blocks of GamesPerShard (a round's last block may be shorter).
+func (p SelfplayPlan) Blocks() []SelfplayBlock {
+	var blocks []SelfplayBlock
+	for round := range p.Rounds {
+		end := uint64((round + 1) * p.perRound)
+		for first := uint64(round * p.perRound); first < end; first += uint64(p.perShard) {
+			blocks = append(blocks, SelfplayBlock{Shard: len(blocks), First: first, Games: int(min(uint64(p.perShard), end-first))})
+		}
+	}
+	return blocks
+}
+
+// SelfplayConfig is the run's self-play configuration for games 0 to
+// games-1 under seed, into output, with the network file at network (""
+// for a caller that gives selfplay its evaluator).
+func (s *Stages) SelfplayConfig(seed uint64, games int, output, network string) selfplay.Config {
+	cfg := s.Config.Selfplay
+	cfg.Output, cfg.Rules, cfg.Network, cfg.Seed, cfg.Games = output, s.Config.Rules, network, seed, games
+	return cfg
+}
+
+// MoreSelfplay decides whether the plan, whose rounds left the run total
+// positions, needs another round: training starts at Train.MinRows. When it
+// does, it returns the plan with that round and a line saying why.
+func (s *Stages) MoreSelfplay(p SelfplayPlan, total int64) (next SelfplayPlan, why string, more bool) {
+	if total >= int64(s.Config.Train.MinRows) {
+		return p, "", false
+	}
+	p.Rounds++
+	return p, fmt.Sprintf("gen %d: %d positions, training starts at %d: another %d games", p.Generation, total,
+		s.Config.Train.MinRows, s.Config.Selfplay.Games), true
+}
+
+// SelfplayCounts are what a generation's self-play played, as its driver
+// counted them.
+type SelfplayCounts struct {
+	Games       int   // games finished
+	Plies       int64 // their plies
+	Evaluations int64 // the network's evaluations (cache misses)
+	// Playing is the time the games took, the evaluation rate's
+	// denominator.
+	Playing time.Duration
+}
+
+// SelfplayMetric is the self-play stage's metric: the plan's games, all
+// committed (the positions are read from the manifests), as counts counted
+// them, in a stage that took elapsed.
+func (s *Stages) SelfplayMetric(p SelfplayPlan, c SelfplayCounts, elapsed time.Duration) (Metric, error) {
+	gen := p.Generation
+	own, err := Positions(s.Store, gen, gen)
+	if err != nil {
+		return Metric{}, err
+	}
+	before, err := Positions(s.Store, 0, gen-1)
+	if err != nil {
+		return Metric{}, err
+	}
+	m := Metric{Generation: gen, Stage: StageSelfplay, Network: p.Best.Key, Games: p.Games(), Positions: own,
+		TotalPositions: before + own, Seconds: elapsed.Seconds()}
+	if c.Games > 0 {
+		m.MeanPlies = float64(c.Plies) / float64(c.Games)
+	}
+	if c.Playing > 0 {
+		m.EvalsPerSecond = float64(c.Evaluations) / c.Playing.Seconds()
+	}
+	return m, nil
 }
 
 // TrainJob is the train stage's work beyond the run's: where this machine
@@ -315,4 +437,12 @@ func (s *Stages) Gate(cand int, best Best) (Metric, *Best, error) {
 		return m, nil, nil
 	}
 	return m, &Best{Generation: cand, Key: NetKey(cand), NetworkID: ck.Weights.ID()}, nil
+}
+
+// Verdict is a gate's metric's decision in words, for the log.
+func (m Metric) Verdict() string {
+	if m.Promoted {
+		return "promoted"
+	}
+	return "kept the best"
 }

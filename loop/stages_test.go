@@ -3,6 +3,7 @@ package loop_test
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -96,5 +97,62 @@ func TestGateFromRecords(t *testing.T) {
 	met, promoted, err = ungated.Gate(1, best)
 	if err != nil || promoted == nil || met.Reason != "gating off" || met.Match != nil {
 		t.Errorf("the gate with gating off: %+v, promoted %+v, %v", met, promoted, err)
+	}
+}
+
+// A self-play plan's blocks are each round's game indices, numbered on
+// from the previous round's, in blocks of games_per_shard; another round
+// is played while the run holds fewer positions than training's minimum.
+func TestSelfplayPlan(t *testing.T) {
+	c := tinyConfig(t)
+	c.Selfplay.Games, c.Selfplay.GamesPerShard, c.Train.MinRows = 5, 2, 100
+	st, _ := store.NewDir(t.TempDir())
+	s, err := loop.NewStages(st, c, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := s.SelfplayPlan(3, loop.Best{Key: loop.NetKey(2)}, 1)
+	if p.Seed != loop.SelfplaySeed(c, 3) || p.Games() != 5 {
+		t.Errorf("plan %+v: %d games", p, p.Games())
+	}
+	next, why, more := s.MoreSelfplay(p, 99)
+	if !more || next.Rounds != 2 || next.Games() != 10 || !strings.Contains(why, "another 5 games") {
+		t.Errorf("after 99 of 100 positions: %+v, %q, %v", next, why, more)
+	}
+	want := []loop.SelfplayBlock{{0, 0, 2}, {1, 2, 2}, {2, 4, 1}, {3, 5, 2}, {4, 7, 2}, {5, 9, 1}}
+	if got := next.Blocks(); !slices.Equal(got, want) {
+		t.Errorf("blocks %v, want %v", got, want)
+	}
+	if same, _, more := s.MoreSelfplay(next, 100); more || same.Rounds != 2 {
+		t.Errorf("after 100 of 100 positions: %+v, %v", same, more)
+	}
+	cfg := s.SelfplayConfig(p.Seed, p.Games(), "out", "net")
+	if cfg.Seed != p.Seed || cfg.Games != 5 || cfg.Output != "out" || cfg.Network != "net" || cfg.Rules != c.Rules {
+		t.Errorf("self-play config %+v", cfg)
+	}
+}
+
+// The stages follow each other in one order for both drivers; with gating
+// off a candidate goes from training straight to the gate.
+func TestNext(t *testing.T) {
+	c := tinyConfig(t)
+	st, _ := store.NewDir(t.TempDir())
+	for _, gating := range []bool{true, false} {
+		c.Gating = gating
+		s, err := loop.NewStages(st, c, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for at := (loop.State{Generation: 3, Stage: loop.StageSelfplay}); at.Generation == 3; at = s.Next(at) {
+			got = append(got, at.Stage)
+		}
+		want := []string{loop.StageSelfplay, loop.StageTrain, loop.StageArena, loop.StageGate}
+		if !gating {
+			want = []string{loop.StageSelfplay, loop.StageTrain, loop.StageGate}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("gating %v: stages %v, want %v", gating, got, want)
+		}
 	}
 }

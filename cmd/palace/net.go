@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/palace-chess/palace/datasets"
-	"github.com/palace-chess/palace/encode"
 	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/rules"
@@ -58,18 +57,14 @@ func runNetInit(args []string, stdout, stderr io.Writer) error {
 	for _, rs := range sets {
 		ruleSets = append(ruleSets, rs.String())
 	}
-	w, err := model.NewRandom(cfg, *seed)
+	ck, err := model.RandomCheckpoint(cfg, ruleSets, model.Provenance{CodeVersion: codeVersion(), Seed: *seed})
 	if err != nil {
 		return err
-	}
-	ck := &model.Checkpoint{
-		Weights: w, EncodingVersion: encode.Version, RuleSets: ruleSets,
-		Provenance: model.Provenance{CodeVersion: codeVersion(), Seed: *seed, Created: time.Now().UTC().Format(time.RFC3339)},
 	}
 	if err := ck.Save(*out); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %s: network %s, %d blocks × %d filters\n", *out, w.ID(), cfg.Blocks, cfg.Filters)
+	fmt.Fprintf(stdout, "wrote %s: network %s, %d blocks × %d filters\n", *out, ck.Weights.ID(), cfg.Blocks, cfg.Filters)
 	return nil
 }
 

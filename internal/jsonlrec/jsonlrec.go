@@ -16,18 +16,39 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/palace-chess/palace/internal/runlock"
 )
 
-// Spec describes a kind of record file. H is its header (a struct whose
-// first two JSON fields are "format" and "version"), R a record.
+// Kind is what a record file is: its header's first two fields, which
+// every header embeds first, so that a reader knows a file before it
+// decodes the rest.
+type Kind struct {
+	Format  string `json:"format"`
+	Version int    `json:"version"`
+}
+
+// Stamp is who started a record file and when: its header's last fields,
+// which every header embeds last. They are no part of the job, so a file
+// resumed by another build or later is the same job's.
+type Stamp struct {
+	CodeVersion string    `json:"code_version,omitempty"`
+	Started     time.Time `json:"started"`
+}
+
+// NewStamp is a file started now by palace of codeVersion.
+func NewStamp(codeVersion string) Stamp {
+	return Stamp{CodeVersion: codeVersion, Started: time.Now().UTC()}
+}
+
+// Spec describes a kind of record file. H is its header (a struct that
+// embeds Kind first), R a record.
 type Spec[H, R any] struct {
 	// Pkg prefixes errors ("arena"); What names the job in them
 	// ("match").
 	Pkg, What string
-	Format    string
-	Version   int
+	Kind
 	// Same reports how a file's header differs from the wanted one (nil:
 	// the same job).
 	Same func(got, want *H) error
@@ -195,10 +216,7 @@ func parse[H, R any](path string, data []byte, s *Spec[H, R]) (H, []R, error) {
 	if !sc.Scan() {
 		return h, nil, fmt.Errorf("%s: %s: no complete header line", s.Pkg, path)
 	}
-	var id struct {
-		Format  string `json:"format"`
-		Version int    `json:"version"`
-	}
+	var id Kind
 	if err := json.Unmarshal(sc.Bytes(), &id); err != nil || id.Format != s.Format {
 		return h, nil, fmt.Errorf("%s: %s: not a palace %s record file", s.Pkg, path, s.What)
 	}

@@ -22,7 +22,7 @@ type rec struct {
 }
 
 var spec = Spec[hdr, rec]{
-	Pkg: "test", What: "job", Format: "palace-test", Version: 1,
+	Pkg: "test", What: "job", Kind: Kind{Format: "palace-test", Version: 1},
 	Same: func(got, want *hdr) error {
 		if got.Job != want.Job {
 			return fmt.Errorf("job %s, not %s", got.Job, want.Job)

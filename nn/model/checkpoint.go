@@ -15,6 +15,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/palace-chess/palace/internal/atomicfile"
 )
@@ -303,4 +304,18 @@ func (ck *Checkpoint) checkEncoding(what string) error {
 		return fmt.Errorf("model: %s reads encoding version %d, this palace writes %d", what, ck.EncodingVersion, encode.Version)
 	}
 	return nil
+}
+
+// RandomCheckpoint is a new network: shape cfg, random weights from
+// p.Seed (NewRandom), for the rule sets named ruleSets (name@hash),
+// reading this build's encoding, untrained. p.Created is now when empty.
+func RandomCheckpoint(cfg Config, ruleSets []string, p Provenance) (*Checkpoint, error) {
+	w, err := NewRandom(cfg, p.Seed)
+	if err != nil {
+		return nil, err
+	}
+	if p.Created == "" {
+		p.Created = time.Now().UTC().Format(time.RFC3339)
+	}
+	return &Checkpoint{Weights: w, EncodingVersion: encode.Version, RuleSets: ruleSets, Provenance: p}, nil
 }

@@ -183,3 +183,28 @@ func TestOpenEvaluator(t *testing.T) {
 		t.Errorf("CheckEncoding of another encoding: %v", err)
 	}
 }
+
+// A random checkpoint is the one palace net init and a run's generation 0
+// built by hand before: NewRandom's weights under this build's encoding,
+// untrained, with the provenance given (created now unless set).
+func TestRandomCheckpoint(t *testing.T) {
+	p := Provenance{CodeVersion: "v", Seed: 3, Created: "2026-11-29T15:00:00Z", Note: "n"}
+	ck, err := RandomCheckpoint(tinyConfig, []string{"xiangqi@28da3d27164cf76e"}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := NewRandom(tinyConfig, 3)
+	want := &Checkpoint{Weights: w, EncodingVersion: encode.Version, RuleSets: []string{"xiangqi@28da3d27164cf76e"}, Provenance: p}
+	got, _ := ck.Encode()
+	wantBytes, _ := want.Encode()
+	if !reflect.DeepEqual(got, wantBytes) {
+		t.Error("RandomCheckpoint's bytes differ from the hand-built checkpoint's")
+	}
+	p.Created = ""
+	if ck, err = RandomCheckpoint(tinyConfig, nil, p); err != nil || ck.Provenance.Created == "" {
+		t.Errorf("without a creation time: %+v, %v", ck.Provenance, err)
+	}
+	if _, err := RandomCheckpoint(Config{}, nil, p); err == nil {
+		t.Error("a checkpoint of an invalid shape")
+	}
+}
