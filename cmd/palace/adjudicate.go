@@ -15,7 +15,7 @@ var errBatchHadErrors = errors.New("some lines had errors (see the error lines i
 
 func runAdjudicate(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("adjudicate", stderr)
-	rulesArg := fs.String("rules", "xiangqi", "rule set: a preset ("+strings.Join(rules.PresetNames(), ", ")+") or a YAML file")
+	rulesArg := addRuleSetFlag(fs)
 	batch := fs.String("batch", "", "read START_FEN<TAB>MOVES lines (moves in ranks 1–10, space-separated) from FILE ('-' for stdin); write RESULT<TAB>REASON")
 	if err := parseFlags(fs, args); err != nil {
 		return err

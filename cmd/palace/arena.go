@@ -1,17 +1,14 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/rules"
@@ -23,7 +20,7 @@ const arenaPlayerHelp = `a player, given twice: first A (the candidate), then B 
 
 func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("arena", stderr)
-	ruleSet := fs.String("rules", "xiangqi", "rule set: a preset ("+strings.Join(rules.PresetNames(), ", ")+") or a YAML file")
+	ruleSet := addRuleSetFlag(fs)
 	maxPlies := fs.Int("max-plies", 0, "cap each game's length at this many plies, openings included (0: the rule set's own cap)")
 	var specs stringList
 	fs.Var(&specs, "player", arenaPlayerHelp)
@@ -43,7 +40,7 @@ func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 
 	// Check every flag before loading anything.
 	if len(specs) != 2 {
-		return usageError{fmt.Sprintf("give --player exactly twice (A, the candidate, then B, the baseline); got %d", len(specs))}
+		return usagef("give --player exactly twice (A, the candidate, then B, the baseline); got %d", len(specs))
 	}
 	parsed := make([]arena.PlayerSpec, 2)
 	for i, s := range specs {
@@ -51,24 +48,23 @@ func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		if err != nil {
 			var se *arena.SpecError
 			if errors.As(err, &se) {
-				return usageError{fmt.Sprintf("--player %q: %s", se.Spec, se.Problem)}
+				return usagef("--player %q: %s", se.Spec, se.Problem)
 			}
 			return usageError{err.Error()}
 		}
 		parsed[i] = ps
 	}
-	switch {
-	case *maxPlies < 0:
-		return usageError{fmt.Sprintf("--max-plies %d: want 0 (the rule set's cap) or more", *maxPlies)}
-	case *pairs < 1:
-		return usageError{fmt.Sprintf("--pairs %d: want at least 1", *pairs)}
-	case *openings < 0:
-		return usageError{fmt.Sprintf("--openings %d: want at least 1 (0: one per pair)", *openings)}
-	case *openingPlies < 0:
-		return usageError{fmt.Sprintf("--opening-plies %d: want 0 or more", *openingPlies)}
-	case *concurrency < 1:
-		return usageError{fmt.Sprintf("--concurrency %d: want at least 1", *concurrency)}
-	case *records == "":
+	err := checkLowerBounds(
+		lowerBound{flag: "max-plies", value: *maxPlies, want: "0 (the rule set's cap) or more"},
+		lowerBound{flag: "pairs", value: *pairs, min: 1},
+		lowerBound{flag: "openings", value: *openings, want: "at least 1 (0: one per pair)"},
+		lowerBound{flag: "opening-plies", value: *openingPlies},
+		lowerBound{flag: "concurrency", value: *concurrency, min: 1},
+	)
+	if err != nil {
+		return err
+	}
+	if *records == "" {
 		return usageError{"--records: want a file name"}
 	}
 	if *openings == 0 {
@@ -87,7 +83,7 @@ func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 	case "terminal", "log", "none":
 	default:
-		return usageError{fmt.Sprintf("--progress %q: want terminal, log or none", *progress)}
+		return usagef("--progress %q: want terminal, log or none", *progress)
 	}
 
 	rs, err := rules.LoadRuleSet(*ruleSet)
@@ -155,10 +151,10 @@ func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 
 	// Interrupted, the match stops with every finished game recorded;
 	// the games in progress are played again by the next run.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := stopContext(0)
 	defer stop()
 	sum, playErr := arena.Play(ctx, m)
-	interrupted := playErr != nil && ctx.Err() != nil && errors.Is(playErr, ctx.Err())
+	interrupted := stoppedBy(ctx, playErr)
 	if playErr != nil && !interrupted {
 		if another {
 			return fmt.Errorf("%w (give --records another file for a new match)", playErr)
@@ -204,17 +200,17 @@ func parseSPRT(fs *flag.FlagSet, text string, alpha, beta float64) (*stats.SPRT,
 	}
 	lo, hi, ok := strings.Cut(text, ",")
 	if !ok {
-		return nil, usageError{fmt.Sprintf("--sprt %q: want ELO0,ELO1", text)}
+		return nil, usagef("--sprt %q: want ELO0,ELO1", text)
 	}
 	e0, err0 := strconv.ParseFloat(strings.TrimSpace(lo), 64)
 	e1, err1 := strconv.ParseFloat(strings.TrimSpace(hi), 64)
 	if err0 != nil || err1 != nil {
-		return nil, usageError{fmt.Sprintf("--sprt %q: want two numbers ELO0,ELO1", text)}
+		return nil, usagef("--sprt %q: want two numbers ELO0,ELO1", text)
 	}
 	s := stats.SPRT{Elo0: e0, Elo1: e1, Alpha: alpha, Beta: beta}
 	if err := s.Validate(); err != nil {
 		msg := strings.ReplaceAll(err.Error(), "stats: ", "")
-		return nil, usageError{fmt.Sprintf("--sprt %s --alpha %v --beta %v: %s", text, alpha, beta, strings.ReplaceAll(msg, "\n", "; "))}
+		return nil, usagef("--sprt %s --alpha %v --beta %v: %s", text, alpha, beta, strings.ReplaceAll(msg, "\n", "; "))
 	}
 	return &s, nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -67,28 +66,29 @@ func parseExperimentFlags(args []string, stdout, stderr io.Writer) (experimentOp
 		return o, usageError{"--net: give a network checkpoint, uniform or random"}
 	case o.out == "":
 		return o, usageError{"--out: give the record file (FILE.jsonl; an existing one resumes)"}
-	case o.games < 1:
-		return o, usageError{fmt.Sprintf("--games %d: want at least 1", o.games)}
-	case o.sims < 1:
-		return o, usageError{fmt.Sprintf("--sims %d: want at least 1", o.sims)}
-	case o.maxPlies < 0:
-		return o, usageError{fmt.Sprintf("--max-plies %d: want 0 (the rule sets' own caps) or more", o.maxPlies)}
-	case o.openingPlies < 0:
-		return o, usageError{fmt.Sprintf("--opening-plies %d: want 0 or more", o.openingPlies)}
-	case o.concurrency < 1:
-		return o, usageError{fmt.Sprintf("--concurrency %d: want at least 1", o.concurrency)}
-	case o.evaluators < 1:
-		return o, usageError{fmt.Sprintf("--evaluators %d: want at least 1", o.evaluators)}
-	case o.cache < 0:
-		return o, usageError{fmt.Sprintf("--cache %d: want 0 (none) or more", o.cache)}
 	}
-	progressOut := stdout
-	if o.json {
-		progressOut = stderr
+	err := checkLowerBounds(
+		lowerBound{flag: "games", value: o.games, min: 1},
+		lowerBound{flag: "sims", value: o.sims, min: 1},
+		lowerBound{flag: "max-plies", value: o.maxPlies, want: "0 (the rule sets' own caps) or more"},
+		lowerBound{flag: "opening-plies", value: o.openingPlies},
+		lowerBound{flag: "concurrency", value: o.concurrency, min: 1},
+		lowerBound{flag: "evaluators", value: o.evaluators, min: 1},
+		lowerBound{flag: "cache", value: o.cache, want: "0 (none) or more"},
+	)
+	if err != nil {
+		return o, err
 	}
-	var err error
-	o.show, o.line, err = progressFlag(*progress, progressOut)
+	o.show, o.line, err = progressFlag(*progress, o.progressOut(stdout, stderr))
 	return o, err
+}
+
+// progressOut is where progress goes: stdout, unless --json prints there.
+func (o experimentOptions) progressOut(stdout, stderr io.Writer) io.Writer {
+	if o.json {
+		return stderr
+	}
+	return stdout
 }
 
 func experimentCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -105,19 +105,15 @@ func experimentCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 		sets[i] = capRuleSet(rs, o.maxPlies)
 	}
 	if err := experiment.SameGame(sets[0], sets[1]); err != nil {
-		return usageError{fmt.Sprintf("--rules-a %s --rules-b %s: %s", o.rulesA, o.rulesB, strings.TrimPrefix(err.Error(), "experiment: "))}
+		return usagef("--rules-a %s --rules-b %s: %s", o.rulesA, o.rulesB, strings.TrimPrefix(err.Error(), "experiment: "))
 	}
 	player, about, err := experimentPlayer(o)
 	if err != nil {
 		return fmt.Errorf("--net %s: %w", o.net, err)
 	}
 
-	progressOut := stdout
-	if o.json {
-		progressOut = stderr
-	}
 	total := 2 * o.games
-	status := newStatus(progressOut, o.show, o.line)
+	status := newStatus(o.progressOut(stdout, stderr), o.show, o.line)
 	defer status.end()
 	c := experiment.Config{A: sets[0], B: sets[1], Player: player, Games: o.games, OpeningPlies: o.openingPlies,
 		Seed: o.seed, Concurrency: o.concurrency, Records: o.out, CodeVersion: codeVersion()}
@@ -129,7 +125,7 @@ func experimentCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 	}
 
 	res, runErr := experiment.Run(ctx, c)
-	interrupted := runErr != nil && ctx.Err() != nil && errors.Is(runErr, ctx.Err())
+	interrupted := stoppedBy(ctx, runErr)
 	if runErr != nil && !interrupted {
 		if strings.Contains(runErr.Error(), "holds another experiment") {
 			return fmt.Errorf("%w (give --out another file for a new experiment)", runErr)

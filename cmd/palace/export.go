@@ -21,7 +21,7 @@ directory, or a directory holding those.`
 
 func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("export", stderr)
-	fs.Usage = func() { fmt.Fprintln(stderr, exportUsage+"\n\nflags:"); fs.PrintDefaults() }
+	setUsage(fs, exportUsage)
 	out := fs.String("out", "", "the PGN file to write (replaced whole, crash-safely; default: standard output)")
 	ruleSet := fs.String("rules", "", "export only games under this rule set: a name (xiangqi) or name@hash")
 	limit := fs.Int("limit", 0, "export at most this many games (0: all)")
@@ -33,7 +33,7 @@ func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return usageError{"want at least one games file or directory to export"}
 	}
 	if *limit < 0 {
-		return usageError{fmt.Sprintf("--limit %d: want 0 (all) or more", *limit)}
+		return usagef("--limit %d: want 0 (all) or more", *limit)
 	}
 	var games []gamerec.Game
 	sets := map[string]*rules.RuleSet{}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/palace-chess/palace/cluster"
@@ -10,36 +9,28 @@ import (
 func runGatekeeper(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("gatekeeper", stderr)
 	cf := addClusterFlags(fs, nil)
-	generations := fs.Int("generations", -1, "stop after this many generations in total (overrides the config's; 0: never)")
+	generations := addGenerationsFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	log, err := cf.log(stdout)
+	role, err := cf.join("gatekeeper", 0, stdout)
 	if err != nil {
 		return err
 	}
-	ctx, stop := stopContext(0)
-	defer stop()
-	c, err := cf.connect(ctx, "gatekeeper")
+	defer role.Close()
+	st, url, err := cf.store(role.ctx, role.conn)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	st, url, err := cf.store(ctx, c)
+	cfg, err := cluster.Start(role.ctx, role.conn, st, url, nil, codeVersion())
 	if err != nil {
 		return err
 	}
-	cfg, err := cluster.Start(ctx, c, st, url, nil, codeVersion())
+	overrideGenerations(&cfg, *generations)
+	g, err := cluster.NewGatekeeper(role.conn, st, cfg, role.options(""))
 	if err != nil {
 		return err
 	}
-	if *generations >= 0 {
-		cfg.Generations = *generations
-	}
-	g, err := cluster.NewGatekeeper(c, st, cfg, cluster.RoleOptions{Log: log, CodeVersion: codeVersion()})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stderr, "palace gatekeeper: run %s on %s, artifacts in %s\n", *cf.run, *cf.nats, url)
-	return g.Run(ctx)
+	role.announce(stderr, cf, url)
+	return g.Run(role.ctx)
 }

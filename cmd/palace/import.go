@@ -34,7 +34,7 @@ on; --strict makes any such record fail the command.`
 
 func runImport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("import", stderr)
-	fs.Usage = func() { fmt.Fprintln(stderr, importUsage+"\n\nflags:"); fs.PrintDefaults() }
+	setUsage(fs, importUsage)
 	out := fs.String("out", "games.jsonl", "the games file to write (replaced whole, crash-safely)")
 	format := fs.String("format", "auto", "record format: auto (by file extension, else by content), pgn or gib")
 	encoding := fs.String("encoding", "auto", "PGN text encoding: auto, utf-8, gbk or big5")
@@ -50,10 +50,10 @@ func runImport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	switch *format {
 	case "auto", "pgn", "gib":
 	default:
-		return usageError{fmt.Sprintf("--format %q: want auto, pgn or gib", *format)}
+		return usagef("--format %q: want auto, pgn or gib", *format)
 	}
 	if *dups != "skip" && *dups != "keep" {
-		return usageError{fmt.Sprintf("--duplicates %q: want skip or keep", *dups)}
+		return usagef("--duplicates %q: want skip or keep", *dups)
 	}
 	enc, err := pgn.ParseEncoding(*encoding)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 )
 
 type command struct {
@@ -38,27 +39,66 @@ var commands = map[string]command{
 	"version":    {"print palace's version and build information", runVersion},
 }
 
-// usageError marks a mistake in the command line (exit status 2).
-type usageError struct{ msg string }
+// isHelp tells whether arg asks for a command's list of commands.
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "--help" || arg == "help"
+}
 
-func (e usageError) Error() string { return e.msg }
+// writeCommandList writes a usage: the synopsis, then the commands
+// (name and summary) under heading, then a hint.
+func writeCommandList(w io.Writer, synopsis, heading string, list [][2]string, hint string) {
+	fmt.Fprintf(w, "usage: %s\n\n%s:\n", synopsis, heading)
+	for _, c := range list {
+		fmt.Fprintf(w, "  %-10s %s\n", c[0], c[1])
+	}
+	fmt.Fprintf(w, "\n%s\n", hint)
+}
 
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: palace <command> [flags]\n\ncommands:")
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	list := make([][2]string, len(names))
+	for i, n := range names {
+		list[i] = [2]string{n, commands[n].summary}
 	}
-	fmt.Fprintln(w, "\nRun 'palace <command> -h' for a command's flags.")
+	writeCommandList(w, "palace <command> [flags]", "commands", list, "Run 'palace <command> -h' for a command's flags.")
+}
+
+// subcommand is one verb of a command that has several (palace net init).
+type subcommand struct {
+	name, summary string
+	run           func(args []string, stdout, stderr io.Writer) error
+}
+
+// runSubcommand runs the subcommand args[0] names; want is the usage
+// error without one. -h lists them (exit status 0).
+func runSubcommand(command, want string, subs []subcommand, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return usageError{want}
+	}
+	names := make([]string, len(subs))
+	list := make([][2]string, len(subs))
+	for i, s := range subs {
+		if s.name == args[0] {
+			return s.run(args[1:], stdout, stderr)
+		}
+		names[i], list[i] = s.name, [2]string{s.name, s.summary}
+	}
+	if isHelp(args[0]) {
+		writeCommandList(stderr, "palace "+command+" <subcommand> [flags]", "subcommands", list,
+			"Run 'palace "+command+" <subcommand> -h' for a subcommand's flags.")
+		return flag.ErrHelp
+	}
+	last := len(names) - 1
+	return usagef("unknown subcommand %q: want %s or %s", args[0], strings.Join(names[:last], ", "), names[last])
 }
 
 // run is main without the process: tests call it directly.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 || isHelp(args[0]) {
 		usage(stderr)
 		if len(args) == 0 {
 			return 2
@@ -88,49 +128,4 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
-}
-
-// newFlagSet makes a subcommand's flag set that reports errors instead of exiting.
-func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("palace "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	return fs
-}
-
-// parseFlags parses and turns flag mistakes into usage errors.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err.Error()}
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
-	}
-	return nil
-}
-
-// parseArgs parses flags wherever they stand among the positional
-// arguments (palace openings games.jsonl --depth 4), all of them after
-// "--", and returns the positional ones.
-func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
-	var rest []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
-			}
-			return nil, usageError{err.Error()}
-		}
-		left := fs.Args()
-		if len(left) == 0 {
-			return rest, nil
-		}
-		if n := len(args) - len(left); n > 0 && args[n-1] == "--" {
-			return append(rest, left...), nil
-		}
-		rest = append(rest, left[0])
-		args = left[1:]
-	}
 }

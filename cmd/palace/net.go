@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,21 +19,15 @@ import (
 	"github.com/palace-chess/palace/train"
 )
 
+var netSubcommands = []subcommand{
+	{"init", "create a network with random weights (--config shape, --rules)", runNetInit},
+	{"info", "describe a checkpoint: shape, parameters, encoding, training, provenance", runNetInfo},
+	{"bench", "measure a network's inference speed at several batch sizes", runNetBench},
+	{"eval", "a network's losses on shard directories, against a constant predictor", runNetEval},
+}
+
 func runNet(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return usageError{"want a subcommand: palace net init|info|bench|eval"}
-	}
-	switch args[0] {
-	case "init":
-		return runNetInit(args[1:], stdout, stderr)
-	case "info":
-		return runNetInfo(args[1:], stdout, stderr)
-	case "bench":
-		return runNetBench(args[1:], stdout, stderr)
-	case "eval":
-		return runNetEval(args[1:], stdout, stderr)
-	}
-	return usageError{fmt.Sprintf("unknown subcommand %q: want init, info, bench or eval", args[0])}
+	return runSubcommand("net", "want a subcommand: palace net init|info|bench|eval", netSubcommands, args, stdout, stderr)
 }
 
 func runNetInit(args []string, stdout, stderr io.Writer) error {
@@ -54,12 +49,12 @@ func runNetInit(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	sets, err := loadRuleSetList(*rulesList)
+	if err != nil {
+		return err
+	}
 	var ruleSets []string
-	for _, name := range strings.Split(*rulesList, ",") {
-		rs, err := rules.LoadRuleSet(strings.TrimSpace(name))
-		if err != nil {
-			return err
-		}
+	for _, rs := range sets {
 		ruleSets = append(ruleSets, rs.String())
 	}
 	ck, err := model.RandomCheckpoint(cfg, ruleSets, model.Provenance{CodeVersion: codeVersion(), Seed: *seed})
@@ -73,15 +68,20 @@ func runNetInit(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// parseCheckpointArg parses flags and one checkpoint FILE, and loads it;
+// want is the usage error without one.
+func parseCheckpointArg(fs *flag.FlagSet, args []string, want string) (*model.Checkpoint, string, error) {
+	file, err := parseOneArg(fs, args, want)
+	if err != nil {
+		return nil, "", err
+	}
+	ck, err := model.Load(file)
+	return ck, file, err
+}
+
 func runNetInfo(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("net info", stderr)
-	if err := fs.Parse(args); err != nil {
-		return usageError{err.Error()}
-	}
-	if fs.NArg() != 1 {
-		return usageError{"want one checkpoint file: palace net info FILE"}
-	}
-	ck, err := model.Load(fs.Arg(0))
+	ck, file, err := parseCheckpointArg(fs, args, "want one checkpoint file: palace net info FILE")
 	if err != nil {
 		return err
 	}
@@ -90,7 +90,7 @@ func runNetInfo(args []string, stdout, stderr io.Writer) error {
 	for _, t := range c.Tensors() {
 		params += t.Size()
 	}
-	fmt.Fprintf(stdout, "file            %s\n", fs.Arg(0))
+	fmt.Fprintf(stdout, "file            %s\n", file)
 	fmt.Fprintf(stdout, "network         %s\n", ck.Weights.ID())
 	fmt.Fprintf(stdout, "shape           %d blocks × %d filters; %d input planes; %d policy slots; heads %d/%d channels, value %d hidden\n",
 		c.Blocks, c.Filters, c.Planes, c.PolicySize, c.PolicyChannels, c.ValueChannels, c.ValueHidden)
@@ -118,13 +118,7 @@ func runNetBench(args []string, stdout, stderr io.Writer) error {
 	batches := fs.String("batch", "1,8,32", "comma-separated batch sizes")
 	positions := fs.Int("positions", 256, "positions each worker evaluates per batch size")
 	workers := fs.Int("workers", runtime.NumCPU(), "inference workers, one network copy each (one per core is the intended use)")
-	if err := fs.Parse(args); err != nil {
-		return usageError{err.Error()}
-	}
-	if fs.NArg() != 1 {
-		return usageError{"want one checkpoint file: palace net bench [flags] FILE"}
-	}
-	ck, err := model.Load(fs.Arg(0))
+	ck, _, err := parseCheckpointArg(fs, args, "want one checkpoint file: palace net bench [flags] FILE")
 	if err != nil {
 		return err
 	}
@@ -145,7 +139,7 @@ func runNetBench(args []string, stdout, stderr io.Writer) error {
 	for _, s := range strings.Split(*batches, ",") {
 		batch, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || batch < 1 {
-			return usageError{fmt.Sprintf("bad batch size %q", s)}
+			return usagef("bad batch size %q", s)
 		}
 		rounds := max(1, *positions/batch)
 		for _, net := range nets { // warm-up: each worker's scratch space
@@ -204,7 +198,7 @@ func runNetEval(args []string, stdout, stderr io.Writer) error {
 		return usageError{"want --net FILE and shard directories: palace net eval --net FILE DIR..."}
 	}
 	if *every < 1 || *maxPlies < 0 {
-		return usageError{fmt.Sprintf("--every %d, --max-plies %d: want ≥ 1 and ≥ 0", *every, *maxPlies)}
+		return usagef("--every %d, --max-plies %d: want ≥ 1 and ≥ 0", *every, *maxPlies)
 	}
 	ck, err := model.LoadPlayable(*netFile)
 	if err != nil {
@@ -212,12 +206,11 @@ func runNetEval(args []string, stdout, stderr io.Writer) error {
 	}
 	var sets []*rules.RuleSet
 	if *rulesList != "" {
-		for _, name := range strings.Split(*rulesList, ",") {
-			rs, err := rules.LoadRuleSet(strings.TrimSpace(name))
-			if err != nil {
-				return err
-			}
-			sets = append(sets, capRuleSet(rs, *maxPlies))
+		if sets, err = loadRuleSetList(*rulesList); err != nil {
+			return err
+		}
+		for i, rs := range sets {
+			sets[i] = capRuleSet(rs, *maxPlies)
 		}
 	}
 	// Self-play writes each shard's games with the full rule set beside it.

@@ -19,17 +19,11 @@ directory or game-record file, a palace run directory, or a directory holding
 any of them) and prints it: for each position, how often each move was played
 and how the mover scored (W/D/L, score with its 95% Wilson interval). Games with
 an unknown result (*) count in the move frequencies, not in the scores. With
---setups it prints janggi's Cho setup × Han setup matrix instead.
-
-flags:
-`
+--setups it prints janggi's Cho setup × Han setup matrix instead.`
 
 func runOpenings(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("openings", stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), openingsUsage)
-		fs.PrintDefaults()
-	}
+	setUsage(fs, openingsUsage)
 	ruleSet := fs.String("rules", "", "only games under this rule set: a name (every hash of it) or NAME@HASH")
 	gens := fs.String("generations", "", "only self-play games of networks of these generations: A-B, A or A- (games of unknown generation are left out)")
 	from := fs.String("from", "", "only games played on or after this date: YYYY, YYYY.MM or YYYY.MM.DD (a partial game date must fall wholly inside; undated games are left out)")
@@ -54,15 +48,19 @@ func runOpenings(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	case len(paths) == 0:
 		return usageError{"want at least one PATH: a games file, self-play directory or run directory"}
 	case *format != "table" && *format != "csv" && *format != "json":
-		return usageError{fmt.Sprintf("--format %q: want table, csv or json", *format)}
-	case *top < 0:
-		return usageError{fmt.Sprintf("--top %d: want 0 (all) or more", *top)}
-	case *depth < 0:
-		return usageError{fmt.Sprintf("--depth %d: want 0 (whole games) or more plies", *depth)}
-	case *minGames < 0:
-		return usageError{fmt.Sprintf("--min-games %d: want 0 or more", *minGames)}
+		return usagef("--format %q: want table, csv or json", *format)
+	}
+	err = checkLowerBounds(
+		lowerBound{flag: "top", value: *top, want: "0 (all) or more"},
+		lowerBound{flag: "depth", value: *depth, want: "0 (whole games) or more plies"},
+		lowerBound{flag: "min-games", value: *minGames},
+	)
+	if err != nil {
+		return err
+	}
+	switch {
 	case *chartPath != "" && !strings.HasSuffix(strings.ToLower(*chartPath), ".png"):
-		return usageError{fmt.Sprintf("--chart %q: the chart is a PNG, want FILE.png", *chartPath)}
+		return usagef("--chart %q: the chart is a PNG, want FILE.png", *chartPath)
 	case *setups && (*position != "" || *moves != ""):
 		return usageError{"--setups tabulates whole games by start setup: --position and --moves do not apply"}
 	case *out != "" && *out == *chartPath:
@@ -82,12 +80,12 @@ func runOpenings(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		_, err1 := rules.ParseFEN(*position, rules.MustPreset("xiangqi"))
 		_, err2 := rules.ParseFEN(*position, rules.MustPreset("janggi"))
 		if err1 != nil && err2 != nil {
-			return usageError{fmt.Sprintf("--position: %v", err1)}
+			return usagef("--position: %v", err1)
 		}
 	}
 	for i, m := range strings.Fields(*moves) {
 		if _, err := rules.ParseMoveText(m, rules.Ranks1); err != nil {
-			return usageError{fmt.Sprintf("--moves: move %d: %v", i+1, err)}
+			return usagef("--moves: move %d: %v", i+1, err)
 		}
 	}
 

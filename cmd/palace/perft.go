@@ -11,9 +11,7 @@ import (
 )
 
 func runPerft(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlagSet("perft", stderr)
-	var pf positionFlags
-	pf.register(fs)
+	fs, pf := newPositionFlagSet("perft", stderr)
 	depth := fs.Int("depth", 0, "plies to count")
 	divide := fs.Bool("divide", false, "print each root move's count (MOVE: COUNT) before the total")
 	batch := fs.String("batch", "", "read FEN<TAB>DEPTH lines from FILE ('-' for stdin), write FEN<TAB>DEPTH<TAB>NODES")
@@ -69,9 +67,7 @@ func runPerft(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 }
 
 func runMoves(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlagSet("moves", stderr)
-	var pf positionFlags
-	pf.register(fs)
+	fs, pf := newPositionFlagSet("moves", stderr)
 	batch := fs.String("batch", "", "read one FEN per line from FILE ('-' for stdin), write FEN<TAB>MOVES")
 	rs, err := pf.parse(fs, args)
 	if err != nil {

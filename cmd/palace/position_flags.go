@@ -20,8 +20,16 @@ type positionFlags struct {
 	setup string
 }
 
+// newPositionFlagSet makes a command's flag set with the position flags on it.
+func newPositionFlagSet(name string, stderr io.Writer) (*flag.FlagSet, *positionFlags) {
+	fs := newFlagSet(name, stderr)
+	pf := new(positionFlags)
+	pf.register(fs)
+	return fs, pf
+}
+
 func (pf *positionFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&pf.rules, "rules", "xiangqi", "rule set: a preset ("+strings.Join(rules.PresetNames(), ", ")+") or a YAML file")
+	fs.StringVar(&pf.rules, "rules", "xiangqi", ruleSetUsage)
 	fs.StringVar(&pf.fen, "fen", "", "position as FEN (ranks 1–10 moves, Fairy-Stockfish format)")
 	fs.BoolVar(&pf.start, "start", false, "use the rule set's start position")
 	fs.StringVar(&pf.setup, "setup", "", "janggi start setups CHO,HAN, each one of masangsangma, masangmasang, sangmasangma, sangmamasang (with --start)")
@@ -50,7 +58,7 @@ func (pf *positionFlags) startFEN(rs *rules.RuleSet) (string, error) {
 		return rs.StartFEN(), nil
 	}
 	if rs.Game != rules.Janggi {
-		return "", usageError{fmt.Sprintf("--setup is for janggi; rule set %s is %s", rs.Name, rs.Game)}
+		return "", usagef("--setup is for janggi; rule set %s is %s", rs.Name, rs.Game)
 	}
 	c, h, err := rules.ParseJanggiSetups(pf.setup)
 	if err != nil {

@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"io"
 	"os"
 	"os/signal"
@@ -23,7 +23,7 @@ func progressFlag(value string, stdout io.Writer) (show, line bool, err error) {
 	case "none":
 		return false, false, nil
 	}
-	return false, false, usageError{fmt.Sprintf("--progress %q: want auto, line, log or none", value)}
+	return false, false, usagef("--progress %q: want auto, line, log or none", value)
 }
 
 // stopContext is cancelled by Ctrl-C or SIGTERM, or after duration when it
@@ -38,4 +38,11 @@ func stopContext(duration time.Duration) (context.Context, context.CancelFunc) {
 		cancel()
 		stop()
 	}
+}
+
+// stoppedBy tells whether err is ctx's stop (a signal, or the duration
+// up) rather than a failure: the job stopped cleanly with its results so
+// far.
+func stoppedBy(ctx context.Context, err error) bool {
+	return err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err())
 }

@@ -93,9 +93,7 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if *generations >= 0 {
-		cfg.Generations = *generations
-	}
+	overrideGenerations(&cfg, *generations)
 	show, line, err := progressFlag(*progress, stdout)
 	if err != nil {
 		return err
@@ -121,29 +119,21 @@ func runDistributed(cf *clusterFlags, config string, generations int, duration t
 	if workers < 0 {
 		return usageError{"--workers must not be negative"}
 	}
-	log, err := cf.log(stdout)
+	role, err := cf.join("run", duration, stdout)
 	if err != nil {
 		return err
 	}
-	ctx, stop := stopContext(duration)
-	defer stop()
-	c, err := cf.connect(ctx, "run")
+	defer role.Close()
+	st, url, cfg, err := startDistributed(role.ctx, role.conn, cf, config)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	st, url, cfg, err := startDistributed(ctx, c, cf, config)
-	if err != nil {
-		return err
-	}
-	if generations >= 0 {
-		cfg.Generations = generations
-	}
+	overrideGenerations(&cfg, generations)
 	fmt.Fprintf(stderr, "palace run: distributed run %s on %s, artifacts in %s; palace worker --nats %s --run %s joins it\n",
 		*cf.run, *cf.nats, url, *cf.nats, *cf.run)
-	return cluster.Run(ctx, c, st, cfg, cluster.RunOptions{
-		RoleOptions: cluster.RoleOptions{WorkDir: work, Log: log, CodeVersion: codeVersion()},
+	return cluster.Run(role.ctx, role.conn, st, cfg, cluster.RunOptions{
+		RoleOptions: role.options(work),
 		Workers:     workers,
-		Worker:      cluster.WorkerOptions{Name: "local", Log: log, CodeVersion: codeVersion()},
+		Worker:      cluster.WorkerOptions{Name: "local", Log: role.log, CodeVersion: codeVersion()},
 	})
 }

@@ -13,9 +13,7 @@ import (
 )
 
 func runSearch(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := newFlagSet("search", stderr)
-	var pf positionFlags
-	pf.register(fs)
+	fs, pf := newPositionFlagSet("search", stderr)
 	moves := fs.String("moves", "", "moves to play from the position first (ranks 1–10, space-separated)")
 	netFile := fs.String("net", "", "network checkpoint; without it a uniform evaluator (equal priors, value 0) stands in")
 	sims := fs.Int("sims", 800, "simulations (a visit count, not a time)")
@@ -53,7 +51,7 @@ func runSearch(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	p := mcts.PlayParams(*sims)
 	p.GumbelScale = mcts.DefaultParams().GumbelScale
 	if p.Mode, err = mcts.ParseMode(*mode); err != nil {
-		return usageError{fmt.Sprintf("--mode %q: want puct or gumbel", *mode)}
+		return usagef("--mode %q: want puct or gumbel", *mode)
 	}
 	p.Seed, p.LeavesPerEval, p.DrawScore = *seed, *leaves, *drawScore
 	s, err := mcts.New(p, ev)

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -19,17 +18,13 @@ import (
 	"github.com/palace-chess/palace/selfplay"
 )
 
+var shardSubcommands = []subcommand{
+	{"inspect", "describe one shard file: its header, counts and first records", runShardInspect},
+	{"verify", "check a shard directory and replay its games", runShardVerify},
+}
+
 func runShard(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return usageError{"want a subcommand: palace shard inspect FILE | palace shard verify DIR"}
-	}
-	switch args[0] {
-	case "inspect":
-		return runShardInspect(args[1:], stdout, stderr)
-	case "verify":
-		return runShardVerify(args[1:], stdout, stderr)
-	}
-	return usageError{fmt.Sprintf("unknown subcommand %q: want inspect or verify", args[0])}
+	return runSubcommand("shard", "want a subcommand: palace shard inspect FILE | palace shard verify DIR", shardSubcommands, args, stdout, stderr)
 }
 
 func runShardInspect(args []string, stdout, stderr io.Writer) error {
@@ -37,19 +32,13 @@ func runShardInspect(args []string, stdout, stderr io.Writer) error {
 	n := fs.Int("records", 5, "how many of the first records to show")
 	blocks := fs.Bool("blocks", false, "list every block")
 	top := fs.Int("top", 3, "policy moves shown per record, most likely first")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err.Error()}
-	}
-	if fs.NArg() != 1 {
-		return usageError{"want one shard file: palace shard inspect [flags] FILE"}
+	path, err := parseOneArg(fs, args, "want one shard file: palace shard inspect [flags] FILE")
+	if err != nil {
+		return err
 	}
 	if *n < 0 || *top < 0 {
 		return usageError{"--records and --top must not be negative"}
 	}
-	path := fs.Arg(0)
 	r, err := datasets.Open(path)
 	if err != nil {
 		return err
@@ -158,16 +147,10 @@ func topPolicy(rec *datasets.Record, k int) string {
 
 func runShardVerify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("shard verify", stderr)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return usageError{err.Error()}
+	dir, err := parseOneArg(fs, args, "want one shard directory: palace shard verify DIR")
+	if err != nil {
+		return err
 	}
-	if fs.NArg() != 1 {
-		return usageError{"want one shard directory: palace shard verify DIR"}
-	}
-	dir := fs.Arg(0)
 	if st, err := os.Stat(dir); err != nil {
 		return err
 	} else if !st.IsDir() {

@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"fmt"
+	"flag"
 	"io"
 	"os"
 
@@ -16,35 +16,41 @@ func runTrainer(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	fs := newFlagSet("trainer", stderr)
 	cf := addClusterFlags(fs, nil)
 	config := fs.String("config", "", "the run's configuration YAML when starting it (default: the xiangqi quickstart); a started run keeps its own")
-	generations := fs.Int("generations", -1, "stop after this many generations in total (overrides the config's; 0: never)")
+	generations := addGenerationsFlag(fs)
 	work := fs.String("work", "", "local copy of the shards and the training state (default: palace-RUN in the system's temporary directory; keep it to resume mid-training)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	log, err := cf.log(stdout)
+	role, err := cf.join("trainer", 0, stdout)
 	if err != nil {
 		return err
 	}
-	ctx, stop := stopContext(0)
-	defer stop()
-	c, err := cf.connect(ctx, "trainer")
+	defer role.Close()
+	st, url, cfg, err := startDistributed(role.ctx, role.conn, cf, *config)
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	st, url, cfg, err := startDistributed(ctx, c, cf, *config)
+	overrideGenerations(&cfg, *generations)
+	t, err := cluster.NewTrainer(role.conn, st, cfg, role.options(*work))
 	if err != nil {
 		return err
 	}
-	if *generations >= 0 {
-		cfg.Generations = *generations
+	role.announce(stderr, cf, url)
+	return t.Run(role.ctx)
+}
+
+// addGenerationsFlag adds a distributed role's --generations, which
+// overrideGenerations applies.
+func addGenerationsFlag(fs *flag.FlagSet) *int {
+	return fs.Int("generations", -1, "stop after this many generations in total (overrides the config's; 0: never)")
+}
+
+// overrideGenerations applies a --generations flag: -1 (its default)
+// keeps the config's.
+func overrideGenerations(cfg *loop.Config, generations int) {
+	if generations >= 0 {
+		cfg.Generations = generations
 	}
-	t, err := cluster.NewTrainer(c, st, cfg, cluster.RoleOptions{WorkDir: *work, Log: log, CodeVersion: codeVersion()})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stderr, "palace trainer: run %s on %s, artifacts in %s\n", *cf.run, *cf.nats, url)
-	return t.Run(ctx)
 }
 
 // startDistributed opens the run's store and starts the run there with

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 
@@ -20,10 +19,10 @@ func runUCI(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *nodes < 1 || *nodes > 1<<24 {
-		return usageError{fmt.Sprintf("--nodes %d: want 1–%d", *nodes, 1<<24)}
+		return usagef("--nodes %d: want 1–%d", *nodes, 1<<24)
 	}
 	if *threads < 1 || *threads > 256 {
-		return usageError{fmt.Sprintf("--threads %d: want 1–256", *threads)}
+		return usagef("--threads %d: want 1–256", *threads)
 	}
 	if *netFile != "" {
 		// Loaded later, but a missing file is better said now.

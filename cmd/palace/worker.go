@@ -41,6 +41,48 @@ func addClusterFlags(fs *flag.FlagSet, progress *string) *clusterFlags {
 	}
 }
 
+// clusterRole is one role's connection to a distributed run, opened by
+// clusterFlags.join: its stop context, log and NATS connection.
+type clusterRole struct {
+	name string
+	ctx  context.Context
+	log  io.Writer
+	conn *cluster.Conn
+	stop context.CancelFunc
+}
+
+// join checks --progress, makes the stop context (after duration, when
+// positive) and connects as role; Close ends both.
+func (f *clusterFlags) join(role string, duration time.Duration, stdout io.Writer) (*clusterRole, error) {
+	log, err := f.log(stdout)
+	if err != nil {
+		return nil, err
+	}
+	ctx, stop := stopContext(duration)
+	c, err := f.connect(ctx, role)
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	return &clusterRole{name: role, ctx: ctx, log: log, conn: c, stop: stop}, nil
+}
+
+func (r *clusterRole) Close() {
+	r.conn.Close()
+	r.stop()
+}
+
+// options are the role's cluster.RoleOptions, with its work directory.
+func (r *clusterRole) options(work string) cluster.RoleOptions {
+	return cluster.RoleOptions{WorkDir: work, Log: r.log, CodeVersion: codeVersion()}
+}
+
+// announce says on stderr which run the role serves, and where its
+// artifacts are.
+func (r *clusterRole) announce(stderr io.Writer, f *clusterFlags, url string) {
+	fmt.Fprintf(stderr, "palace %s: run %s on %s, artifacts in %s\n", r.name, *f.run, *f.nats, url)
+}
+
 func (f *clusterFlags) connect(ctx context.Context, role string) (*cluster.Conn, error) {
 	if *f.ackWait < time.Second || *f.maxDeliver < 1 {
 		return nil, usageError{"--ack-wait must be at least 1s and --max-deliver at least 1"}
@@ -57,7 +99,7 @@ func (f *clusterFlags) log(stdout io.Writer) (io.Writer, error) {
 	case "none":
 		return nil, nil
 	}
-	return nil, usageError{fmt.Sprintf("--progress %q: want log or none", *f.progress)}
+	return nil, usagef("--progress %q: want log or none", *f.progress)
 }
 
 // store opens --bucket, or the bucket the run was started with.
@@ -69,7 +111,7 @@ func (f *clusterFlags) store(ctx context.Context, c *cluster.Conn) (store.Store,
 			return nil, "", err
 		}
 		if !ok {
-			return nil, "", usageError{fmt.Sprintf("run %q is not started on %s: give --bucket (and start it with palace trainer or palace run --distributed)", *f.run, *f.nats)}
+			return nil, "", usagef("run %q is not started on %s: give --bucket (and start it with palace trainer or palace run --distributed)", *f.run, *f.nats)
 		}
 		url = ri.Bucket
 	}
@@ -91,18 +133,13 @@ func runWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if *slots < 1 || *duration < 0 {
 		return usageError{"--slots must be at least 1 and --duration not negative"}
 	}
-	log, err := cf.log(stdout)
+	role, err := cf.join("worker", *duration, stdout)
 	if err != nil {
 		return err
 	}
-	ctx, stop := stopContext(*duration)
-	defer stop()
-	c, err := cf.connect(ctx, "worker")
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	opt := cluster.WorkerOptions{Name: *name, Slots: *slots, WorkDir: *work, Log: log, CodeVersion: codeVersion(), UntilDone: *untilDone}
+	defer role.Close()
+	ctx, c := role.ctx, role.conn
+	opt := cluster.WorkerOptions{Name: *name, Slots: *slots, WorkDir: *work, Log: role.log, CodeVersion: codeVersion(), UntilDone: *untilDone}
 	if *cf.bucket != "" {
 		if opt.Bucket, _, err = cf.store(ctx, c); err != nil {
 			return err
