@@ -108,7 +108,7 @@ func Play(ctx context.Context, m Match) (Summary, error) {
 	if err := m.check(); err != nil {
 		return Summary{}, err
 	}
-	hdr := m.header()
+	hdr := m.Header()
 	rf, recs, err := jsonlrec.Open(m.Records, hdr, &recordSpec)
 	if err != nil {
 		return Summary{}, err
@@ -207,7 +207,11 @@ func (m *Match) checkGames() error {
 	return nil
 }
 
-func (m *Match) header() Header {
+// Header is the header Play writes in m's record file (started now): for
+// a match played across machines (package cluster's gate), its pairs on
+// workers (PlayPairs) and its record file kept in a store by one machine
+// (WriteRecords, ParseRecords).
+func (m *Match) Header() Header {
 	return NewHeader(m.RuleSet, m.A.Name(), m.B.Name(), m.Openings, m.Pairs, m.SPRT, m.Seed, m.CodeVersion)
 }
 

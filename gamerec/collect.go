@@ -126,8 +126,10 @@ func collectFile(path string, gen map[string]int, fn func(*Game, *rules.RuleSet)
 	// Self-play records no date; the day its file was committed serves
 	// date filters (a file copied without its times gets the copy's).
 	date := ""
-	if info, err := os.Stat(path); err == nil && selfplay {
-		date = info.ModTime().UTC().Format("2006.01.02")
+	if selfplay {
+		if info, err := os.Stat(path); err == nil {
+			date = info.ModTime().UTC().Format("2006.01.02")
+		}
 	}
 	for i := range f.Games {
 		g := &f.Games[i]

@@ -415,7 +415,7 @@ func ReadFrom(r io.Reader, name string) (*File, error) {
 	}
 	br := bufio.NewReaderSize(r, 1<<16)
 	f := &File{rules: map[string]*rules.RuleSet{}}
-	legacy := false
+	legacy, legacyRules := false, ""
 	line := 0
 	for {
 		text, err := br.ReadBytes('\n')
@@ -433,6 +433,9 @@ func ReadFrom(r io.Reader, name string) (*File, error) {
 			if legacy, err = f.readHeader(text); err != nil {
 				return nil, bad("%v", err)
 			}
+			if legacy { // hashed once, not for every game
+				legacyRules = f.Header.Rules[0].String()
+			}
 			continue
 		}
 		var g Game
@@ -440,7 +443,7 @@ func ReadFrom(r io.Reader, name string) (*File, error) {
 			return nil, bad("line %d: %v", line, err)
 		}
 		if legacy {
-			g.RuleSet, g.Network = f.Header.Rules[0].String(), f.Header.NetworkID
+			g.RuleSet, g.Network = legacyRules, f.Header.NetworkID
 		}
 		if f.rules[g.RuleSet] == nil {
 			return nil, bad("line %d: rule set %s is not in the header", line, g.RuleSet)

@@ -33,8 +33,8 @@ var gameKindNames = []string{"xiangqi", "janggi"}
 // MarshalJSON writes the rule set in full: its name@hash as "id", then
 // every switch.
 func (rs RuleSet) MarshalJSON() ([]byte, error) {
-	if msg := rs.problems(); msg != "" {
-		return nil, fmt.Errorf("rules: rule set %q: %s", rs.Name, msg)
+	if err := rs.Validate(); err != nil {
+		return nil, err
 	}
 	return json.Marshal(ruleSetJSON{
 		ID: rs.String(), Game: rs.Game.String(), Name: rs.Name, Pass: rs.Pass.String(), FacingKings: rs.Facing.String(),

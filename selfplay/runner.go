@@ -189,7 +189,6 @@ func Run(ctx context.Context, cfg Config, opt Options) (Stats, error) {
 	return r.stats(), err
 }
 
-// setup resolves the rule set and the network.
 // openRunner validates cfg and readies a runner over cfg.Output, which it
 // creates and locks: what Run and PlayBlock both start with. The caller
 // calls unlock when done.
@@ -210,6 +209,7 @@ func openRunner(cfg Config, opt Options) (r *runner, unlock func(), err error) {
 	return r, unlock, nil
 }
 
+// setup resolves the rule set and the network.
 func (r *runner) setup() error {
 	rs, err := rules.LoadRuleSet(r.cfg.Rules)
 	if err != nil {
