@@ -297,8 +297,8 @@ func (w *Worker) network(key, id string) (*model.Weights, error) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	// Keep the best, the candidate and this one; a generation's jobs use
-	// at most two networks.
+	// Self-play networks only (gate jobs load theirs through the stages'
+	// match): the best and the few last used.
 	if len(w.nets) >= 4 {
 		for k := range w.nets {
 			if k != w.best.Key {

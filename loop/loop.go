@@ -142,7 +142,6 @@ func Run(ctx context.Context, st store.Store, cfg Config, opt Options) error {
 
 type runner struct {
 	st     store.Store
-	cfg    Config
 	opt    Options
 	stages *Stages
 	unlock func()
@@ -154,7 +153,7 @@ func newRunner(st store.Store, cfg Config, opt Options) (*runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{st: st, cfg: cfg, opt: opt, stages: stages}
+	r := &runner{st: st, opt: opt, stages: stages}
 	r.p = newProgress(opt.Progress)
 	if lock := st.Local(lockKey); lock != "" {
 		// Whole-run lock: two processes in one run would both train.

@@ -10,9 +10,9 @@ import (
 	"github.com/palace-chess/palace/stats"
 )
 
-// What follows is the loop's arithmetic that a distributed run (package
-// cluster) must share with the single-machine one, so that both make the
-// same games, openings and networks from the same config.
+// What follows is the arithmetic of a config that the stages (stages.go)
+// derive their seeds, rule sets, openings, names and first network from,
+// so that both drivers make the same games and networks from one config.
 
 // RuleSets are the run's rule sets: self-play's (with its length cap) and
 // the arena's.

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/palace-chess/palace/encode"
 	"hash/crc32"
 	"io"
 	"math"
@@ -17,6 +16,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/palace-chess/palace/encode"
 	"github.com/palace-chess/palace/internal/atomicfile"
 )
 
