@@ -213,6 +213,7 @@ type UCIPlayer struct {
 	idle   []*uci.Client
 	n      int    // processes started
 	engine string // the first process's id, variant and notation
+	id     string // the first process's id name
 }
 
 // NewUCIPlayer starts one engine to check that it works with the rule
@@ -240,6 +241,7 @@ func NewUCIPlayer(spec UCISpec, rs *rules.RuleSet) (*UCIPlayer, error) {
 		p.Close()
 		return nil, err
 	}
+	p.id = c.ID()
 	p.engine = fmt.Sprintf("%q, %s", c.ID(), c.Notation())
 	if c.Variant() != "" {
 		p.engine = fmt.Sprintf("%q, UCI_Variant %s, %s", c.ID(), c.Variant(), c.Notation())
@@ -316,6 +318,10 @@ func (p *UCIPlayer) Close() {
 		p.logf.Close()
 	}
 }
+
+// EngineID is the engine's own name for itself (UCI's id name), as its
+// first process gave it: a ladder checks it against its scale's.
+func (p *UCIPlayer) EngineID() string { return p.id }
 
 // Describe says what the player is beyond its name: the program, and the
 // engine's id, variant and notation.

@@ -1,5 +1,5 @@
 // Package cluster runs palace's loop across many machines: any number of
-// stateless workers play self-play and arena jobs, one trainer trains, one
+// stateless workers play self-play, arena and ladder jobs, one trainer trains, one
 // gatekeeper decides, all coordinated through NATS JetStream, with every
 // artifact in a store.Store (a shared directory or an object store) in
 // the run-directory layout of package loop. The generations, seeds, shard
@@ -10,16 +10,17 @@
 // (loop.Stages). An arena pair is played as the local match plays it (its
 // opening, colours and seeds: arena.Match.PlayPair), so the gate games are
 // the local run's too, even with a search that draws random numbers
-// (TestDistributedGateSeeding).
+// (TestDistributedGateSeeding); a ladder stage's rung pairs likewise
+// (TestDistributedLadder).
 //
 // # Coordination
 //
 // For a run named RUN (letters, digits, '-' and '_'), JetStream holds:
 //
-//	stream PALACE_RUN_JOBS      work queue, subjects palace.RUN.jobs.{selfplay,arena}.GEN
+//	stream PALACE_RUN_JOBS      work queue, subjects palace.RUN.jobs.{selfplay,arena,ladder}.GEN
 //	                            one durable pull consumer "workers" shared by every
 //	                            worker: explicit acks, AckWait, bounded MaxDeliver
-//	stream PALACE_RUN_RESULTS   every finished job's result, palace.RUN.results.{selfplay,arena}.GEN,
+//	stream PALACE_RUN_RESULTS   every finished job's result, palace.RUN.results.{selfplay,arena,ladder}.GEN,
 //	                            kept for the run (the trainer and gatekeeper replay it
 //	                            after a restart)
 //	key-value bucket palace_RUN keys "run" (the config and the bucket's URL),

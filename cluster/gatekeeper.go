@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/ladder"
 	"github.com/palace-chess/palace/loop"
+	"github.com/palace-chess/palace/stats"
 	"github.com/palace-chess/palace/store"
 )
 
@@ -26,7 +28,7 @@ func NewGatekeeper(c *Conn, st store.Store, cfg loop.Config, opt RoleOptions) (*
 	return &Gatekeeper{r}, nil
 }
 
-// Run runs the arena and gate stages until the run's generations are done
+// Run runs the arena, gate and ladder stages until the run's generations are done
 // or ctx is cancelled (not an error); between them it waits for the
 // trainer.
 func (g *Gatekeeper) Run(ctx context.Context) error {
@@ -37,6 +39,9 @@ func (g *Gatekeeper) Run(ctx context.Context) error {
 			return next, rev, true, err
 		case loop.StageGate:
 			next, err := g.gate(ctx, s)
+			return next, rev, true, err
+		case loop.StageLadder:
+			next, err := g.ladder(ctx, s)
 			return next, rev, true, err
 		}
 		return s, rev, false, nil // the trainer's stages
@@ -131,4 +136,93 @@ func (g *Gatekeeper) gate(ctx context.Context, s State) (State, error) {
 	}
 	g.logf("gen %d gate: %s (%s)", cand, m.Verdict(), m.Reason)
 	return State{State: g.stages.Next(s.State)}, nil
+}
+
+// ladder rates the best network when due, as the local loop's ladder
+// stage does: the same climb and games, each rung's pairs played by the
+// workers, its record file kept in the store as the local ladder keeps
+// it; the climb moves on once a rung's pairs are all in.
+func (g *Gatekeeper) ladder(ctx context.Context, s State) (State, error) {
+	gen := s.Generation
+	start := time.Now()
+	best, _, err := g.c.Best(ctx)
+	if err != nil {
+		return s, err
+	}
+	due, err := g.stages.LadderDue(gen, best)
+	if err != nil || !due {
+		return State{State: g.stages.Next(s.State)}, err
+	}
+	ls, err := g.stages.LadderSetup("")
+	if err != nil {
+		return s, err
+	}
+	g.logf("gen %d: rating %s on %s through the workers", gen, best.Key, ls.Scale.ID())
+	r, err := ladder.Climb(ls.Scale, ls.Settings.Pairs, g.cfg.Ladder.Climb, func(k int) ([]arena.GameRecord, error) {
+		return g.ladderRung(ctx, ls, gen, best, k)
+	})
+	if err != nil {
+		return s, err
+	}
+	h, err := g.stages.LadderHeader(ls, best, 0)
+	if err != nil {
+		return s, err
+	}
+	r.Player, r.CodeVersion, r.Finished = h.A, g.opt.CodeVersion, time.Now().UTC()
+	r.Seconds = time.Since(start).Seconds()
+	m, err := g.stages.LadderRated(gen, best, r, time.Since(start))
+	if err != nil {
+		return s, err
+	}
+	if err := loop.RecordMetric(g.st, m); err != nil {
+		return s, err
+	}
+	g.logf("gen %d ladder: %s rated %s [%s, %s] (%d games)", gen, r.Player, stats.FormatElo(float64(r.Elo)),
+		stats.FormatElo(float64(r.Lo)), stats.FormatElo(float64(r.Hi)), r.Games)
+	return State{State: g.stages.Next(s.State)}, nil
+}
+
+// ladderRung has the workers play the best network's match against rung
+// k (every pair: the climb needs the whole match) and returns its
+// records, written to the store as they come in.
+func (g *Gatekeeper) ladderRung(ctx context.Context, ls *loop.LadderSetup, gen int, best loop.Best, k int) ([]arena.GameRecord, error) {
+	h, err := g.stages.LadderHeader(ls, best, k)
+	if err != nil {
+		return nil, err
+	}
+	key := loop.LadderRungKey(gen, ls.Scale.Rungs[k].Nodes)
+	jobs := make([]Job, ls.Settings.Pairs)
+	for p := range jobs {
+		jobs[p] = Job{Kind: KindLadder, Generation: gen, Pair: p, Rung: k, Best: best.Key, BestGeneration: best.Generation}
+	}
+	g.logf("gen %d: %s against %s: %d pairs", gen, h.A, h.B, len(jobs))
+	if err := g.c.enqueue(ctx, jobs); err != nil {
+		return nil, err
+	}
+	have := map[[2]int]arena.GameRecord{}
+	var recs []arena.GameRecord
+	err = g.c.followResults(ctx, KindLadder, gen, func(r *Result) (bool, error) {
+		if r.Job.Pair < 0 || r.Job.Pair >= len(jobs) || r.Job != jobs[r.Job.Pair] || len(r.Records) != 2 {
+			return false, nil // another rung's pair, or another best's
+		}
+		for _, rec := range r.Records {
+			if rec.Pair != r.Job.Pair || rec.Game < 0 || rec.Game > 1 {
+				return false, fmt.Errorf("cluster: the result of %s holds pair %d game %d", r.Job.ID(), rec.Pair, rec.Game)
+			}
+			if _, dup := have[[2]int{rec.Pair, rec.Game}]; !dup {
+				have[[2]int{rec.Pair, rec.Game}] = rec
+			}
+		}
+		recs = slices.Collect(maps.Values(have))
+		var buf bytes.Buffer
+		if err := arena.WriteRecords(&buf, h, recs); err != nil {
+			return false, err
+		}
+		return arena.Summarize(h, recs).Done, g.st.Write(key, buf.Bytes())
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(recs, func(a, b arena.GameRecord) int { return (a.Pair*2 + a.Game) - (b.Pair*2 + b.Game) })
+	return recs, nil
 }

@@ -17,6 +17,7 @@ import (
 const (
 	KindSelfplay = "selfplay"
 	KindArena    = "arena"
+	KindLadder   = "ladder"
 )
 
 // Job is one unit of work: small, and a pure function of its fields (with
@@ -38,13 +39,20 @@ type Job struct {
 	Candidate      string `json:"candidate,omitempty"`
 	Best           string `json:"best,omitempty"`
 	BestGeneration int    `json:"best_generation,omitempty"`
+	// Ladder: pair Pair of the best (generation BestGeneration at Best)
+	// against rung Rung (an index into the run's scale), in generation
+	// Generation's ladder stage.
+	Rung int `json:"rung,omitempty"`
 }
 
 // ID names the job uniquely within its run; it is the Nats-Msg-Id of the
 // job and of its result.
 func (j *Job) ID() string {
-	if j.Kind == KindArena {
+	switch j.Kind {
+	case KindArena:
 		return fmt.Sprintf("arena-g%04d-p%05d", j.Generation, j.Pair)
+	case KindLadder:
+		return fmt.Sprintf("ladder-g%04d-r%02d-p%05d", j.Generation, j.Rung, j.Pair)
 	}
 	return fmt.Sprintf("selfplay-g%04d-s%06d", j.Generation, j.Shard)
 }
@@ -62,7 +70,7 @@ type Result struct {
 	Seconds   float64             `json:"seconds,omitempty"`
 	Games     int                 `json:"games,omitempty"`
 	Positions int64               `json:"positions,omitempty"`
-	// Arena: the pair's two games.
+	// Arena and ladder: the pair's two games.
 	Records []arena.GameRecord `json:"records,omitempty"`
 }
 

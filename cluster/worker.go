@@ -326,8 +326,11 @@ func (w *Worker) obsolete(j *Job) bool {
 	if s.Stage == "" {
 		return false
 	}
-	if j.Kind == KindArena {
-		return s.Generation > j.Generation || (s.Generation == j.Generation && s.Stage == loop.StageGate)
+	switch j.Kind {
+	case KindArena:
+		return s.Generation > j.Generation || (s.Generation == j.Generation && (s.Stage == loop.StageGate || s.Stage == loop.StageLadder))
+	case KindLadder:
+		return s.Generation > j.Generation
 	}
 	return s.Generation > j.Generation || (s.Generation == j.Generation && s.Stage != loop.StageSelfplay)
 }
@@ -432,6 +435,8 @@ func (w *Worker) play(ctx context.Context, job Job) (Result, error) {
 		return w.selfplay(ctx, job)
 	case KindArena:
 		return w.arena(ctx, job)
+	case KindLadder:
+		return w.ladder(ctx, job)
 	}
 	return Result{}, fmt.Errorf("cluster: unknown job kind %q", job.Kind)
 }
@@ -533,4 +538,20 @@ func (w *Worker) gateMatch(job Job) (*arena.Match, error) {
 	w.match.key, w.match.m = key, m
 	w.mu.Unlock()
 	return m, nil
+}
+
+// ladder plays a pair of the best network's match against a rung, as a
+// local ladder plays it. The rung's engine is started for the job and
+// ended with it: pairs take seconds, a start milliseconds.
+func (w *Worker) ladder(ctx context.Context, job Job) (Result, error) {
+	m, closeRung, err := w.stages.LadderMatch(loop.Best{Generation: job.BestGeneration, Key: job.Best}, job.Rung)
+	if err != nil {
+		return Result{}, err
+	}
+	defer closeRung()
+	recs, err := arena.PlayPairs(ctx, *m, []int{job.Pair})
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Records: recs, Games: 2}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/palace-chess/palace/internal/yamlconf"
+	"github.com/palace-chess/palace/ladder"
 	"github.com/palace-chess/palace/mcts"
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/rules"
@@ -34,6 +35,7 @@ type Config struct {
 	Selfplay selfplay.Config
 	Train    train.Config
 	Arena    ArenaConfig
+	Ladder   LadderConfig
 }
 
 // ArenaConfig is the gate: a match between the candidate and the best
@@ -54,6 +56,29 @@ type ArenaConfig struct {
 	MaxPlies int `yaml:"max_plies"`
 }
 
+// LadderConfig rates the best network on the absolute scale (package
+// ladder) every Every promotions, in a stage of its own after the gate.
+// The yaml keys are a config's ladder section.
+type LadderConfig struct {
+	// Every is the number of promotions between ratings (0: never).
+	Every int `yaml:"every"`
+	// Pairs is the number of game pairs against each rung.
+	Pairs int `yaml:"pairs"`
+	// Simulations is the network's search budget (0: the gate's); the
+	// rest of its search is the gate's.
+	Simulations int `yaml:"simulations"`
+	// Engine is the rungs' program ("": the scale's); Scale a scale file
+	// ("": the built-in scale of the run's rule set).
+	Engine string `yaml:"engine"`
+	Scale  string `yaml:"scale"`
+	// OpeningPlies random plies start each pair's opening.
+	OpeningPlies int `yaml:"opening_plies"`
+	Concurrency  int `yaml:"concurrent_games"`
+	Evaluators   int `yaml:"evaluators"` // network copies
+	// Climb is the score above which the network moves up a rung.
+	Climb float64 `yaml:"climb"`
+}
+
 // DefaultConfig is a configuration with every default filled in; Rules and
 // Seed are the caller's.
 func DefaultConfig() Config {
@@ -69,6 +94,7 @@ func DefaultConfig() Config {
 		Train:       train.DefaultConfig(),
 		Arena: ArenaConfig{Pairs: 50, OpeningPlies: 2, Search: mcts.PlayParams(32), Concurrency: 16, Evaluators: 2,
 			SPRT: stats.SPRT{Elo0: 0, Elo1: 50, Alpha: 0.05, Beta: 0.05}, AcceptScore: 0.55},
+		Ladder: LadderConfig{Pairs: 5, OpeningPlies: 2, Concurrency: 4, Evaluators: 1, Climb: ladder.DefaultClimb},
 	}
 }
 
@@ -111,6 +137,9 @@ func (c *Config) Validate() error {
 	if !(a.AcceptScore >= 0 && a.AcceptScore <= 1) {
 		errs = append(errs, fmt.Errorf("arena: accept_score %v, want 0 to 1", a.AcceptScore))
 	}
+	if err := c.Ladder.validate(c.Rules); err != nil {
+		errs = append(errs, err)
+	}
 	if len(errs) > 0 {
 		return fmt.Errorf("loop: config: %w", errors.Join(errs...))
 	}
@@ -129,6 +158,7 @@ type configFile struct {
 	Selfplay    selfplay.File `yaml:"selfplay"`
 	Train       train.Config  `yaml:"train"`
 	Arena       arenaFile     `yaml:"arena"`
+	Ladder      LadderConfig  `yaml:"ladder"`
 }
 
 // networkFile is generation 0's network: its shape and its seed.
@@ -148,11 +178,12 @@ type arenaFile struct {
 // names, for messages about unknown keys.
 var sectionNames = func() map[string]string {
 	m := map[string]string{
-		"loop.configFile":  "the config",
-		"loop.networkFile": "network",
-		"loop.arenaFile":   "arena",
-		"stats.SPRT":       "sprt",
-		"selfplay.File":    "selfplay",
+		"loop.configFile":   "the config",
+		"loop.networkFile":  "network",
+		"loop.arenaFile":    "arena",
+		"loop.LadderConfig": "ladder",
+		"stats.SPRT":        "sprt",
+		"selfplay.File":     "selfplay",
 	}
 	for _, names := range []map[string]string{selfplay.SectionNames, train.SectionNames} {
 		for typ, name := range names {
@@ -173,7 +204,7 @@ func ParseConfig(data []byte, source string) (Config, error) {
 	c := DefaultConfig()
 	f := configFile{Generations: c.Generations, Gating: c.Gating,
 		Network:  networkFile{Config: c.Network, Seed: c.NetworkSeed},
-		Selfplay: selfplay.NewFile(c.Selfplay), Train: c.Train, Arena: arenaFile{ArenaConfig: c.Arena}}
+		Selfplay: selfplay.NewFile(c.Selfplay), Train: c.Train, Arena: arenaFile{ArenaConfig: c.Arena}, Ladder: c.Ladder}
 	if err := yamlconf.Decode(data, &f, sectionNames); err != nil {
 		return Config{}, fmt.Errorf("loop: %s: %w", source, err)
 	}
@@ -215,6 +246,7 @@ func ParseConfig(data []byte, source string) (Config, error) {
 	c.Selfplay = sp
 	c.Train = f.Train
 	c.Arena = f.Arena.ArenaConfig
+	c.Ladder = f.Ladder
 	if f.Arena.Simulations != nil {
 		c.Arena.Search.Simulations = *f.Arena.Simulations
 	}
@@ -222,4 +254,53 @@ func ParseConfig(data []byte, source string) (Config, error) {
 		return Config{}, fmt.Errorf("loop: %s: %s", source, strings.TrimPrefix(err.Error(), "loop: config: "))
 	}
 	return c, nil
+}
+
+// validate reports what cannot work in the ladder section of a run under
+// rule set ruleSet; with Every 0 nothing is checked beyond the numbers.
+func (l *LadderConfig) validate(ruleSet string) error {
+	var errs []error
+	if l.Every < 0 || l.Pairs < 1 || l.Simulations < 0 || l.OpeningPlies < 0 || l.Concurrency < 1 || l.Evaluators < 1 {
+		errs = append(errs, fmt.Errorf("every %d, pairs %d, simulations %d, opening_plies %d, concurrent_games %d, evaluators %d: want ≥ 0, ≥ 1, ≥ 0, ≥ 0, ≥ 1, ≥ 1",
+			l.Every, l.Pairs, l.Simulations, l.OpeningPlies, l.Concurrency, l.Evaluators))
+	}
+	if !(l.Climb >= 0.5 && l.Climb < 1) {
+		errs = append(errs, fmt.Errorf("climb %v, want 0.5 to 1 (not 1)", l.Climb))
+	}
+	if l.Every > 0 && len(errs) == 0 {
+		if _, err := l.scale(ruleSet); err != nil {
+			// The section already says ladder.
+			errs = append(errs, errors.New(strings.TrimPrefix(err.Error(), "ladder: ")))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("ladder: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+// scale is the ladder's scale: its file, or the built-in one of the run's
+// rule set (uncapped: a scale is calibrated under the rules' own ends).
+func (l *LadderConfig) scale(ruleSet string) (*ladder.Scale, error) {
+	if l.Scale != "" {
+		return ladder.LoadScale(l.Scale)
+	}
+	rs, err := rules.LoadRuleSet(ruleSet)
+	if err != nil {
+		return nil, err
+	}
+	return ladder.BuiltinScale(rs)
+}
+
+// Program is the rungs' engine program: the configured one, else the
+// scale's.
+func (l *LadderConfig) Program(ruleSet string) (string, error) {
+	if l.Engine != "" {
+		return l.Engine, nil
+	}
+	scale, err := l.scale(ruleSet)
+	if err != nil {
+		return "", err
+	}
+	return scale.Engine.Program, nil
 }

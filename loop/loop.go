@@ -12,6 +12,8 @@
 //	selfplay/gen-NNNN/       generation N's self-play shards and games
 //	train/state.palnet       the trainer: weights, optimizer, step
 //	arena/gen-NNNN.jsonl     candidate N's match against the best
+//	ladder/gen-NNNN/         the best's rating after generation N's gate
+//	                         (rung matches and rating.json), when due
 //	metrics.jsonl            one line per finished stage
 //
 // # Resuming
@@ -33,12 +35,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"time"
 
 	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/internal/runlock"
+	"github.com/palace-chess/palace/ladder"
 	"github.com/palace-chess/palace/selfplay"
+	"github.com/palace-chess/palace/stats"
 	"github.com/palace-chess/palace/store"
 	"github.com/palace-chess/palace/train"
 )
@@ -110,6 +115,15 @@ func Run(ctx context.Context, st store.Store, cfg Config, opt Options) error {
 		return err
 	}
 	defer r.close()
+	if cfg.Ladder.Every > 0 {
+		// Said now, not after the hours it takes to reach the first rating.
+		if prog, err := cfg.Ladder.Program(cfg.Rules); err == nil {
+			if _, err := exec.LookPath(prog); err != nil {
+				r.logf("warning: the ladder's engine %s is not there, and the first rating (after %d promotions) will fail: install it (Debian: apt-get install fairy-stockfish), set ladder.engine, or set ladder.every to 0",
+					prog, cfg.Ladder.Every)
+			}
+		}
+	}
 	for {
 		s, err := r.state()
 		if err != nil {
@@ -198,7 +212,7 @@ func (r *runner) state() (State, error) {
 		return State{}, fmt.Errorf("loop: %s: unreadable or of another version (%v)", StateKey, err)
 	}
 	switch s.Stage {
-	case StageSelfplay, StageTrain, StageArena, StageGate:
+	case StageSelfplay, StageTrain, StageArena, StageGate, StageLadder:
 	default:
 		return State{}, fmt.Errorf("loop: %s: unknown stage %q", StateKey, s.Stage)
 	}
@@ -247,6 +261,8 @@ func (r *runner) step(ctx context.Context, s State) (State, error) {
 		}
 	case StageGate:
 		err = r.gate(gen + 1)
+	case StageLadder:
+		err = r.ladder(ctx, gen)
 	default:
 		return s, fmt.Errorf("loop: unknown stage %q", s.Stage)
 	}
@@ -392,5 +408,37 @@ func (r *runner) gate(gen int) error {
 		r.logf("gen %d gate: %s (%s)", gen, verdict, m.Reason)
 	}
 	r.p.gate(fmt.Sprintf("gen %d %s", gen, verdict))
+	return r.metric(m)
+}
+
+// ladder rates the best network when generation gen's gate made it the
+// best and a rating is due.
+func (r *runner) ladder(ctx context.Context, gen int) error {
+	best, err := BestOf(r.st)
+	if err != nil {
+		return err
+	}
+	due, err := r.stages.LadderDue(gen, best)
+	if err != nil || !due {
+		return err
+	}
+	dir := r.st.Local(LadderKey(gen))
+	if dir == "" {
+		return fmt.Errorf("loop: %s is not a local directory; ladder records need one", r.st)
+	}
+	r.p.stage(gen, StageLadder, fmt.Sprintf("rating gen %d", best.Generation))
+	m, err := r.stages.Ladder(ctx, LadderJob{Generation: gen, Best: best, Dir: dir,
+		Progress: func(e ladder.Event) {
+			if !e.Started {
+				s := e.Summary
+				r.p.status(fmt.Sprintf("%s: %d games W/D/L %d/%d/%d", e.Match, s.Games, s.WDL.Wins, s.WDL.Draws, s.WDL.Losses))
+			}
+		}})
+	if err != nil {
+		return err
+	}
+	rt := m.Rating
+	r.logf("gen %d ladder: %s rated %s [%s, %s] on %s (%d games, %.0f s)", gen, rt.Player, stats.FormatElo(float64(rt.Elo)),
+		stats.FormatElo(float64(rt.Lo)), stats.FormatElo(float64(rt.Hi)), rt.Scale, rt.Games, m.Seconds)
 	return r.metric(m)
 }

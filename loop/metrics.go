@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/ladder"
 	"github.com/palace-chess/palace/nn/gnet"
 	"github.com/palace-chess/palace/store"
 )
@@ -48,6 +49,9 @@ type Metric struct {
 	Match    *arena.Summary `json:"match,omitempty"`
 	Promoted bool           `json:"promoted,omitempty"`
 	Reason   string         `json:"reason,omitempty"`
+
+	// Ladder: the best network's rating on the absolute scale.
+	Rating *ladder.Rating `json:"rating,omitempty"`
 }
 
 // metric records m, replacing an earlier line of the same stage.

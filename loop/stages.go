@@ -45,8 +45,9 @@ func NewStages(st store.Store, cfg Config, codeVersion string) (*Stages, error) 
 }
 
 // Next is the state after s's stage is done: a generation's self-play,
-// training, its candidate's match (none with gating off), the gate, then
-// the next generation.
+// training, its candidate's match (none with gating off), the gate, the
+// ladder (with a ladder in the config; it rates only when due), then the
+// next generation.
 func (s *Stages) Next(st State) State {
 	gen := st.Generation
 	switch st.Stage {
@@ -59,6 +60,10 @@ func (s *Stages) Next(st State) State {
 		return State{Generation: gen, Stage: StageArena}
 	case StageArena:
 		return State{Generation: gen, Stage: StageGate}
+	case StageGate:
+		if s.Config.Ladder.Every > 0 {
+			return State{Generation: gen, Stage: StageLadder}
+		}
 	}
 	return State{Generation: gen + 1, Stage: StageSelfplay}
 }

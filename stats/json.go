@@ -8,13 +8,13 @@ import (
 	"strconv"
 )
 
-// jsonFloat is a float64 that JSON can hold whatever its value: a perfect
+// Number is a float64 that JSON can hold whatever its value: a perfect
 // score's Elo is +Inf, which encoding/json refuses, and a run's metrics
 // must not fail to save on it. Non-finite values are written as the
 // strings "+Inf", "-Inf" and "NaN"; finite ones as plain numbers.
-type jsonFloat float64
+type Number float64
 
-func (f jsonFloat) MarshalJSON() ([]byte, error) {
+func (f Number) MarshalJSON() ([]byte, error) {
 	x := float64(f)
 	switch {
 	case math.IsInf(x, 1):
@@ -27,7 +27,7 @@ func (f jsonFloat) MarshalJSON() ([]byte, error) {
 	return strconv.AppendFloat(nil, x, 'g', -1, 64), nil
 }
 
-func (f *jsonFloat) UnmarshalJSON(b []byte) error {
+func (f *Number) UnmarshalJSON(b []byte) error {
 	if bytes.HasPrefix(b, []byte(`"`)) {
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {
@@ -35,11 +35,11 @@ func (f *jsonFloat) UnmarshalJSON(b []byte) error {
 		}
 		switch s {
 		case "+Inf":
-			*f = jsonFloat(math.Inf(1))
+			*f = Number(math.Inf(1))
 		case "-Inf":
-			*f = jsonFloat(math.Inf(-1))
+			*f = Number(math.Inf(-1))
 		case "NaN":
-			*f = jsonFloat(math.NaN())
+			*f = Number(math.NaN())
 		default:
 			return fmt.Errorf("stats: %q is not a number, +Inf, -Inf or NaN", s)
 		}
@@ -49,22 +49,22 @@ func (f *jsonFloat) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &x); err != nil {
 		return err
 	}
-	*f = jsonFloat(x)
+	*f = Number(x)
 	return nil
 }
 
 // eloJSON is EloEstimate's JSON form: the same field names as the plain
 // struct's, so that files written before infinities were handled read.
 type eloJSON struct {
-	Elo jsonFloat
-	CI  struct{ Lo, Hi jsonFloat }
-	LOS jsonFloat
+	Elo Number
+	CI  struct{ Lo, Hi Number }
+	LOS Number
 }
 
-// MarshalJSON writes the estimate, infinite bounds included (see jsonFloat).
+// MarshalJSON writes the estimate, infinite bounds included (see Number).
 func (e EloEstimate) MarshalJSON() ([]byte, error) {
 	var j eloJSON
-	j.Elo, j.CI.Lo, j.CI.Hi, j.LOS = jsonFloat(e.Elo), jsonFloat(e.CI.Lo), jsonFloat(e.CI.Hi), jsonFloat(e.LOS)
+	j.Elo, j.CI.Lo, j.CI.Hi, j.LOS = Number(e.Elo), Number(e.CI.Lo), Number(e.CI.Hi), Number(e.LOS)
 	return json.Marshal(j)
 }
 

@@ -26,6 +26,7 @@ var commands = map[string]command{
 	"export":     {"write games (imported, self-play, a run's) as PGN for liground and pychess-variants", runExport},
 	"moves":      {"list the legal moves of positions", runMoves},
 	"adjudicate": {"decide game results from a start FEN and moves (batch)", runAdjudicate},
+	"ladder":     {"rate a player on an absolute scale (Fairy-Stockfish at fixed node counts), or calibrate a scale", runLadder},
 	"arena":      {"play a match between players (palace networks, UCI/UCCI engines, a random mover) and report W/D/L, Elo and the SPRT", runArena},
 	"openings":   {"opening statistics from game records: move frequencies, W/D/L and scores with 95% intervals per position; janggi setup matrix", runOpenings},
 	"net":        {"create (init), describe (info) and measure (bench) networks", runNet},

@@ -17,30 +17,34 @@ import (
 
 func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("report", stderr)
-	out := fs.String("out", "", "directory for the charts (default RUN/report)")
-	noCharts := fs.Bool("no-charts", false, "print the table only")
-	var dir string
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		dir, args = args[0], args[1:]
-	}
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if dir == "" {
-		return usageError{"want the run directory: palace report RUN [--out DIR]"}
-	}
-	st, err := store.NewDir(dir)
+	setUsage(fs, `usage: palace report RUN [RUN...] [flags]
+
+Prints a run's generations and its ladder ratings, and draws its charts: Elo
+per generation, training loss, and the rating on the absolute scale against
+hours of training and against self-play games. Given several runs, prints
+each one's ratings and draws their rating curves on one chart, to compare
+them at equal compute.`)
+	out := fs.String("out", "", "directory for the charts (default RUN/report; with several runs, ./report)")
+	noCharts := fs.Bool("no-charts", false, "print the tables only")
+	dirs, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
-	if _, err := st.Read(loop.StateKey); err != nil {
-		return fmt.Errorf("%s is not a palace run directory (no %s)", dir, loop.StateKey)
+	if len(dirs) == 0 {
+		return usageError{"want the run directory: palace report RUN [RUN...] [--out DIR]"}
 	}
-	ms, err := loop.ReadMetrics(st)
-	if err != nil {
-		return err
+	runs := make([]reportRun, len(dirs))
+	for i, dir := range dirs {
+		if runs[i], err = readReportRun(dir); err != nil {
+			return err
+		}
 	}
-	gens := reportRows(ms)
+	if len(runs) > 1 {
+		return compareRuns(stdout, runs, *out, *noCharts)
+	}
+	run := runs[0]
+	dir := run.dir
+	gens := reportRows(run.metrics)
 	tw := tabwriter.NewWriter(stdout, 2, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "gen\tgames\tpositions\tevals/s\tsteps\tloss\tpolicy\twdl\tgate games\tW-D-L\tElo vs best\t95% interval\tpromoted\t")
 	for _, r := range gens {
@@ -72,8 +76,11 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if best, err := loop.BestOf(st); err == nil {
+	if best, err := loop.BestOf(run.st); err == nil {
 		fmt.Fprintf(stdout, "best network: generation %d (%s, %s)\n", best.Generation, filepath.Join(dir, best.Key), best.NetworkID)
+	}
+	if err := writeRatings(stdout, run); err != nil {
+		return err
 	}
 	if *noCharts {
 		return nil
@@ -82,10 +89,167 @@ func runReport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		*out = filepath.Join(dir, "report")
 	}
 	written, err := reportCharts(gens, *out)
-	for _, w := range written {
+	more, err2 := ratingCharts([]reportRun{run}, *out)
+	for _, w := range append(written, more...) {
 		fmt.Fprintf(stdout, "chart: %s\n", w)
 	}
+	return errors.Join(err, err2)
+}
+
+// reportRun is one run directory's metrics and ladder ratings.
+type reportRun struct {
+	dir     string
+	st      store.Store
+	metrics []loop.Metric
+	ratings []ratingPoint
+}
+
+func readReportRun(dir string) (reportRun, error) {
+	st, err := store.NewDir(dir)
+	if err != nil {
+		return reportRun{}, err
+	}
+	if _, err := st.Read(loop.StateKey); err != nil {
+		return reportRun{}, fmt.Errorf("%s is not a palace run directory (no %s)", dir, loop.StateKey)
+	}
+	ms, err := loop.ReadMetrics(st)
+	if err != nil {
+		return reportRun{}, err
+	}
+	return reportRun{dir: dir, st: st, metrics: ms, ratings: ratingPoints(ms)}, nil
+}
+
+// ratingPoint is a ladder rating with the compute spent to reach it.
+type ratingPoint struct {
+	gen int
+	// hours are the run's stages' time up to the rating (self-play,
+	// training and gates: the ladders themselves, a measurement, are
+	// left out); games are the self-play games up to it.
+	hours     float64
+	games     int
+	elo       float64
+	lo, hi    float64
+	player    string
+	scale     string
+	rungGames int
+}
+
+// ratingPoints are a run's ladder ratings in the order of its metrics.
+func ratingPoints(ms []loop.Metric) []ratingPoint {
+	var out []ratingPoint
+	seconds, games := 0.0, 0
+	for _, m := range ms {
+		switch m.Stage {
+		case loop.StageLadder:
+			if r := m.Rating; r != nil {
+				out = append(out, ratingPoint{gen: m.Generation + 1, hours: seconds / 3600, games: games, elo: float64(r.Elo),
+					lo: float64(r.Lo), hi: float64(r.Hi), player: r.Player, scale: r.Scale, rungGames: r.Games})
+			}
+			continue
+		case loop.StageSelfplay:
+			games += m.Games
+		}
+		seconds += m.Seconds
+	}
+	return out
+}
+
+// writeRatings prints a run's ladder ratings, if it has any.
+func writeRatings(w io.Writer, run reportRun) error {
+	if len(run.ratings) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "ladder ratings (%s; hours of self-play, training and gates):\n", run.ratings[0].scale)
+	tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "network\thours\tself-play games\trating\t95% interval\tladder games\t")
+	for _, p := range run.ratings {
+		fmt.Fprintf(tw, "gen %d\t%.2f\t%d\t%s\t[%s, %s]\t%d\t\n", p.gen, p.hours, p.games, stats.FormatElo(p.elo),
+			stats.FormatElo(p.lo), stats.FormatElo(p.hi), p.rungGames)
+	}
+	return tw.Flush()
+}
+
+// compareRuns prints several runs' ratings and draws them on one chart.
+func compareRuns(w io.Writer, runs []reportRun, out string, noCharts bool) error {
+	scales := map[string]bool{}
+	for _, run := range runs {
+		fmt.Fprintf(w, "run %s\n", run.dir)
+		if len(run.ratings) == 0 {
+			fmt.Fprintln(w, "  no ladder ratings (set ladder.every in the run's config)")
+			continue
+		}
+		if err := writeRatings(w, run); err != nil {
+			return err
+		}
+		for _, p := range run.ratings {
+			scales[p.scale] = true
+		}
+	}
+	if len(scales) > 1 {
+		fmt.Fprintf(w, "warning: the runs were rated on %d different scales; their ratings do not compare\n", len(scales))
+	}
+	if noCharts {
+		return nil
+	}
+	if out == "" {
+		out = "report"
+	}
+	written, err := ratingCharts(runs, out)
+	for _, p := range written {
+		fmt.Fprintf(w, "chart: %s\n", p)
+	}
 	return err
+}
+
+// ratingCharts draws rating.png (rating against hours) and
+// rating-games.png (against self-play games), a series per run.
+func ratingCharts(runs []reportRun, dir string) ([]string, error) {
+	var byHours, byGames []chart.Series
+	for _, run := range runs {
+		name := filepath.Base(filepath.Clean(run.dir))
+		var h, g chart.Series
+		h.Name, g.Name = name, name
+		for _, p := range run.ratings {
+			h.X, g.X = append(h.X, p.hours), append(g.X, float64(p.games))
+			for _, s := range []*chart.Series{&h, &g} {
+				s.Y, s.Lo, s.Hi = append(s.Y, p.elo), append(s.Lo, p.lo), append(s.Hi, p.hi)
+			}
+		}
+		byHours, byGames = append(byHours, h), append(byGames, g)
+	}
+	return drawCharts(dir, []namedChart{
+		{"rating.png", chart.Line{Title: "Rating on the absolute scale (95% intervals)", XLabel: "hours of self-play, training and gates", YLabel: "Elo (Fairy-Stockfish 1 node = 0)", Series: byHours}},
+		{"rating-games.png", chart.Line{Title: "Rating on the absolute scale (95% intervals)", XLabel: "self-play games", YLabel: "Elo (Fairy-Stockfish 1 node = 0)", Series: byGames}},
+	})
+}
+
+// namedChart is a chart and its file name.
+type namedChart struct {
+	file string
+	line chart.Line
+}
+
+// drawCharts writes the charts into dir, leaving out those with nothing
+// to draw yet, and returns the files written.
+func drawCharts(dir string, charts []namedChart) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var written []string
+	var errs []error
+	for _, c := range charts {
+		path := filepath.Join(dir, c.file)
+		err := chart.WriteLines(path, c.line)
+		switch {
+		case err == nil:
+			written = append(written, path)
+		case errors.Is(err, chart.ErrEmpty):
+			// Nothing to draw yet (no gate played, no rating): no chart.
+		default:
+			errs = append(errs, err)
+		}
+	}
+	return written, errors.Join(errs...)
 }
 
 type reportRow struct {
@@ -149,26 +313,10 @@ func reportCharts(rows []reportRow, dir string) ([]string, error) {
 			wdl.X, wdl.Y = append(wdl.X, x), append(wdl.Y, r.tr.Loss.WDL)
 		}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	var written []string
-	var errs []error
-	draw := func(name string, c chart.Line) {
-		path := filepath.Join(dir, name)
-		err := chart.WriteLines(path, c)
-		switch {
-		case err == nil:
-			written = append(written, path)
-		case errors.Is(err, chart.ErrEmpty):
-			// Nothing to draw yet (no gate played): no chart, no error.
-		default:
-			errs = append(errs, err)
-		}
-	}
-	draw("elo.png", chart.Line{Title: "Elo per generation (95% intervals)", XLabel: "generation", YLabel: "Elo", Series: []chart.Series{gate, cum}})
-	draw("loss.png", chart.Line{Title: "Training loss per generation", XLabel: "generation (of the network trained)", YLabel: "loss per position", Series: []chart.Series{loss, policy, wdl}})
-	return written, errors.Join(errs...)
+	return drawCharts(dir, []namedChart{
+		{"elo.png", chart.Line{Title: "Elo per generation (95% intervals)", XLabel: "generation", YLabel: "Elo", Series: []chart.Series{gate, cum}}},
+		{"loss.png", chart.Line{Title: "Training loss per generation", XLabel: "generation (of the network trained)", YLabel: "loss per position", Series: []chart.Series{loss, policy, wdl}}},
+	})
 }
 
 func intOr(ok bool, f func() int64) string {

@@ -1,0 +1,354 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/ladder"
+	"github.com/palace-chess/palace/rules"
+	"github.com/palace-chess/palace/stats"
+	"github.com/palace-chess/palace/uci"
+)
+
+const ladderAbout = `usage: palace ladder --player SPEC [flags]
+       palace ladder calibrate --out FILE [flags]
+       palace ladder show [--rules NAME | --scale FILE]
+
+Rates a player on an absolute scale: Fairy-Stockfish at fixed node counts,
+calibrated once per game and engine build (built in for Debian's
+fairy-stockfish). The player climbs from the bottom rung while it scores
+above --climb, and is rated by maximum likelihood over all its games, the
+rungs' ratings held fixed. Every game is recorded in --dir as it finishes;
+the same command again resumes.`
+
+func runLadder(args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		switch args[0] {
+		case "calibrate":
+			return runLadderCalibrate(args[1:], stdout, stderr)
+		case "show":
+			return runLadderShow(args[1:], stdout, stderr)
+		}
+	}
+	fs := newFlagSet("ladder", stderr)
+	setUsage(fs, ladderAbout)
+	ruleSet := addRuleSetFlag(fs)
+	spec := fs.String("player", "", "the player to rate, one of\n"+arena.PlayerHelp)
+	scaleFile := fs.String("scale", "", "the scale file (default: the built-in scale of --rules)")
+	engine := fs.String("engine", "", "the rungs' engine program (default: the scale's)")
+	settings := addLadderSettings(fs, 10, "ladder")
+	climb := fs.Float64("climb", ladder.DefaultClimb, "move up a rung while scoring above this")
+	asJSON := fs.Bool("json", false, "print the rating as JSON (it is also written to DIR/"+ladder.ResultFile+")")
+	progress := fs.String("progress", "auto", "progress: auto, line, log or none")
+	if len(args) > 0 && args[0] == "help" {
+		fs.Usage()
+		return flag.ErrHelp
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *spec == "" {
+		return usageError{"give the player to rate: --player SPEC (palace ladder -h lists the specs)"}
+	}
+	ps, err := arena.ParsePlayer(*spec)
+	if err != nil {
+		var se *arena.SpecError
+		if errors.As(err, &se) {
+			return usagef("--player %q: %s", se.Spec, se.Problem)
+		}
+		return usageError{err.Error()}
+	}
+	if err := settings.check(); err != nil {
+		return err
+	}
+	if !(*climb >= 0.5 && *climb < 1) {
+		return usagef("--climb %v: want 0.5 to 1 (not 1)", *climb)
+	}
+	show, line, err := progressFlag(*progress, stdout)
+	if err != nil {
+		return err
+	}
+	rs, err := rules.LoadRuleSet(*ruleSet)
+	if err != nil {
+		return err
+	}
+	scale, err := loadScale(*scaleFile, rs)
+	if err != nil {
+		return err
+	}
+	player, err := ps.NewPlayer(rs)
+	if err != nil {
+		return fmt.Errorf("--player %s: %w", ps.Spec, err)
+	}
+	if c, ok := player.(interface{ Close() }); ok {
+		defer c.Close()
+	}
+	job := ladder.Job{Settings: settings.Settings, Scale: scale, RuleSet: rs, Player: player, Program: *engine, Climb: *climb}
+	status := newStatus(stdout, show && !*asJSON, line)
+	defer status.end()
+	r, err := runLadderJob(status, &job.Settings, line,
+		fmt.Sprintf("ladder: %s on %s, %d pairs a rung, records in %s", player.Name(), scale.ID(), job.Pairs, job.Dir),
+		func(ctx context.Context) (*ladder.Rating, error) { return ladder.Rate(ctx, job) })
+	if err != nil {
+		return err
+	}
+	status.end()
+	if *asJSON {
+		data, _ := json.MarshalIndent(r, "", "  ")
+		_, err := fmt.Fprintf(stdout, "%s\n", data)
+		return err
+	}
+	return writeRating(stdout, r, job.Dir)
+}
+
+// ladderFlags are the flags a rating and a calibration share.
+type ladderFlags struct {
+	ladder.Settings
+}
+
+func addLadderSettings(fs *flag.FlagSet, pairs int, dir string) *ladderFlags {
+	f := &ladderFlags{}
+	fs.IntVar(&f.Pairs, "pairs", pairs, "game pairs a match (one opening, colours swapped)")
+	fs.IntVar(&f.OpeningPlies, "opening-plies", 2, "random plies in each pair's opening")
+	fs.Uint64Var(&f.Seed, "seed", 1, "random seed: the openings and each game's seeds")
+	fs.IntVar(&f.Concurrency, "concurrency", 2, "games played at once")
+	fs.StringVar(&f.Dir, "dir", dir, "directory of the matches' record files; the same command again resumes from them")
+	return f
+}
+
+func (f *ladderFlags) check() error {
+	err := checkLowerBounds(
+		lowerBound{flag: "pairs", value: f.Pairs, min: 1},
+		lowerBound{flag: "opening-plies", value: f.OpeningPlies},
+		lowerBound{flag: "concurrency", value: f.Concurrency, min: 1},
+	)
+	if err != nil {
+		return err
+	}
+	if f.Dir == "" {
+		return usageError{"--dir: want a directory"}
+	}
+	return nil
+}
+
+// loadScale is the scale file, or rs's built-in scale.
+func loadScale(file string, rs *rules.RuleSet) (*ladder.Scale, error) {
+	if file == "" {
+		return ladder.BuiltinScale(rs)
+	}
+	return ladder.LoadScale(file)
+}
+
+// runLadderJob runs a rating or a calibration with settings s: its header
+// line, its progress, and a stop on Ctrl-C that leaves it resumable.
+func runLadderJob[T any](st *status, s *ladder.Settings, line bool, header string, run func(context.Context) (T, error)) (T, error) {
+	s.CodeVersion = codeVersion()
+	st.logLine(header)
+	s.Progress = ladderProgress(st, 2*s.Pairs, line)
+	ctx, stop := stopContext(0)
+	defer stop()
+	v, err := run(ctx)
+	if err != nil && stoppedBy(ctx, err) {
+		err = fmt.Errorf("interrupted; every finished game is recorded in %s: run the same command again to resume", s.Dir)
+	}
+	return v, err
+}
+
+// ladderProgress draws a ladder's matches: on a terminal, the standings
+// of the match in play; in a log, a line every 20 games; a line as each
+// match ends.
+func ladderProgress(s *status, games int, line bool) func(ladder.Event) {
+	return func(e ladder.Event) {
+		sum := e.Summary
+		if e.Started {
+			if line {
+				s.update(e.Match)
+			}
+			return
+		}
+		if !line && !sum.Done && sum.Games%20 != 0 {
+			return
+		}
+		text := fmt.Sprintf("%s: games %d/%d  W-D-L %d-%d-%d  score %.3f", e.Match, sum.Games, games,
+			sum.WDL.Wins, sum.WDL.Draws, sum.WDL.Losses, sum.WDL.Score())
+		if sum.Done {
+			s.logLine(text)
+			return
+		}
+		s.update(text)
+	}
+}
+
+// writeRating prints a rating as a table.
+func writeRating(w io.Writer, r *ladder.Rating, dir string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "rating of %s\n", r.Player)
+	fmt.Fprintf(&b, "  scale   %s\n", r.Scale)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "  rung (nodes)\trung Elo\tW-D-L\tscore\t\n")
+	for _, rr := range r.Rungs {
+		fmt.Fprintf(tw, "  %d\t%s\t%d-%d-%d\t%.3f\t\n", rr.Nodes, stats.FormatElo(float64(rr.RungElo)),
+			rr.WDL.Wins, rr.WDL.Draws, rr.WDL.Losses, rr.Score)
+	}
+	tw.Flush()
+	fmt.Fprintf(&b, "  rating  %s (95%%), %d games\n", fmtRating(float64(r.Elo), float64(r.Lo), float64(r.Hi)), r.Games)
+	if r.Note != "" {
+		fmt.Fprintf(&b, "  note    %s\n", r.Note)
+	}
+	fmt.Fprintf(&b, "  time    %.0f s\n", r.Seconds)
+	fmt.Fprintf(&b, "  records %s (rating in %s)\n", dir, ladder.ResultFile)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// fmtRating writes a rating and its interval: "+412 [+350, +474]".
+func fmtRating(elo, lo, hi float64) string {
+	return fmtEloInterval(stats.EloEstimate{Elo: elo, CI: stats.Interval{Lo: lo, Hi: hi}})
+}
+
+const calibrateAbout = `usage: palace ladder calibrate --out FILE [flags]
+
+Calibrates a scale: the engine at each node count of --nodes plays its
+neighbours (--pairs pairs each), and a Bradley–Terry fit over all the games
+rates every rung, the first at 0. The records stay in --dir; the same
+command again resumes.`
+
+func runLadderCalibrate(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("ladder calibrate", stderr)
+	setUsage(fs, calibrateAbout)
+	ruleSet := addRuleSetFlag(fs)
+	engine := fs.String("engine", ladder.DefaultEngine, "the engine program")
+	nodesFlag := fs.String("nodes", joinInts(ladder.DefaultNodes), "the rungs: node counts a move, increasing")
+	var options stringList
+	fs.Var(&options, "option", "NAME=VALUE, sent to every rung by setoption (repeatable)")
+	settings := addLadderSettings(fs, 100, "ladder-calibration")
+	out := fs.String("out", "", "the scale file to write")
+	progress := fs.String("progress", "auto", "progress: auto, line, log or none")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *out == "" {
+		return usageError{"give the scale file to write: --out FILE"}
+	}
+	if err := settings.check(); err != nil {
+		return err
+	}
+	nodes, err := parseInts(*nodesFlag)
+	if err != nil || len(nodes) < 2 {
+		return usagef("--nodes %q: want two or more node counts, comma-separated", *nodesFlag)
+	}
+	var opts []uci.OptionValue
+	for _, o := range options {
+		name, value, ok := strings.Cut(o, "=")
+		if !ok || name == "" {
+			return usagef("--option %q: want NAME=VALUE", o)
+		}
+		opts = append(opts, uci.OptionValue{Name: name, Value: value})
+	}
+	show, line, err := progressFlag(*progress, stdout)
+	if err != nil {
+		return err
+	}
+	rs, err := rules.LoadRuleSet(*ruleSet)
+	if err != nil {
+		return err
+	}
+	c := ladder.Calibration{Settings: settings.Settings, RuleSet: rs, Program: *engine, Options: opts, Nodes: nodes}
+	status := newStatus(stdout, show, line)
+	defer status.end()
+	scale, err := runLadderJob(status, &c.Settings, line,
+		fmt.Sprintf("calibrating %s with %s at %v nodes, %d pairs a match, records in %s", rs, *engine, nodes, c.Pairs, c.Dir),
+		func(ctx context.Context) (*ladder.Scale, error) { return ladder.Calibrate(ctx, c) })
+	if err != nil {
+		return err
+	}
+	if err := scale.Save(*out); err != nil {
+		return err
+	}
+	status.end()
+	return writeScale(stdout, scale, *out)
+}
+
+func runLadderShow(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("ladder show", stderr)
+	setUsage(fs, "usage: palace ladder show [--rules NAME | --scale FILE]\n\nPrints a scale: its rungs' ratings and the calibration's matches.")
+	ruleSet := addRuleSetFlag(fs)
+	scaleFile := fs.String("scale", "", "the scale file (default: the built-in scale of --rules)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	var scale *ladder.Scale
+	var err error
+	if *scaleFile != "" {
+		scale, err = ladder.LoadScale(*scaleFile)
+	} else {
+		var rs *rules.RuleSet
+		if rs, err = rules.LoadRuleSet(*ruleSet); err == nil {
+			scale, err = ladder.BuiltinScale(rs)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	where := *scaleFile
+	if where == "" {
+		where = "built in"
+	}
+	return writeScale(stdout, scale, where)
+}
+
+// writeScale prints a scale as a table.
+func writeScale(w io.Writer, s *ladder.Scale, where string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "scale %s (%s)\n", s.ID(), where)
+	fmt.Fprintf(&b, "  engine   %s, options %v\n", s.Engine.Program, s.Engine.Options)
+	fmt.Fprintf(&b, "  games    %d (openings of %d random plies, seed %d), calibrated %s by palace %s\n",
+		s.Games, s.OpeningPlies, s.Seed, s.Created.Format("2006-01-02"), s.CodeVersion)
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "  nodes\tElo\t95%% interval\tmatch with the next rung (W-D-L)\tElo of that match\t\n")
+	for i, r := range s.Rungs {
+		match, elo := "", ""
+		if i < len(s.Matches) {
+			m := s.Matches[i]
+			match = fmt.Sprintf("%d-%d-%d", m.WDL.Wins, m.WDL.Draws, m.WDL.Losses)
+			elo = fmtEloInterval(m.Elo)
+		}
+		fmt.Fprintf(tw, "  %d\t%s\t[%s, %s]\t%s\t%s\t\n", r.Nodes, stats.FormatElo(float64(r.Elo)),
+			stats.FormatElo(float64(r.Lo)), stats.FormatElo(float64(r.Hi)), match, elo)
+	}
+	tw.Flush()
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func joinInts(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
+}
+
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return nil, err
+		}
+		if n > math.MaxInt32 {
+			return nil, fmt.Errorf("%d is too large", n)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}

@@ -1,0 +1,355 @@
+package ladder
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/rules"
+	"github.com/palace-chess/palace/stats"
+)
+
+func TestNext(t *testing.T) {
+	cases := []struct {
+		scores []float64
+		rungs  int
+		next   int
+		done   bool
+	}{
+		{nil, 5, 0, false},
+		{[]float64{0.9}, 5, 1, false},            // climbs
+		{[]float64{0.9, 0.8, 0.75}, 5, 3, false}, // still climbing
+		{[]float64{0.2}, 5, 0, true},             // held at the bottom
+		{[]float64{0.9, 0.4}, 5, 0, true},        // bracketed: above rung 0, below rung 1
+		{[]float64{0.9, 0.6}, 5, 2, false},       // held at rung 1 but at least half: one more
+		{[]float64{0.9, 0.6, 0.3}, 5, 0, true},   // bracketed by rungs 1 and 2
+		{[]float64{0.9, 0.6, 0.55}, 5, 0, true},  // the bracket rung is the last one played
+		{[]float64{0.9, 0.6, 0.8}, 5, 3, false},  // the bracket rung let it climb on
+		{[]float64{0.7}, 5, 1, false},            // exactly 0.7 holds it, but it scored half: one more
+		{[]float64{0.5}, 5, 1, false},
+		{[]float64{0.49}, 5, 0, true},
+		{[]float64{0.9, 0.9}, 2, 0, true}, // above the top rung
+		{[]float64{0.9, 0.6}, 2, 0, true}, // no rung above to bracket with
+		{[]float64{0.55}, 1, 0, true},     // a one-rung scale
+	}
+	for _, c := range cases {
+		next, done := Next(c.scores, c.rungs, DefaultClimb)
+		if next != c.next || done != c.done {
+			t.Errorf("Next(%v, %d) = %d, %v; want %d, %v", c.scores, c.rungs, next, done, c.next, c.done)
+		}
+	}
+}
+
+// testScale is a scale with rungs 150 Elo apart.
+func testScale(rungs int) *Scale {
+	s := &Scale{Format: ScaleFormat, Version: ScaleVersion, RuleSet: "xiangqi@test", Engine: Engine{ID: "stub", Program: "stub"}}
+	for i := range rungs {
+		s.Rungs = append(s.Rungs, Rung{Nodes: 1 << i, Elo: stats.Number(150 * i)})
+	}
+	return s
+}
+
+// stubRung plays a stub player of true rating elo against rung k: pairs
+// pairs of games won with the logistic probability of the difference.
+func stubRung(scale *Scale, elo float64, pairs int, rng *rand.Rand, played *[]int) func(k int) ([]arena.GameRecord, error) {
+	return func(k int) ([]arena.GameRecord, error) {
+		*played = append(*played, k)
+		p := stats.ScoreFromElo(elo - float64(scale.Rungs[k].Elo))
+		var recs []arena.GameRecord
+		for pair := range pairs {
+			for g := range 2 {
+				s := 0.0
+				if rng.Float64() < p {
+					s = 1
+				}
+				recs = append(recs, arena.GameRecord{Pair: pair, Game: g, Score: s})
+			}
+		}
+		return recs, nil
+	}
+}
+
+// Players of known strength climb to the rungs around them, and the fit
+// finds them there.
+func TestClimbStubPlayers(t *testing.T) {
+	scale := testScale(6) // 0, 150, …, 750
+	cases := []struct {
+		elo    float64
+		played []int
+		note   bool
+	}{
+		// Scores 0.90, 0.79, 0.61 (held, at least half: one more), 0.40.
+		{380, []int{0, 1, 2, 3}, false},
+		// 0.76, then 0.54 at 150: one more, 0.30 at 300.
+		{170, []int{0, 1, 2}, false},
+		// 0.24 against the bottom rung: below the scale.
+		{-200, []int{0}, true},
+		// Beats everything: climbs to the top.
+		{1500, []int{0, 1, 2, 3, 4, 5}, true},
+	}
+	for _, c := range cases {
+		var played []int
+		rng := rand.New(rand.NewPCG(uint64(c.elo+10000), 7))
+		r, err := Climb(scale, 400, DefaultClimb, stubRung(scale, c.elo, 400, rng, &played))
+		if err != nil {
+			t.Fatalf("elo %v: %v", c.elo, err)
+		}
+		if !slices.Equal(played, c.played) {
+			t.Errorf("elo %v: played rungs %v (results %+v), want %v", c.elo, played, r.Rungs, c.played)
+		}
+		if len(r.Rungs) != len(played) || r.Games != 800*len(played) {
+			t.Errorf("elo %v: %d rung results, %d games for %d rungs", c.elo, len(r.Rungs), r.Games, len(played))
+		}
+		if (r.Note != "") != c.note {
+			t.Errorf("elo %v: note %q", c.elo, r.Note)
+		}
+		width := 100.0
+		if c.elo > 1000 {
+			width = 250 // far from every rung: few games carry information
+		}
+		if !(float64(r.Lo) <= c.elo && c.elo <= float64(r.Hi)) || float64(r.Hi-r.Lo) > width {
+			t.Errorf("elo %v: rated %.0f [%.0f, %.0f]", c.elo, r.Elo, r.Lo, r.Hi)
+		}
+	}
+}
+
+func TestScaleFileRoundTrip(t *testing.T) {
+	s := testScale(3)
+	s.Matches = []Match{{Lower: 1, Upper: 2, Pairs: 10, WDL: stats.WDL{Wins: 3, Draws: 4, Losses: 13},
+		Elo: stats.EloEstimate{Elo: math.Inf(-1), CI: stats.Interval{Lo: math.Inf(-1), Hi: -100}}}}
+	file := filepath.Join(t.TempDir(), "s.json")
+	if err := s.Save(file); err != nil {
+		t.Fatal(err)
+	}
+	back, err := LoadScale(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, s) {
+		t.Errorf("read back %+v, wrote %+v", back, s)
+	}
+	bad := []struct{ edit, want string }{
+		{`"version": 1`, "version 9"},
+		{`"nodes": 2`, "want increasing"},
+		{`"format": "palace-ladder-scale"`, "format"},
+	}
+	data, _ := os.ReadFile(file)
+	for _, b := range bad {
+		repl := map[string]string{`"version": 1`: `"version": 9`, `"nodes": 2`: `"nodes": 1`, `"format": "palace-ladder-scale"`: `"format": "x"`}[b.edit]
+		edited := strings.Replace(string(data), b.edit, repl, 1)
+		if _, err := ParseScale("edited", []byte(edited)); err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("%s → %s: error %v, want one saying %q", b.edit, repl, err, b.want)
+		}
+	}
+	if _, err := ParseScale("x", []byte(`{"format": "palace-ladder-scale", "extra": 1}`)); err == nil {
+		t.Error("an unknown field was accepted")
+	}
+}
+
+// The built-in scales parse, start at 0 and rise with the node count.
+func TestBuiltinScales(t *testing.T) {
+	all, err := BuiltinScales()
+	if err != nil {
+		t.Fatal(err)
+	}
+	games := map[string]bool{}
+	for _, s := range all {
+		name, _, _ := strings.Cut(s.RuleSet, "@")
+		games[name] = true
+		rs, err := rules.Preset(name)
+		if err != nil {
+			t.Fatalf("scale %s: %v", s.ID(), err)
+		}
+		if rs.String() != s.RuleSet {
+			t.Errorf("scale for %s, but the preset is now %s: recalibrate (palace ladder calibrate)", s.RuleSet, rs)
+		}
+		if s.Rungs[0].Elo != 0 || s.Rungs[len(s.Rungs)-1].Nodes < 10000 {
+			t.Errorf("scale %s: rungs %+v", s.ID(), s.Rungs)
+		}
+		if s.Rungs[len(s.Rungs)-1].Elo <= s.Rungs[len(s.Rungs)/2].Elo {
+			t.Errorf("scale %s: the top rung is not above the middle one: %+v", s.ID(), s.Rungs)
+		}
+		if got, err := BuiltinScale(rs); err != nil || got.RuleSet != s.RuleSet {
+			t.Errorf("BuiltinScale(%s) = %v, %v", rs, got, err)
+		}
+	}
+	if !games["xiangqi"] || !games["janggi"] {
+		t.Errorf("built-in scales for %v, want xiangqi and janggi", games)
+	}
+	capped := *mustPreset(t, "xiangqi")
+	capped.MaxPlies = 7
+	if _, err := BuiltinScale(&capped); err == nil || !strings.Contains(err.Error(), "palace ladder calibrate") {
+		t.Errorf("a rule set without a scale: %v", err)
+	}
+}
+
+func mustPreset(t *testing.T, name string) *rules.RuleSet {
+	t.Helper()
+	rs, err := rules.Preset(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rs
+}
+
+const fsfPath = DefaultEngine
+
+func needFSF(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(fsfPath); err != nil {
+		if os.Getenv("PALACE_REQUIRE_FSF") != "" {
+			t.Fatalf("PALACE_REQUIRE_FSF is set: %v", err)
+		}
+		t.Skipf("no Fairy-Stockfish: %v", err)
+	}
+}
+
+// A calibration and a rating end to end with Fairy-Stockfish, then the
+// same rating stopped after a few games and resumed: the same games, the
+// same rating.
+func TestCalibrateRateResume(t *testing.T) {
+	needFSF(t)
+	rs := *mustPreset(t, "xiangqi")
+	rs.MaxPlies = 60 // short games
+	dir := t.TempDir()
+	cal := Calibration{Settings: Settings{Pairs: 2, OpeningPlies: 2, Seed: 3, Concurrency: 2, Dir: filepath.Join(dir, "cal")},
+		RuleSet: &rs, Program: fsfPath, Nodes: []int{1, 30, 1000}}
+	scale, err := Calibrate(context.Background(), cal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(scale.Rungs) != 3 || scale.Rungs[0].Elo != 0 || scale.Games != 8 || len(scale.Matches) != 2 ||
+		!strings.Contains(scale.Engine.ID, "Fairy-Stockfish") || scale.RuleSet != rs.String() {
+		t.Fatalf("scale %+v", scale)
+	}
+	if err := scale.Check(); err != nil {
+		t.Fatal(err)
+	}
+	// Calibrated again from its records: nothing is played, the same scale.
+	again, err := Calibrate(context.Background(), cal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(again.Rungs, scale.Rungs) {
+		t.Errorf("recalibrated from the records: %+v, then %+v", scale.Rungs, again.Rungs)
+	}
+
+	job := func(sub string) Job {
+		return Job{Settings: Settings{Pairs: 2, OpeningPlies: 2, Seed: 5, Concurrency: 2, Dir: filepath.Join(dir, sub)},
+			Scale: scale, RuleSet: &rs, Player: arena.Random{}}
+	}
+	whole, err := Rate(context.Background(), job("whole"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole.Games != 4*len(whole.Rungs) || whole.Player != "random" {
+		t.Fatalf("rating %+v", whole)
+	}
+	back, err := ReadRating(filepath.Join(dir, "whole"))
+	if err != nil || back.Elo != whole.Elo {
+		t.Fatalf("rating file: %+v, %v", back, err)
+	}
+
+	// Stopped after 3 games.
+	ctx, cancel := context.WithCancel(context.Background())
+	j := job("resumed")
+	finished := 0
+	j.Progress = func(e Event) {
+		if !e.Started {
+			if finished++; finished == 3 {
+				cancel()
+			}
+		}
+	}
+	if _, err := Rate(ctx, j); !errors.Is(err, context.Canceled) {
+		t.Fatalf("stopped ladder: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(j.Dir, ResultFile)); err == nil {
+		t.Fatal("a stopped ladder wrote its rating")
+	}
+	j.Progress = nil
+	resumed, err := Rate(context.Background(), j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resumed.Elo != whole.Elo || resumed.Lo != whole.Lo || !reflect.DeepEqual(resumed.Rungs, whole.Rungs) {
+		t.Errorf("resumed rating %+v, uninterrupted %+v", resumed, whole)
+	}
+	for _, rr := range whole.Rungs {
+		name := "rung-" + strconv.Itoa(rr.Nodes) + ".jsonl"
+		_, a, err1 := arena.ReadRecords(filepath.Join(dir, "whole", name))
+		_, b, err2 := arena.ReadRecords(filepath.Join(j.Dir, name))
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		if len(a) != len(b) {
+			t.Fatalf("%s: %d games, resumed %d", name, len(a), len(b))
+		}
+		for i := range a {
+			if a[i].Moves != b[i].Moves || a[i].Score != b[i].Score {
+				t.Errorf("%s game %d differs after the resume", name, i)
+			}
+		}
+	}
+
+	// Another engine build is refused.
+	other := *scale
+	other.Engine.ID = "Fairy-Stockfish 0.0"
+	j2 := job("other")
+	j2.Scale = &other
+	if _, err := Rate(context.Background(), j2); err == nil || !strings.Contains(err.Error(), "calibrated with") {
+		t.Errorf("another engine build: %v", err)
+	}
+	// And another rule set.
+	j3 := job("rules")
+	j3.RuleSet = mustPreset(t, "xiangqi")
+	if _, err := Rate(context.Background(), j3); err == nil || !strings.Contains(err.Error(), "the scale is for") {
+		t.Errorf("another rule set: %v", err)
+	}
+}
+
+// The built-in scales are the fit of the calibration games kept beside
+// them (calibration/GAME/): refitted here, to the last bit, without
+// Fairy-Stockfish.
+func TestBuiltinScalesRefit(t *testing.T) {
+	all, err := BuiltinScales()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range all {
+		name, _, _ := strings.Cut(s.RuleSet, "@")
+		var nodes []int
+		for _, r := range s.Rungs {
+			nodes = append(nodes, r.Nodes)
+		}
+		pairs := s.Matches[0].Pairs
+		var matches [][]arena.GameRecord
+		for i := 0; i+1 < len(nodes); i++ {
+			file := filepath.Join("calibration", name, CalibrationFile(nodes[i], nodes[i+1]))
+			h, recs, err := arena.ReadRecords(file)
+			if err != nil {
+				t.Fatalf("%s: %v", s.ID(), err)
+			}
+			if h.RuleSet != s.RuleSet || h.A != RungName(s, i, "") || h.B != RungName(s, i+1, "") || h.Seed != s.Seed || h.Pairs != pairs {
+				t.Errorf("%s: header %+v", file, h)
+			}
+			matches = append(matches, recs)
+		}
+		rungs, ms, err := FitCalibration(nodes, pairs, matches)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(rungs, s.Rungs) || !reflect.DeepEqual(ms, s.Matches) || s.Games != 2*pairs*len(ms) {
+			t.Errorf("%s refitted:\n%+v\n%+v\nbuilt in:\n%+v\n%+v", s.ID(), rungs, ms, s.Rungs, s.Matches)
+		}
+	}
+}

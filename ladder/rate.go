@@ -1,0 +1,267 @@
+package ladder
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/internal/atomicfile"
+	"github.com/palace-chess/palace/rules"
+	"github.com/palace-chess/palace/stats"
+)
+
+// DefaultClimb is the score above which a player moves up a rung.
+const DefaultClimb = 0.7
+
+// Rating is a player's place on a scale.
+type Rating struct {
+	Format  string `json:"format"`
+	Version int    `json:"version"`
+	Player  string `json:"player"`
+	// Scale names the scale (rule set and engine).
+	Scale string       `json:"scale"`
+	Elo   stats.Number `json:"elo"`
+	// Lo and Hi bound the rating's 95% interval (the player's games; the
+	// rungs' own calibration intervals are the scale's).
+	Lo stats.Number `json:"lo"`
+	Hi stats.Number `json:"hi"`
+	// Rungs are the rungs played, bottom up.
+	Rungs []RungResult `json:"rungs"`
+	Games int          `json:"games"`
+	// Note says when the rating lies off the scale's ends.
+	Note string `json:"note,omitempty"`
+	// Seconds is the time this call took (a resumed ladder: the resumed
+	// part's).
+	Seconds     float64   `json:"seconds"`
+	CodeVersion string    `json:"code_version"`
+	Finished    time.Time `json:"finished"`
+}
+
+// RungResult is the player's match against one rung, from its view.
+type RungResult struct {
+	Nodes       int               `json:"nodes"`
+	RungElo     stats.Number      `json:"rung_elo"`
+	WDL         stats.WDL         `json:"wdl"`
+	Pentanomial stats.Pentanomial `json:"pentanomial"`
+	Score       float64           `json:"score"`
+}
+
+// RatingFormat and RatingVersion identify a rating file.
+const (
+	RatingFormat  = "palace-ladder-rating"
+	RatingVersion = 1
+)
+
+// ResultFile is the rating's file in a ladder's directory.
+const ResultFile = "rating.json"
+
+// Job rates one player on a scale.
+type Job struct {
+	Settings
+	Scale   *Scale
+	RuleSet *rules.RuleSet
+	Player  arena.Player
+	// Program is the engine ("": the scale's); its id must be the
+	// scale's.
+	Program string
+	// Climb is the score above which the player moves up (0: DefaultClimb).
+	Climb float64
+}
+
+// Next says which rung to play after the rungs in scores (index → the
+// player's score there, bottom up from 0 without a gap) under threshold
+// climb, or done: up while the score is above climb; at the first rung
+// that holds it, one rung more when it scored at least half there, so that
+// its rating is bracketed from above too.
+func Next(scores []float64, rungs int, climb float64) (next int, done bool) {
+	for k, s := range scores {
+		last := k+1 == rungs
+		switch {
+		case s > climb:
+			if last {
+				return 0, true // above the top rung
+			}
+		case k > 0 && scores[k-1] <= climb:
+			return 0, true // this was the bracket from above
+		case s >= 0.5 && !last:
+			// held at k but scoring at least half: one more
+		default:
+			return 0, true
+		}
+	}
+	if len(scores) >= rungs {
+		return 0, true
+	}
+	return len(scores), false
+}
+
+// Rate plays the player up the ladder (resuming whatever Dir holds) and
+// fits its rating; it writes the rating to Dir/rating.json.
+func Rate(ctx context.Context, j Job) (*Rating, error) {
+	start := time.Now()
+	if err := j.Check(); err != nil {
+		return nil, err
+	}
+	if j.Scale == nil || j.RuleSet == nil || j.Player == nil {
+		return nil, errors.New("ladder: a rating needs a scale, a rule set and a player")
+	}
+	if j.RuleSet.String() != j.Scale.RuleSet {
+		return nil, fmt.Errorf("ladder: the scale is for %s, not %s", j.Scale.RuleSet, j.RuleSet)
+	}
+	program := j.Program
+	if program == "" {
+		program = j.Scale.Engine.Program
+	}
+	climb := j.Climb
+	if climb == 0 {
+		climb = DefaultClimb
+	}
+	if !(climb >= 0.5 && climb < 1) {
+		return nil, fmt.Errorf("ladder: climb threshold %v, want 0.5 to 1", climb)
+	}
+	if err := os.MkdirAll(j.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("ladder: %w", err)
+	}
+	ops, err := j.Openings(j.RuleSet)
+	if err != nil {
+		return nil, err
+	}
+	r, err := Climb(j.Scale, j.Pairs, climb, func(k int) ([]arena.GameRecord, error) {
+		rung, err := NewRung(j.Scale, k, program, j.RuleSet)
+		if err != nil {
+			return nil, err
+		}
+		defer rung.Close()
+		file := filepath.Join(j.Dir, RungFile(j.Scale.Rungs[k].Nodes))
+		_, recs, err := j.play(ctx, j.RuleSet, ops, j.Player, rung, file)
+		return recs, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	r.Player, r.CodeVersion = j.Player.Name(), j.CodeVersion
+	r.Seconds, r.Finished = time.Since(start).Seconds(), time.Now().UTC()
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("ladder: %w", err)
+	}
+	if err := atomicfile.WriteBytes(filepath.Join(j.Dir, ResultFile), 0o644, append(data, '\n')); err != nil {
+		return nil, fmt.Errorf("ladder: %w", err)
+	}
+	return r, nil
+}
+
+// Climb climbs scale's rungs under threshold climb (see Next), playing
+// rung k's match (pairs pairs, the player as A) with play, and fits the
+// rating from all the games: Rate's climb, for a driver that plays the
+// matches its own way (a cluster's workers).
+func Climb(scale *Scale, pairs int, climb float64, play func(k int) ([]arena.GameRecord, error)) (*Rating, error) {
+	var scores []float64
+	var results []RungResult
+	var games []stats.RatedGame
+	n := len(scale.Rungs)
+	for {
+		k, done := Next(scores, n, climb)
+		if done {
+			break
+		}
+		recs, err := play(k)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range recs {
+			games = append(games, stats.RatedGame{A: n, B: k, Score: r.Score, Cluster: k*pairs + r.Pair})
+		}
+		rung := scale.Rungs[k]
+		sum := arena.Summarize(arena.Header{Pairs: pairs}, recs)
+		if !sum.Done {
+			return nil, fmt.Errorf("ladder: the match against rung %d (%d nodes) is not over (%d games)", k+1, rung.Nodes, sum.Games)
+		}
+		score := sum.WDL.Score()
+		scores = append(scores, score)
+		results = append(results, RungResult{Nodes: rung.Nodes, RungElo: rung.Elo, WDL: sum.WDL, Pentanomial: sum.Pentanomial, Score: score})
+	}
+	r, err := Fit(scale, games)
+	if err != nil {
+		return nil, err
+	}
+	r.Rungs = results
+	last := scores[len(scores)-1]
+	switch {
+	case len(scores) == n && last > climb:
+		r.Note = fmt.Sprintf("above the scale: scored %.0f%% against its top rung (%d nodes)", 100*last, scale.Rungs[n-1].Nodes)
+	case len(scores) == 1 && last < 1-climb:
+		r.Note = fmt.Sprintf("below the scale: scored %.0f%% against its bottom rung (%d nodes)", 100*last, scale.Rungs[0].Nodes)
+	}
+	return r, nil
+}
+
+// NewRung starts rung k of scale: its engine (program, "" for the scale's)
+// at the rung's node count, checked to be the build the scale was
+// calibrated with. Close it when its games are over.
+func NewRung(scale *Scale, k int, program string, rs *rules.RuleSet) (*arena.UCIPlayer, error) {
+	if program == "" {
+		program = scale.Engine.Program
+	}
+	nodes := scale.Rungs[k].Nodes
+	rung, err := arena.NewUCIPlayer(RungSpec(program, nodes, scale.Engine.Options), rs)
+	if err != nil {
+		return nil, fmt.Errorf("ladder: rung %d: %w", nodes, err)
+	}
+	if id := rung.EngineID(); id != scale.Engine.ID {
+		rung.Close()
+		return nil, fmt.Errorf("ladder: %s is %q, but the scale was calibrated with %q; give that engine, or a scale calibrated with this one (palace ladder calibrate)",
+			program, id, scale.Engine.ID)
+	}
+	return rung, nil
+}
+
+// RungName is the name rung k of scale plays under in records, with
+// program ("": the scale's).
+func RungName(scale *Scale, k int, program string) string {
+	if program == "" {
+		program = scale.Engine.Program
+	}
+	spec := RungSpec(program, scale.Rungs[k].Nodes, scale.Engine.Options)
+	return spec.Name()
+}
+
+// RungFile is the record file of the player's match against the rung of
+// nodes nodes, in a ladder's directory.
+func RungFile(nodes int) string { return fmt.Sprintf("rung-%d.jsonl", nodes) }
+
+// Fit is the rating of a player whose games (A: the player, index
+// len(scale.Rungs); B: a rung's index) are these, with the rungs' ratings
+// held fixed.
+func Fit(scale *Scale, games []stats.RatedGame) (*Rating, error) {
+	n := len(scale.Rungs)
+	start := make([]float64, n+1)
+	fixed := make([]bool, n+1)
+	for i, r := range scale.Rungs {
+		start[i], fixed[i] = float64(r.Elo), true
+	}
+	fit, err := stats.FitRatings(n+1, games, start, fixed)
+	if err != nil {
+		return nil, fmt.Errorf("ladder: %w", err)
+	}
+	return &Rating{Format: RatingFormat, Version: RatingVersion, Scale: scale.ID(),
+		Elo: stats.Number(fit.Elo[n]), Lo: stats.Number(fit.CI[n].Lo), Hi: stats.Number(fit.CI[n].Hi), Games: len(games)}, nil
+}
+
+// ReadRating reads a ladder directory's rating file.
+func ReadRating(dir string) (*Rating, error) {
+	data, err := os.ReadFile(filepath.Join(dir, ResultFile))
+	if err != nil {
+		return nil, fmt.Errorf("ladder: %w", err)
+	}
+	var r Rating
+	if err := json.Unmarshal(data, &r); err != nil || r.Format != RatingFormat || r.Version != RatingVersion {
+		return nil, fmt.Errorf("ladder: %s: not a rating of version %d (%v)", filepath.Join(dir, ResultFile), RatingVersion, err)
+	}
+	return &r, nil
+}

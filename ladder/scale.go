@@ -1,0 +1,213 @@
+// Package ladder rates players on an absolute scale: Fairy-Stockfish (or
+// another UCI engine) searching fixed node counts, one rung per count.
+//
+// A scale is calibrated once per game and engine build: neighbouring
+// rungs play matches, and a Bradley–Terry fit over all their games
+// (stats.FitRatings) gives each rung a rating, the bottom rung at 0. The
+// scale is a versioned JSON file; the ones for Debian's fairy-stockfish
+// are built into palace, so every user's ratings are on the same scale.
+//
+// A player is rated by climbing: it plays pairs of games (one opening,
+// colours swapped) against the bottom rung, moves up while it scores above
+// the climb threshold, and stops once a rung holds it, after one rung more
+// when it still scored at least half there (so that its rating is
+// bracketed by a rung it beats and one that beats it). Its rating is the
+// maximum-likelihood fit over all its games with the rungs' ratings held
+// fixed. Every rung's games are an arena match record file, fsynced per
+// game, so a ladder killed at any moment resumes with every game it had.
+package ladder
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"time"
+
+	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/internal/atomicfile"
+	"github.com/palace-chess/palace/rules"
+	"github.com/palace-chess/palace/stats"
+	"github.com/palace-chess/palace/uci"
+)
+
+// ScaleFormat and ScaleVersion identify a scale file.
+const (
+	ScaleFormat  = "palace-ladder-scale"
+	ScaleVersion = 1
+)
+
+// DefaultEngine is Debian's fairy-stockfish, the engine of the built-in
+// scales.
+const DefaultEngine = "/usr/games/fairy-stockfish"
+
+// DefaultNodes are the rungs of a calibration: roughly ×3 apart.
+var DefaultNodes = []int{1, 3, 10, 30, 100, 300, 1000, 3000, 10000, 30000}
+
+// Scale is a calibrated ladder for one rule set and engine build.
+type Scale struct {
+	Format  string `json:"format"`
+	Version int    `json:"version"`
+	// RuleSet is the rule set's name and hash (rules.RuleSet.String()).
+	RuleSet string `json:"rule_set"`
+	Engine  Engine `json:"engine"`
+	// OpeningPlies and Seed made the calibration's openings.
+	OpeningPlies int    `json:"opening_plies"`
+	Seed         uint64 `json:"seed"`
+	// Rungs are in increasing node counts; the first is rated 0.
+	Rungs []Rung `json:"rungs"`
+	// Matches are the calibration's matches, one per neighbouring pair.
+	Matches []Match `json:"matches"`
+	// Games counts every game of the calibration.
+	Games       int       `json:"games"`
+	CodeVersion string    `json:"code_version"`
+	Created     time.Time `json:"created"`
+}
+
+// Engine is the engine build a scale belongs to.
+type Engine struct {
+	// ID is the engine's own name for itself (UCI's id name): a ladder
+	// run with another build is refused.
+	ID string `json:"id"`
+	// Program is the program calibrated (the default for ladders).
+	Program string `json:"program"`
+	// Options went to every rung by setoption.
+	Options []uci.OptionValue `json:"options,omitempty"`
+}
+
+// Rung is one rung: the engine at Nodes nodes a move, its rating and the
+// rating's 95% interval.
+type Rung struct {
+	Nodes int          `json:"nodes"`
+	Elo   stats.Number `json:"elo"`
+	Lo    stats.Number `json:"lo"`
+	Hi    stats.Number `json:"hi"`
+}
+
+// Match is one calibration match: rung Lower (fewer nodes, the
+// match's A) against rung Upper, from Lower's view.
+type Match struct {
+	Lower       int               `json:"lower"`
+	Upper       int               `json:"upper"`
+	Pairs       int               `json:"pairs"`
+	WDL         stats.WDL         `json:"wdl"`
+	Pentanomial stats.Pentanomial `json:"pentanomial"`
+	// Elo is Lower's over Upper from this match alone.
+	Elo stats.EloEstimate `json:"elo"`
+}
+
+// ID names the scale in reports: rule set and engine.
+func (s *Scale) ID() string { return fmt.Sprintf("%s, %s", s.RuleSet, s.Engine.ID) }
+
+// RungSpec is the player of rung nodes with program and options.
+func RungSpec(program string, nodes int, options []uci.OptionValue) arena.UCISpec {
+	return arena.UCISpec{Path: program, Limits: uci.Limits{Nodes: nodes}, Options: slices.Clone(options)}
+}
+
+// Check reports what makes s unusable.
+func (s *Scale) Check() error {
+	switch {
+	case s.Format != ScaleFormat:
+		return fmt.Errorf("format %q, not %s", s.Format, ScaleFormat)
+	case s.Version != ScaleVersion:
+		return fmt.Errorf("version %d; this palace reads version %d", s.Version, ScaleVersion)
+	case s.RuleSet == "":
+		return errors.New("no rule set")
+	case s.Engine.ID == "":
+		return errors.New("no engine id")
+	case len(s.Rungs) < 2:
+		return fmt.Errorf("%d rungs, want at least 2", len(s.Rungs))
+	}
+	for i, r := range s.Rungs {
+		if r.Nodes < 1 || (i > 0 && r.Nodes <= s.Rungs[i-1].Nodes) {
+			return fmt.Errorf("rung %d: %d nodes; want increasing counts of at least 1", i+1, r.Nodes)
+		}
+		if !isFinite(float64(r.Elo)) {
+			return fmt.Errorf("rung %d (%d nodes): rating %v", i+1, r.Nodes, float64(r.Elo))
+		}
+	}
+	return nil
+}
+
+// ParseScale reads a scale file's contents; name names it in errors.
+func ParseScale(name string, data []byte) (*Scale, error) {
+	var s Scale
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("ladder: scale %s: %w", name, err)
+	}
+	if err := s.Check(); err != nil {
+		return nil, fmt.Errorf("ladder: scale %s: %w", name, err)
+	}
+	return &s, nil
+}
+
+// LoadScale reads a scale file.
+func LoadScale(file string) (*Scale, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("ladder: %w", err)
+	}
+	return ParseScale(file, data)
+}
+
+// Save writes s to file crash-safely.
+func (s *Scale) Save(file string) error {
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("ladder: %w", err)
+	}
+	if err := atomicfile.WriteBytes(file, 0o644, append(data, '\n')); err != nil {
+		return fmt.Errorf("ladder: %w", err)
+	}
+	return nil
+}
+
+//go:embed scales/*.json
+var builtin embed.FS
+
+// BuiltinScales are the scales built into palace (for Debian's
+// fairy-stockfish), one per rule set.
+func BuiltinScales() ([]*Scale, error) {
+	names, err := fs.Glob(builtin, "scales/*.json")
+	if err != nil {
+		return nil, fmt.Errorf("ladder: %w", err)
+	}
+	var out []*Scale
+	for _, n := range names {
+		data, err := builtin.ReadFile(n)
+		if err != nil {
+			return nil, fmt.Errorf("ladder: %w", err)
+		}
+		s, err := ParseScale("built-in "+path.Base(n), data)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// BuiltinScale is the built-in scale of rule set rs.
+func BuiltinScale(rs *rules.RuleSet) (*Scale, error) {
+	all, err := BuiltinScales()
+	if err != nil {
+		return nil, err
+	}
+	var have []string
+	for _, s := range all {
+		if s.RuleSet == rs.String() {
+			return s, nil
+		}
+		have = append(have, s.RuleSet)
+	}
+	return nil, fmt.Errorf("ladder: no built-in scale for %s (built in: %v); calibrate one with palace ladder calibrate and give it with --scale", rs, have)
+}
+
+func isFinite(x float64) bool { return x == x && x-x == 0 }
