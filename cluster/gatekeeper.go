@@ -158,7 +158,7 @@ func (g *Gatekeeper) ladder(ctx context.Context, s State) (State, error) {
 		return s, err
 	}
 	g.logf("gen %d: rating %s on %s through the workers", gen, best.Key, ls.Scale.ID())
-	r, err := ladder.Climb(ls.Scale, ls.Settings.Pairs, g.cfg.Ladder.Climb, func(k int) ([]arena.GameRecord, error) {
+	r, err := ladder.Climb(ls.Scale, ls.Settings.Pairs, func(k int) ([]arena.GameRecord, error) {
 		return g.ladderRung(ctx, ls, gen, best, k)
 	})
 	if err != nil {

@@ -28,21 +28,19 @@ func TestNext(t *testing.T) {
 		{nil, 5, 0, false},
 		{[]float64{0.9}, 5, 1, false},            // climbs
 		{[]float64{0.9, 0.8, 0.75}, 5, 3, false}, // still climbing
-		{[]float64{0.2}, 5, 0, true},             // held at the bottom
+		{[]float64{0.2}, 5, 0, true},             // beaten by the bottom rung
 		{[]float64{0.9, 0.4}, 5, 0, true},        // bracketed: above rung 0, below rung 1
-		{[]float64{0.9, 0.6}, 5, 2, false},       // held at rung 1 but at least half: one more
+		{[]float64{0.9, 0.6}, 5, 2, false},       // not beaten yet
+		{[]float64{0.6, 0.625}, 5, 2, false},     // near both, beaten by neither: on
 		{[]float64{0.9, 0.6, 0.3}, 5, 0, true},   // bracketed by rungs 1 and 2
-		{[]float64{0.9, 0.6, 0.55}, 5, 0, true},  // the bracket rung is the last one played
-		{[]float64{0.9, 0.6, 0.8}, 5, 3, false},  // the bracket rung let it climb on
-		{[]float64{0.7}, 5, 1, false},            // exactly 0.7 holds it, but it scored half: one more
-		{[]float64{0.5}, 5, 1, false},
+		{[]float64{0.5}, 5, 1, false},            // exactly half does not beat it
 		{[]float64{0.49}, 5, 0, true},
 		{[]float64{0.9, 0.9}, 2, 0, true}, // above the top rung
-		{[]float64{0.9, 0.6}, 2, 0, true}, // no rung above to bracket with
+		{[]float64{0.9, 0.6}, 2, 0, true}, // no rung above
 		{[]float64{0.55}, 1, 0, true},     // a one-rung scale
 	}
 	for _, c := range cases {
-		next, done := Next(c.scores, c.rungs, DefaultClimb)
+		next, done := Next(c.scores, c.rungs)
 		if next != c.next || done != c.done {
 			t.Errorf("Next(%v, %d) = %d, %v; want %d, %v", c.scores, c.rungs, next, done, c.next, c.done)
 		}
@@ -87,9 +85,9 @@ func TestClimbStubPlayers(t *testing.T) {
 		played []int
 		note   bool
 	}{
-		// Scores 0.90, 0.79, 0.61 (held, at least half: one more), 0.40.
+		// Scores 0.90, 0.79, 0.61, then 0.40 at 450: beaten.
 		{380, []int{0, 1, 2, 3}, false},
-		// 0.76, then 0.54 at 150: one more, 0.30 at 300.
+		// 0.76, 0.54, then 0.30 at 300.
 		{170, []int{0, 1, 2}, false},
 		// 0.24 against the bottom rung: below the scale.
 		{-200, []int{0}, true},
@@ -99,7 +97,7 @@ func TestClimbStubPlayers(t *testing.T) {
 	for _, c := range cases {
 		var played []int
 		rng := rand.New(rand.NewPCG(uint64(c.elo+10000), 7))
-		r, err := Climb(scale, 400, DefaultClimb, stubRung(scale, c.elo, 400, rng, &played))
+		r, err := Climb(scale, 400, stubRung(scale, c.elo, 400, rng, &played))
 		if err != nil {
 			t.Fatalf("elo %v: %v", c.elo, err)
 		}

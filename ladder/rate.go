@@ -15,9 +15,6 @@ import (
 	"github.com/palace-chess/palace/stats"
 )
 
-// DefaultClimb is the score above which a player moves up a rung.
-const DefaultClimb = 0.7
-
 // Rating is a player's place on a scale.
 type Rating struct {
 	Format  string `json:"format"`
@@ -69,33 +66,18 @@ type Job struct {
 	// Program is the engine ("": the scale's); its id must be the
 	// scale's.
 	Program string
-	// Climb is the score above which the player moves up (0: DefaultClimb).
-	Climb float64
 }
 
 // Next says which rung to play after the rungs in scores (index → the
-// player's score there, bottom up from 0 without a gap) under threshold
-// climb, or done: up while the score is above climb; at the first rung
-// that holds it, one rung more when it scored at least half there, so that
-// its rating is bracketed from above too.
-func Next(scores []float64, rungs int, climb float64) (next int, done bool) {
+// player's score there, bottom up from 0 without a gap), or done: up
+// until a rung beats the player (it scores under half there), so that its
+// rating is bracketed by a rung it beats and one that beats it, or until
+// the top rung.
+func Next(scores []float64, rungs int) (next int, done bool) {
 	for k, s := range scores {
-		last := k+1 == rungs
-		switch {
-		case s > climb:
-			if last {
-				return 0, true // above the top rung
-			}
-		case k > 0 && scores[k-1] <= climb:
-			return 0, true // this was the bracket from above
-		case s >= 0.5 && !last:
-			// held at k but scoring at least half: one more
-		default:
+		if s < 0.5 || k+1 == rungs {
 			return 0, true
 		}
-	}
-	if len(scores) >= rungs {
-		return 0, true
 	}
 	return len(scores), false
 }
@@ -117,13 +99,6 @@ func Rate(ctx context.Context, j Job) (*Rating, error) {
 	if program == "" {
 		program = j.Scale.Engine.Program
 	}
-	climb := j.Climb
-	if climb == 0 {
-		climb = DefaultClimb
-	}
-	if !(climb >= 0.5 && climb < 1) {
-		return nil, fmt.Errorf("ladder: climb threshold %v, want 0.5 to 1", climb)
-	}
 	if err := os.MkdirAll(j.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("ladder: %w", err)
 	}
@@ -131,7 +106,7 @@ func Rate(ctx context.Context, j Job) (*Rating, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := Climb(j.Scale, j.Pairs, climb, func(k int) ([]arena.GameRecord, error) {
+	r, err := Climb(j.Scale, j.Pairs, func(k int) ([]arena.GameRecord, error) {
 		rung, err := NewRung(j.Scale, k, program, j.RuleSet)
 		if err != nil {
 			return nil, err
@@ -156,17 +131,17 @@ func Rate(ctx context.Context, j Job) (*Rating, error) {
 	return r, nil
 }
 
-// Climb climbs scale's rungs under threshold climb (see Next), playing
+// Climb climbs scale's rungs (see Next), playing
 // rung k's match (pairs pairs, the player as A) with play, and fits the
 // rating from all the games: Rate's climb, for a driver that plays the
 // matches its own way (a cluster's workers).
-func Climb(scale *Scale, pairs int, climb float64, play func(k int) ([]arena.GameRecord, error)) (*Rating, error) {
+func Climb(scale *Scale, pairs int, play func(k int) ([]arena.GameRecord, error)) (*Rating, error) {
 	var scores []float64
 	var results []RungResult
 	var games []stats.RatedGame
 	n := len(scale.Rungs)
 	for {
-		k, done := Next(scores, n, climb)
+		k, done := Next(scores, n)
 		if done {
 			break
 		}
@@ -193,10 +168,10 @@ func Climb(scale *Scale, pairs int, climb float64, play func(k int) ([]arena.Gam
 	r.Rungs = results
 	last := scores[len(scores)-1]
 	switch {
-	case len(scores) == n && last > climb:
-		r.Note = fmt.Sprintf("above the scale: scored %.0f%% against its top rung (%d nodes)", 100*last, scale.Rungs[n-1].Nodes)
-	case len(scores) == 1 && last < 1-climb:
-		r.Note = fmt.Sprintf("below the scale: scored %.0f%% against its bottom rung (%d nodes)", 100*last, scale.Rungs[0].Nodes)
+	case len(scores) == n && last >= 0.5:
+		r.Note = fmt.Sprintf("above the scale: no rung beat it; it scored %.0f%% against the top rung (%d nodes)", 100*last, scale.Rungs[n-1].Nodes)
+	case len(scores) == 1:
+		r.Note = fmt.Sprintf("below the scale: the bottom rung (%d nodes) beat it; it scored %.0f%%", scale.Rungs[0].Nodes, 100*last)
 	}
 	return r, nil
 }

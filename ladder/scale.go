@@ -8,10 +8,9 @@
 // are built into palace, so every user's ratings are on the same scale.
 //
 // A player is rated by climbing: it plays pairs of games (one opening,
-// colours swapped) against the bottom rung, moves up while it scores above
-// the climb threshold, and stops once a rung holds it, after one rung more
-// when it still scored at least half there (so that its rating is
-// bracketed by a rung it beats and one that beats it). Its rating is the
+// colours swapped) against the bottom rung, and moves up until a rung
+// beats it (it scores under half there), so that its rating is bracketed
+// by a rung it beats and one that beats it. Its rating is the
 // maximum-likelihood fit over all its games with the rungs' ratings held
 // fixed. Every rung's games are an arena match record file, fsynced per
 // game, so a ladder killed at any moment resumes with every game it had.

@@ -75,8 +75,6 @@ type LadderConfig struct {
 	OpeningPlies int `yaml:"opening_plies"`
 	Concurrency  int `yaml:"concurrent_games"`
 	Evaluators   int `yaml:"evaluators"` // network copies
-	// Climb is the score above which the network moves up a rung.
-	Climb float64 `yaml:"climb"`
 }
 
 // DefaultConfig is a configuration with every default filled in; Rules and
@@ -94,7 +92,7 @@ func DefaultConfig() Config {
 		Train:       train.DefaultConfig(),
 		Arena: ArenaConfig{Pairs: 50, OpeningPlies: 2, Search: mcts.PlayParams(32), Concurrency: 16, Evaluators: 2,
 			SPRT: stats.SPRT{Elo0: 0, Elo1: 50, Alpha: 0.05, Beta: 0.05}, AcceptScore: 0.55},
-		Ladder: LadderConfig{Pairs: 5, OpeningPlies: 2, Concurrency: 4, Evaluators: 1, Climb: ladder.DefaultClimb},
+		Ladder: LadderConfig{Pairs: 5, OpeningPlies: 2, Concurrency: 4, Evaluators: 1},
 	}
 }
 
@@ -263,9 +261,6 @@ func (l *LadderConfig) validate(ruleSet string) error {
 	if l.Every < 0 || l.Pairs < 1 || l.Simulations < 0 || l.OpeningPlies < 0 || l.Concurrency < 1 || l.Evaluators < 1 {
 		errs = append(errs, fmt.Errorf("every %d, pairs %d, simulations %d, opening_plies %d, concurrent_games %d, evaluators %d: want ≥ 0, ≥ 1, ≥ 0, ≥ 0, ≥ 1, ≥ 1",
 			l.Every, l.Pairs, l.Simulations, l.OpeningPlies, l.Concurrency, l.Evaluators))
-	}
-	if !(l.Climb >= 0.5 && l.Climb < 1) {
-		errs = append(errs, fmt.Errorf("climb %v, want 0.5 to 1 (not 1)", l.Climb))
 	}
 	if l.Every > 0 && len(errs) == 0 {
 		if _, err := l.scale(ruleSet); err != nil {

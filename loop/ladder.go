@@ -122,7 +122,7 @@ func (s *Stages) Ladder(ctx context.Context, job LadderJob) (Metric, error) {
 	set := ls.Settings
 	set.Progress = job.Progress
 	r, err := ladder.Rate(ctx, ladder.Job{Settings: set, Scale: ls.Scale, RuleSet: ls.Rules, Player: player,
-		Program: s.Config.Ladder.Engine, Climb: s.Config.Ladder.Climb})
+		Program: s.Config.Ladder.Engine})
 	if err != nil {
 		return Metric{}, err
 	}

@@ -63,7 +63,7 @@ func TestLadderConfig(t *testing.T) {
 	bad := []struct{ yaml, want string }{
 		{"ladder: {every: -1}", "every -1"},
 		{"ladder: {every: 1, pairs: 0}", "pairs 0"},
-		{"ladder: {climb: 1}", "climb 1"},
+		{"ladder: {climb: 0.7}", "climb"},
 		{"ladder: {every: 1, scale: /nonexistent/scale.json}", "nonexistent"},
 		{"ladder: {every: 1, rungs: 3}", "rungs"},
 	}

@@ -8,6 +8,11 @@
 #
 #   scripts/measure-run.sh RUN_DIR [SIMS] [MAX_PLIES]
 #
+# Then the absolute scale: the best network on the ladder (palace ladder, the
+# built-in scale of the run's rules; needs fairy-stockfish) with the arena
+# search and with LADDER_SIMS (default 800, palace uci's) simulations, 10
+# pairs a rung.
+#
 # Records go to RUN_DIR/measure/; rerunning resumes them.
 set -euo pipefail
 run=${1:?usage: scripts/measure-run.sh RUN_DIR [SIMS] [MAX_PLIES]}
@@ -42,4 +47,8 @@ for opp in random "net:$run/nets/gen-0000.palnet,$search"; do
 	name=$( [ "$opp" = random ] && echo random || echo gen0 )
 	"$palace" arena --rules "$rules" --max-plies "$plies" --pairs 100 --concurrency 16 --progress none \
 		--player "net:$run/$best,$search" --player "$opp" --records "$run/measure/vs-$name.jsonl"
+done
+for s in "$sims" "${LADDER_SIMS:-800}"; do
+	"$palace" ladder --rules "$rules" --pairs 10 --concurrency 4 --progress none --dir "$run/measure/ladder-sims$s" \
+		--player "net:$run/$best,sims=$s${search#sims=$sims}"
 done

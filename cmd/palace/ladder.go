@@ -25,9 +25,9 @@ const ladderAbout = `usage: palace ladder --player SPEC [flags]
 
 Rates a player on an absolute scale: Fairy-Stockfish at fixed node counts,
 calibrated once per game and engine build (built in for Debian's
-fairy-stockfish). The player climbs from the bottom rung while it scores
-above --climb, and is rated by maximum likelihood over all its games, the
-rungs' ratings held fixed. Every game is recorded in --dir as it finishes;
+fairy-stockfish). The player climbs from the bottom rung until a rung beats
+it (it scores under half there), and is rated by maximum likelihood over all
+its games, the rungs' ratings held fixed. Every game is recorded in --dir as it finishes;
 the same command again resumes.`
 
 func runLadder(args []string, _ io.Reader, stdout, stderr io.Writer) error {
@@ -46,7 +46,6 @@ func runLadder(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	scaleFile := fs.String("scale", "", "the scale file (default: the built-in scale of --rules)")
 	engine := fs.String("engine", "", "the rungs' engine program (default: the scale's)")
 	settings := addLadderSettings(fs, 10, "ladder")
-	climb := fs.Float64("climb", ladder.DefaultClimb, "move up a rung while scoring above this")
 	asJSON := fs.Bool("json", false, "print the rating as JSON (it is also written to DIR/"+ladder.ResultFile+")")
 	progress := fs.String("progress", "auto", "progress: auto, line, log or none")
 	if len(args) > 0 && args[0] == "help" {
@@ -70,9 +69,6 @@ func runLadder(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err := settings.check(); err != nil {
 		return err
 	}
-	if !(*climb >= 0.5 && *climb < 1) {
-		return usagef("--climb %v: want 0.5 to 1 (not 1)", *climb)
-	}
 	show, line, err := progressFlag(*progress, stdout)
 	if err != nil {
 		return err
@@ -92,7 +88,7 @@ func runLadder(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if c, ok := player.(interface{ Close() }); ok {
 		defer c.Close()
 	}
-	job := ladder.Job{Settings: settings.Settings, Scale: scale, RuleSet: rs, Player: player, Program: *engine, Climb: *climb}
+	job := ladder.Job{Settings: settings.Settings, Scale: scale, RuleSet: rs, Player: player, Program: *engine}
 	status := newStatus(stdout, show && !*asJSON, line)
 	defer status.end()
 	r, err := runLadderJob(status, &job.Settings, line,

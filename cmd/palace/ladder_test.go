@@ -95,7 +95,6 @@ func TestLadderUsage(t *testing.T) {
 	}{
 		{[]string{"ladder"}, "--player SPEC"},
 		{[]string{"ladder", "--player", "net:"}, "checkpoint path"},
-		{[]string{"ladder", "--player", "random", "--climb", "0.4"}, "--climb 0.4"},
 		{[]string{"ladder", "--player", "random", "--pairs", "0"}, "--pairs 0"},
 		{[]string{"ladder", "--player", "random", "--rules", "janggimodern"}, "no built-in scale for janggimodern"},
 		{[]string{"ladder", "--player", "random", "--scale", "/nonexistent.json"}, "nonexistent"},
