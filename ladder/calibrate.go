@@ -170,7 +170,9 @@ func Calibrate(ctx context.Context, c Calibration) (*Scale, error) {
 
 // CalibrationFile is the record file of the calibration match between
 // rungs lower and upper.
-func CalibrationFile(lower, upper int) string { return fmt.Sprintf("calibrate-%d-%d.jsonl", lower, upper) }
+func CalibrationFile(lower, upper int) string {
+	return fmt.Sprintf("calibrate-%d-%d.jsonl", lower, upper)
+}
 
 // FitCalibration rates the rungs of nodes from matches[i], the finished
 // match (pairs pairs) between rung i (A) and rung i+1: a Bradley–Terry fit
