@@ -169,9 +169,9 @@ func Climb(scale *Scale, pairs int, play func(k int) ([]arena.GameRecord, error)
 	last := scores[len(scores)-1]
 	switch {
 	case len(scores) == n && last >= 0.5:
-		r.Note = fmt.Sprintf("above the scale: no rung beat it; it scored %.0f%% against the top rung (%d nodes)", 100*last, scale.Rungs[n-1].Nodes)
+		r.Note = fmt.Sprintf("above the scale: no rung beat it; it scored %.0f%% against the top rung (%s)", 100*last, nodesText(scale.Rungs[n-1].Nodes))
 	case len(scores) == 1:
-		r.Note = fmt.Sprintf("below the scale: the bottom rung (%d nodes) beat it; it scored %.0f%%", scale.Rungs[0].Nodes, 100*last)
+		r.Note = fmt.Sprintf("below the scale: the bottom rung (%s) beat it; it scored %.0f%%", nodesText(scale.Rungs[0].Nodes), 100*last)
 	}
 	return r, nil
 }
@@ -239,4 +239,12 @@ func ReadRating(dir string) (*Rating, error) {
 		return nil, fmt.Errorf("ladder: %s: not a rating of version %d (%v)", filepath.Join(dir, ResultFile), RatingVersion, err)
 	}
 	return &r, nil
+}
+
+// nodesText is a node count in words: "1 node", "30 nodes".
+func nodesText(n int) string {
+	if n == 1 {
+		return "1 node"
+	}
+	return fmt.Sprintf("%d nodes", n)
 }

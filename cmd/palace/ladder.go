@@ -282,16 +282,11 @@ func runLadderShow(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	var scale *ladder.Scale
-	var err error
-	if *scaleFile != "" {
-		scale, err = ladder.LoadScale(*scaleFile)
-	} else {
-		var rs *rules.RuleSet
-		if rs, err = rules.LoadRuleSet(*ruleSet); err == nil {
-			scale, err = ladder.BuiltinScale(rs)
-		}
+	rs, err := rules.LoadRuleSet(*ruleSet)
+	if err != nil {
+		return err
 	}
+	scale, err := loadScale(*scaleFile, rs)
 	if err != nil {
 		return err
 	}
