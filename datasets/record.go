@@ -18,6 +18,10 @@ const (
 	Loss Outcome = -1
 	Draw Outcome = 0
 	Win  Outcome = 1
+	// NoResult marks a position from a game whose result is not known (an
+	// imported record without one): it trains the policy only. Shards
+	// before version 3 cannot hold it.
+	NoResult Outcome = 2
 )
 
 func (o Outcome) String() string {
@@ -28,6 +32,8 @@ func (o Outcome) String() string {
 		return "draw"
 	case Win:
 		return "win"
+	case NoResult:
+		return "no result"
 	}
 	return fmt.Sprintf("Outcome(%d)", int8(o))
 }
@@ -89,7 +95,7 @@ type Record struct {
 	// estimates to the side to move.
 	Value float32
 	WDL   [3]float32
-	// Result is the game's result to the side to move.
+	// Result is the game's result to the side to move (NoResult: unknown).
 	Result Outcome
 	// FinalMaterial is the material balance where the game ended, to the
 	// side to move: its rules.Position.MaterialCount less the opponent's.
@@ -353,8 +359,8 @@ func appendRecord(dst []byte, r *Record) ([]byte, error) {
 	if err := r.checkPosition(); err != nil {
 		return dst, err
 	}
-	if r.Result < Loss || r.Result > Win {
-		return dst, fmt.Errorf("result %d is not -1, 0 or 1", r.Result)
+	if r.Result < Loss || r.Result > NoResult {
+		return dst, fmt.Errorf("result %d is not -1, 0, 1 or 2 (none)", r.Result)
 	}
 	if r.FinalMaterial < -maxMaterial || r.FinalMaterial > maxMaterial {
 		return dst, fmt.Errorf("final material %d outside ±%d", r.FinalMaterial, maxMaterial)
@@ -482,7 +488,7 @@ func decodeRecord(b []byte, r *Record, version int) error {
 	r.PassLegal = flags&flagPassLegal != 0
 	r.Full = flags&flagFull != 0
 	res := flags >> resultShift & 3
-	if res == 3 {
+	if res == 3 && version < 3 {
 		return fmt.Errorf("%w: result field 3", errRecord)
 	}
 	r.Result = Outcome(int(res) - 1)

@@ -194,7 +194,8 @@ func TestWriteRejects(t *testing.T) {
 		{"short history", "history", func(r *Record) { r.NumHistory = 1 }},
 		{"history NoMove", "history move", func(r *Record) { r.History[0].Move = rules.NoMove }},
 		{"move off the board", "move played", func(r *Record) { r.Move = rules.NewMove(95, 3) }},
-		{"result 2", "result", func(r *Record) { r.Result = 2 }},
+		{"result 3", "result", func(r *Record) { r.Result = 3 }},
+		{"result -2", "result", func(r *Record) { r.Result = -2 }},
 		{"side 2", "side", func(r *Record) { r.Side = 2 }},
 		{"repetitions 300", "repetition", func(r *Record) { r.Repetitions = 300 }},
 	}

@@ -56,9 +56,10 @@ import (
 // FormatVersion is the shard layout this code writes; any change to the
 // file or record layout makes a new version. Version 2 added the record's
 // final material balance; version-1 shards are still read (their records
-// have FinalMaterial 0).
+// have FinalMaterial 0). Version 3 added NoResult (the result field's
+// fourth value), for positions of imported games without a result.
 const (
-	FormatVersion       = 2
+	FormatVersion       = 3
 	OldestFormatVersion = 1
 )
 

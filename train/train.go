@@ -92,6 +92,13 @@ type Config struct {
 	// can get worse while the loss falls (measured on xiangqi self-play,
 	// 2026-12-01). It changes the loss, never the network.
 	MaskIllegal bool `yaml:"mask_illegal"`
+	// LabelSmoothing moves this share of each policy target evenly onto
+	// the position's legal moves: (1−s)·target + s/(legal moves). A
+	// recorded game's target is the one move a player chose, where a
+	// master would often have played another as well; a little smoothing
+	// keeps a network trained on records from staking everything on one
+	// move, which a search reading its policy needs (0: off).
+	LabelSmoothing float64 `yaml:"label_smoothing"`
 	// CheckpointEvery is the number of steps between saves of the state.
 	CheckpointEvery int `yaml:"checkpoint_every"`
 }
@@ -169,6 +176,9 @@ func (c *Config) Validate() error {
 	}
 	if !(c.DrawMaterialScale >= 0) || math.IsInf(c.DrawMaterialScale, 0) {
 		bad("draw_material_scale %v, want a finite number ≥ 0 (0: off)", c.DrawMaterialScale)
+	}
+	if !(c.LabelSmoothing >= 0 && c.LabelSmoothing < 1) {
+		bad("label_smoothing %v, want 0 ≤ s < 1", c.LabelSmoothing)
 	}
 	if c.CheckpointEvery < 1 {
 		bad("checkpoint_every %d, want ≥ 1", c.CheckpointEvery)
@@ -272,6 +282,7 @@ func Run(ctx context.Context, cfg Config, job Job) (Result, error) {
 	b.searchWeight = float32(cfg.SearchValueWeight)
 	b.drawMaterialScale = cfg.DrawMaterialScale
 	b.maskIllegal = cfg.MaskIllegal
+	b.smoothing = float32(cfg.LabelSmoothing)
 	var sum gnet.Losses
 	var since gnet.Losses
 	sinceSteps, sinceStart := 0, time.Now()
@@ -380,8 +391,9 @@ type batch struct {
 	searchWeight float32
 	// drawMaterialScale is Config.DrawMaterialScale.
 	drawMaterialScale float64
-	maskIllegal       bool   // Config.MaskIllegal
-	legal             []bool // scratch: the slots of one position's legal moves
+	maskIllegal       bool    // Config.MaskIllegal
+	smoothing         float32 // Config.LabelSmoothing
+	legal             []bool  // scratch: the slots of one position's legal moves
 	samples           []datasets.Sample
 	inputs            []float32
 	policy            []float32
@@ -418,8 +430,9 @@ func newBatch(n int) *batch {
 // fill draws a batch. The policy target is the search's where the move had
 // a full search and zero elsewhere (a zero row adds nothing to the policy
 // loss: cheap searches train the value only, as playout-cap randomization
-// intends). The value target is the game's result, mixed with the search's
-// WDL by searchWeight.
+// intends), smoothed over the legal moves by b.smoothing. The value target
+// is the game's result, mixed with the search's WDL by searchWeight; a
+// position of a game without a result has none (a zero row).
 func (b *batch) fill(s *datasets.Sampler, rsByID map[string]*rules.RuleSet) error {
 	if err := s.Fill(b.samples); err != nil {
 		return fmt.Errorf("train: %w", err)
@@ -439,6 +452,12 @@ func (b *batch) fill(s *datasets.Sampler, rsByID map[string]*rules.RuleSet) erro
 		if sm.Full {
 			if err := sm.PolicyTarget(p); err != nil {
 				return fmt.Errorf("train: %s record %d: %w", sm.Shard, sm.Index, err)
+			}
+			if s := b.smoothing; s > 0 && hasTarget(sm.Policy) {
+				even := s / float32(len(sm.Policy))
+				for _, e := range sm.Policy {
+					p[e.Index] = (1-s)*p[e.Index] + even
+				}
 			}
 			if b.maskIllegal {
 				b.markIllegal(sm.Policy, p)
@@ -464,6 +483,9 @@ func (b *batch) fill(s *datasets.Sampler, rsByID map[string]*rules.RuleSet) erro
 			}
 		case datasets.Loss:
 			w[2] = 1
+		case datasets.NoResult:
+			// No value target: a zero row adds nothing to the WDL loss.
+			continue
 		default:
 			return fmt.Errorf("train: %s record %d: result %d", sm.Shard, sm.Index, sm.Result)
 		}
@@ -479,6 +501,16 @@ func (b *batch) fill(s *datasets.Sampler, rsByID map[string]*rules.RuleSet) erro
 		}
 	}
 	return nil
+}
+
+// hasTarget reports whether a policy target puts weight anywhere.
+func hasTarget(policy []datasets.PolicyEntry) bool {
+	for _, e := range policy {
+		if e.P > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func add(dst *gnet.Losses, l gnet.Losses) {

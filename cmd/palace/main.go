@@ -35,6 +35,7 @@ var commands = map[string]command{
 	"shard":      {"describe (inspect) one shard, or check (verify) a shard directory and replay its games", runShard},
 	"uci":        {"speak UCI/UCCI to GUIs and other programs (palace as an engine)", runUCI},
 	"worker":     {"play a distributed run's self-play and arena jobs from its NATS queue (any number, anywhere)", runWorker},
+	"train":      {"learn from recorded games: train a network on imported game records, measured on held-out games", runTrain},
 	"trainer":    {"a distributed run's trainer: starts the run, enqueues self-play, trains (one per run)", runTrainer},
 	"gatekeeper": {"a distributed run's gatekeeper: plays each candidate's match through the workers, decides, promotes (one per run)", runGatekeeper},
 	"version":    {"print palace's version and build information", runVersion},

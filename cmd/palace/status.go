@@ -84,6 +84,15 @@ func (s *status) end() {
 	}
 }
 
+// output is a writer for a command's results, which go out whether or not
+// progress is shown: the status line on screen, if any, is cleared first.
+func (s *status) output() io.Writer {
+	return writerFunc(func(b []byte) (int, error) {
+		s.writeLine(b)
+		return len(b), nil
+	})
+}
+
 // writeLine writes a finished log line, clearing the status line first.
 func (s *status) writeLine(line []byte) {
 	s.mu.Lock()

@@ -42,20 +42,28 @@ func OpenEvaluator(file string, copies int) (nn.Evaluator, *Checkpoint, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	evs := make([]nn.Evaluator, max(copies, 1))
-	for i := range evs {
-		if evs[i], err = NewEvaluator(ck.Weights); err != nil {
-			return nil, nil, fmt.Errorf("model: network %s: %w", file, err)
-		}
-	}
-	if len(evs) == 1 {
-		return evs[0], ck, nil
-	}
-	par, err := nn.NewParallel(evs...)
-	if err != nil { // copies of one network: cannot happen
+	ev, err := NewEvaluators(ck.Weights, copies)
+	if err != nil {
 		return nil, nil, fmt.Errorf("model: network %s: %w", file, err)
 	}
-	return par, ck, nil
+	return ev, ck, nil
+}
+
+// NewEvaluators is w as one evaluator over copies copies of the network
+// (nn.Parallel splits each batch among them; 1 or less: a plain one).
+func NewEvaluators(w *Weights, copies int) (nn.Evaluator, error) {
+	evs := make([]nn.Evaluator, max(copies, 1))
+	for i := range evs {
+		ev, err := NewEvaluator(w)
+		if err != nil {
+			return nil, err
+		}
+		evs[i] = ev
+	}
+	if len(evs) == 1 {
+		return evs[0], nil
+	}
+	return nn.NewParallel(evs...)
 }
 
 // InputSize is the floats of one position's input.

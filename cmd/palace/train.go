@@ -1,0 +1,349 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/palace-chess/palace/configs"
+	"github.com/palace-chess/palace/internal/atomicfile"
+	"github.com/palace-chess/palace/internal/chart"
+	"github.com/palace-chess/palace/internal/runlock"
+	"github.com/palace-chess/palace/nn/model"
+	"github.com/palace-chess/palace/train"
+)
+
+const trainAbout = `usage: palace train --games PATH [--games PATH ...] --out NET [flags]
+
+Learns from the games people played: the positions of recorded games
+(games files written by palace import, or directories of them) train a
+network through the same shards and trainer as self-play. The policy
+target is the move played, the value target the game's result to the
+side to move (a game without a result trains the policy only); positions
+are mirrored at random. A share of the games (--held-out, split by game)
+is kept out of training, and the network is measured on it every
+eval_every steps: top-1 and top-3 move prediction, policy loss over the
+legal moves and WDL loss, each beside a predictor that knows nothing.
+
+Everything lives in --work (default NET.work): the positions
+(gameset/), the trainer's state, the learning curve (curve.json, and
+curve-accuracy.png, curve-loss.png). Stopped (Ctrl-C, or killed), the same
+command resumes. At the end the network is written to NET (--init's
+shape, else the config's network section).`
+
+// defaultGamesConfig is the built-in supervised config.
+const defaultGamesConfig = "train-games.yaml"
+
+// multiFlag is a flag that may be given several times.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
+
+// trainJob is what a work directory was started with; a resumed job must
+// match it.
+type trainJob struct {
+	Format    string           `json:"format"`
+	Inputs    []string         `json:"inputs"`
+	Filter    train.GameFilter `json:"filter"`
+	Config    string           `json:"config"` // the config file's text
+	Epochs    float64          `json:"epochs"`
+	EvalEvery int64            `json:"eval_every"`
+	Init      string           `json:"init,omitempty"` // the network id of --init
+	Network   *model.Config    `json:"network"`
+}
+
+func runTrain(args []string, _ io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlagSet("train", stderr)
+	setUsage(fs, trainAbout)
+	var games multiFlag
+	fs.Var(&games, "games", "a games file (palace import's), or a directory of them; give it once per path (paths after the flags count too)")
+	out := fs.String("out", "", "the network to write at the end")
+	configFile := fs.String("config", "", "the job's YAML config: network shape, train section, epochs, eval_every, seed (default: the built-in configs/"+defaultGamesConfig+")")
+	initFile := fs.String("init", "", "start from this network (its shape) instead of random weights")
+	work := fs.String("work", "", "the job's directory (default: NET.work)")
+	rulesList := fs.String("rules", "", "keep the games under these comma-separated rule sets (names such as xiangqi, or name@hash; default: all)")
+	minPlies := fs.Int("min-plies", 0, "drop games shorter than this")
+	after := fs.String("after", "", "keep games played on or after this date (YYYY, YYYY.MM or YYYY.MM.DD; games of unknown date are dropped)")
+	before := fs.String("before", "", "keep games played on or before this date (as --after)")
+	openingPlies := fs.Int("opening-plies", 0, "train on the first N plies of each game only (0: whole games)")
+	keepDuplicates := fs.Bool("keep-duplicates", false, "keep games whose moves repeat an earlier game's (default: each counted once)")
+	heldOut := fs.Float64("held-out", 0.1, "share of games held out for measuring (split by game)")
+	epochs := fs.Float64("epochs", 0, "passes over the training positions (default: the config's)")
+	evalEvery := fs.Int64("eval-every", -1, "steps between held-out evaluations (default: the config's; 0: at the end only)")
+	progress := fs.String("progress", "auto", "progress: auto, line, log or none")
+	if len(args) > 0 && args[0] == "help" {
+		fs.Usage()
+		return flag.ErrHelp
+	}
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	games = append(games, rest...)
+	if len(games) == 0 || *out == "" {
+		return usageError{"want games and a network to write: palace train --games PATH --out NET"}
+	}
+	show, line, err := progressFlag(*progress, stdout)
+	if err != nil {
+		return err
+	}
+	if *epochs < 0 || math.IsNaN(*epochs) || math.IsInf(*epochs, 0) {
+		return usagef("--epochs %v: want a number > 0", *epochs)
+	}
+	var cfg train.GamesConfig
+	var cfgData []byte
+	if *configFile != "" {
+		if cfgData, err = os.ReadFile(*configFile); err != nil {
+			return err
+		}
+		cfg, err = train.ParseGamesConfig(cfgData, *configFile)
+	} else {
+		if cfgData, err = configs.FS.ReadFile(defaultGamesConfig); err != nil {
+			return err
+		}
+		cfg, err = train.ParseGamesConfig(cfgData, "configs/"+defaultGamesConfig)
+	}
+	if err != nil {
+		return err
+	}
+	if *epochs > 0 {
+		cfg.Epochs = *epochs
+	}
+	if *evalEvery >= 0 {
+		cfg.EvalEvery = *evalEvery
+	}
+	filter := train.GameFilter{MinPlies: *minPlies, After: *after, Before: *before, OpeningPlies: *openingPlies,
+		KeepDuplicates: *keepDuplicates, HeldOut: *heldOut, Seed: cfg.Seed}
+	if *rulesList != "" {
+		for _, r := range strings.Split(*rulesList, ",") {
+			filter.RuleSets = append(filter.RuleSets, strings.TrimSpace(r))
+		}
+	}
+	if err := filter.Validate(); err != nil {
+		return usageError{strings.TrimPrefix(err.Error(), "train: games: ")}
+	}
+	var init *model.Checkpoint
+	if *initFile != "" {
+		if init, err = model.LoadPlayable(*initFile); err != nil {
+			return err
+		}
+		cfg.Network = init.Weights.Config
+	}
+	dir := *work
+	if dir == "" {
+		dir = *out + ".work"
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	unlock, err := runlock.Lock(filepath.Join(dir, ".lock"))
+	if err != nil {
+		return fmt.Errorf("palace train: %s: %w", dir, err)
+	}
+	defer unlock()
+	job := trainJob{Format: "palace-train-games", Inputs: games, Filter: filter, Config: string(cfgData),
+		Epochs: cfg.Epochs, EvalEvery: cfg.EvalEvery, Network: &cfg.Network}
+	if init != nil {
+		job.Init = init.Weights.ID()
+	}
+	if err := checkTrainJob(filepath.Join(dir, "job.json"), job); err != nil {
+		return err
+	}
+	status := newStatus(stdout, show, line)
+	defer status.end()
+	setDir := filepath.Join(dir, "gameset")
+	set, err := train.ReadGameSet(setDir)
+	switch {
+	case err == nil:
+		if !set.Same(games, filter) { // job.json says otherwise: a bug, or a hand edit
+			return fmt.Errorf("palace train: %s was built from other games or filters than this job's", setDir)
+		}
+	case errors.Is(err, os.ErrNotExist):
+		set, err = train.BuildGameSet(setDir, games, filter, codeVersion(), func(p train.BuildProgress) {
+			status.draw(fmt.Sprintf("reading games: %d read, %d to train on, %d held out", p.Read, p.Train, p.HeldOut))
+		})
+		if err != nil {
+			return err
+		}
+	default:
+		return err
+	}
+	printGameSet(status.output(), set)
+	if init == nil {
+		if _, err := os.Stat(filepath.Join(dir, "state.palnet")); errors.Is(err, os.ErrNotExist) {
+			sets := make([]string, len(set.RuleSets))
+			for i, rs := range set.RuleSets {
+				sets[i] = rs.String()
+			}
+			if init, err = model.RandomCheckpoint(cfg.Network, sets, model.Provenance{CodeVersion: codeVersion(), Seed: cfg.NetworkSeed,
+				Note: "random weights, to learn from recorded games"}); err != nil {
+				return err
+			}
+		}
+	}
+	ctx, stop := stopContext(0)
+	defer stop()
+	steps := train.GamesSteps(cfg.Train, set.Train.Positions, cfg.Epochs)
+	fmt.Fprintf(status.output(), "training %d blocks × %d filters for %.3g epochs: %d steps of %d positions\n",
+		cfg.Network.Blocks, cfg.Network.Filters, cfg.Epochs, steps, cfg.Train.Batch)
+	tw := newCurveTable(status.output())
+	ck, curve, err := train.TrainGames(ctx, cfg.Train, train.GamesJob{Set: set, State: filepath.Join(dir, "state.palnet"),
+		Curve: filepath.Join(dir, "curve.json"), Init: init, Epochs: cfg.Epochs, EvalEvery: cfg.EvalEvery, Seed: cfg.Seed,
+		CodeVersion: codeVersion(),
+		Progress:    tw.point,
+		TrainProgress: func(p train.Progress) {
+			status.draw(fmt.Sprintf("step %d/%d  lr %.2g  policy %.3f  wdl %.3f  %.0f samples/s", p.Step, p.Target, p.Rate, p.Losses.Policy, p.Losses.WDL, p.SamplesPerS))
+		}})
+	if curve != nil && len(curve.Points) > 0 {
+		if err := drawCurve(dir, curve); err != nil {
+			return err
+		}
+	}
+	if stoppedBy(ctx, err) {
+		fmt.Fprintf(status.output(), "stopped; the same command resumes from step %d\n", lastStep(curve))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	final := *ck
+	final.Optimizer = nil
+	final.Provenance.Note = provenanceNote(set, curve)
+	if init != nil && *initFile != "" {
+		final.Provenance.Parent = init.Weights.ID()
+	}
+	if err := final.Save(*out); err != nil {
+		return err
+	}
+	fmt.Fprintf(status.output(), "wrote %s: network %s after %d steps (%.0f s of training); curve in %s\n",
+		*out, final.Weights.ID(), final.Steps, curve.Points[len(curve.Points)-1].Seconds, filepath.Join(dir, "curve.json"))
+	return nil
+}
+
+// checkTrainJob writes the job's description to path, or checks that the
+// one there is the same job.
+func checkTrainJob(path string, job trainJob) error {
+	want, err := json.MarshalIndent(job, "", "  ")
+	if err != nil {
+		return err
+	}
+	want = append(want, '\n')
+	have, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return atomicfile.WriteBytes(path, 0o644, want)
+	}
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(have, want) {
+		return fmt.Errorf("palace train: %s was started with other games, filters, config or initial network (see %s); give another --work, or remove it to start over",
+			filepath.Dir(path), path)
+	}
+	return nil
+}
+
+func lastStep(c *train.Curve) int64 {
+	if c == nil || len(c.Points) == 0 {
+		return 0
+	}
+	return c.Points[len(c.Points)-1].Step
+}
+
+// provenanceNote says what a network trained from records learnt from.
+func provenanceNote(set *train.GameSet, curve *train.Curve) string {
+	note := fmt.Sprintf("trained on %d recorded games (%d positions) from %s", set.Train.Games, set.Train.Positions, strings.Join(set.Inputs, ", "))
+	if p := curve.Points[len(curve.Points)-1]; p.HeldOut != nil {
+		note += fmt.Sprintf("; on %d held-out games: top-1 %.1f%%, top-3 %.1f%%", set.HeldOut.Games, 100*p.HeldOut.Top1, 100*p.HeldOut.Top3)
+	}
+	return note
+}
+
+func printGameSet(w io.Writer, set *train.GameSet) {
+	d := set.Dropped
+	fmt.Fprintf(w, "games: %d read; %d dropped (%d duplicates, %d other rule sets, %d short, %d out of the dates)\n",
+		set.Read, d.Total(), d.Duplicates, d.RuleSet, d.Short, d.Date)
+	for _, s := range []struct {
+		name  string
+		split train.Split
+	}{{"train", set.Train}, {"held out", set.HeldOut}} {
+		r := s.split.Results
+		fmt.Fprintf(w, "  %-8s %6d games %8d positions (to the side to move: %d won, %d drawn, %d lost, %d without a result)\n",
+			s.name, s.split.Games, s.split.Positions, r[0], r[1], r[2], r[3])
+	}
+}
+
+// curveTable prints the learning curve's points as they come, each
+// held-out figure beside its know-nothing predictor's in brackets.
+type curveTable struct {
+	w      io.Writer
+	header bool
+}
+
+func newCurveTable(w io.Writer) *curveTable { return &curveTable{w: w} }
+
+func (t *curveTable) point(p train.CurvePoint) {
+	var b strings.Builder
+	if !t.header {
+		fmt.Fprintf(&b, "%8s %6s %7s  %-15s %-15s %-15s %-15s %7s\n", "step", "epoch", "train", "top-1 (uniform)", "top-3 (uniform)", "policy (unif.)", "wdl (const.)", "seconds")
+		t.header = true
+	}
+	trainLoss := "-"
+	if p.TrainPolicy != 0 {
+		trainLoss = fmt.Sprintf("%.3f", p.TrainPolicy)
+	}
+	cells := [4]string{"-", "-", "-", "-"}
+	if h := p.HeldOut; h != nil {
+		cells = [4]string{fmt.Sprintf("%.1f%% (%.1f%%)", 100*h.Top1, 100*h.UniformTop1), fmt.Sprintf("%.1f%% (%.1f%%)", 100*h.Top3, 100*h.UniformTop3),
+			fmt.Sprintf("%.3f (%.3f)", h.PolicyCE, h.UniformCE), fmt.Sprintf("%.3f (%.3f)", h.WDLCE, h.ConstWDLCE)}
+		if h.ValuePositions == 0 {
+			cells[3] = "no results"
+		}
+	}
+	fmt.Fprintf(&b, "%8d %6.2f %7s  %-15s %-15s %-15s %-15s %7.0f\n", p.Step, p.Epoch, trainLoss, cells[0], cells[1], cells[2], cells[3], p.Seconds)
+	io.WriteString(t.w, b.String())
+}
+
+// drawCurve draws the learning curve's two charts in dir.
+func drawCurve(dir string, c *train.Curve) error {
+	var steps, top1, top3, u1, u3, pce, uce, wce, cwce, tp []float64
+	var tpSteps []float64
+	for _, p := range c.Points {
+		if p.TrainPolicy != 0 {
+			tpSteps = append(tpSteps, float64(p.Step))
+			tp = append(tp, p.TrainPolicy)
+		}
+		h := p.HeldOut
+		if h == nil {
+			continue
+		}
+		steps = append(steps, float64(p.Step))
+		top1, top3 = append(top1, 100*h.Top1), append(top3, 100*h.Top3)
+		u1, u3 = append(u1, 100*h.UniformTop1), append(u3, 100*h.UniformTop3)
+		pce, uce = append(pce, h.PolicyCE), append(uce, h.UniformCE)
+		wce, cwce = append(wce, h.WDLCE), append(cwce, h.ConstWDLCE)
+	}
+	if len(steps) == 0 {
+		return nil
+	}
+	acc := chart.Line{Title: "Move prediction on held-out games", XLabel: "training step", YLabel: "% of positions",
+		Series: []chart.Series{{Name: "top-1", X: steps, Y: top1}, {Name: "top-3", X: steps, Y: top3},
+			{Name: "top-1, uniform", X: steps, Y: u1}, {Name: "top-3, uniform", X: steps, Y: u3}}}
+	if err := chart.WriteLines(filepath.Join(dir, "curve-accuracy.png"), acc); err != nil {
+		return err
+	}
+	loss := chart.Line{Title: "Losses", XLabel: "training step", YLabel: "cross-entropy (nats)",
+		Series: []chart.Series{{Name: "policy, held out", X: steps, Y: pce}, {Name: "policy, uniform", X: steps, Y: uce},
+			{Name: "WDL, held out", X: steps, Y: wce}, {Name: "WDL, constant", X: steps, Y: cwce}}}
+	if len(tp) > 0 {
+		loss.Series = append(loss.Series, chart.Series{Name: "policy, training", X: tpSteps, Y: tp})
+	}
+	return chart.WriteLines(filepath.Join(dir, "curve-loss.png"), loss)
+}

@@ -1,0 +1,286 @@
+package train
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/palace-chess/palace/datasets"
+	"github.com/palace-chess/palace/gamerec"
+	"github.com/palace-chess/palace/internal/splitmix"
+	"github.com/palace-chess/palace/rules"
+)
+
+// GameFilter says which recorded games become training positions, and
+// which of them are held out. Its zero value keeps every game once, all
+// of it, with none held out.
+type GameFilter struct {
+	// RuleSets keeps the games under these rule sets: a name (xiangqi,
+	// janggi, ...) or a name@hash; empty keeps every rule set.
+	RuleSets []string `json:"rule_sets,omitempty"`
+	// MinPlies drops games shorter than this.
+	MinPlies int `json:"min_plies,omitempty"`
+	// After and Before (YYYY, YYYY.MM or YYYY.MM.DD, inclusive) keep the
+	// games played in that range; with either set, a game whose date is
+	// not known well enough to tell is dropped.
+	After  string `json:"after,omitempty"`
+	Before string `json:"before,omitempty"`
+	// KeepDuplicates keeps games whose rule set, start and moves equal an
+	// earlier game's; by default each is counted once, as a collection
+	// that holds a game under several events would otherwise weigh it
+	// twice and could put its copies on both sides of the split.
+	KeepDuplicates bool `json:"keep_duplicates,omitempty"`
+	// OpeningPlies keeps the positions of the first OpeningPlies plies of
+	// each game only (0: all of them).
+	OpeningPlies int `json:"opening_plies,omitempty"`
+	// HeldOut is the share of games held out of training, for measuring.
+	// The split is by game, decided by the game's moves and Seed, so a
+	// game falls on the same side whatever else the collection holds.
+	HeldOut float64 `json:"held_out"`
+	Seed    uint64  `json:"seed"`
+}
+
+// Validate reports every setting that cannot work.
+func (f *GameFilter) Validate() error {
+	var errs []string
+	if f.MinPlies < 0 || f.OpeningPlies < 0 {
+		errs = append(errs, fmt.Sprintf("min plies %d, opening plies %d: want ≥ 0", f.MinPlies, f.OpeningPlies))
+	}
+	if !(f.HeldOut >= 0 && f.HeldOut < 1) {
+		errs = append(errs, fmt.Sprintf("held-out share %v: want 0 ≤ share < 1", f.HeldOut))
+	}
+	for _, d := range []struct{ name, value string }{{"after", f.After}, {"before", f.Before}} {
+		if d.value != "" && !datePattern.MatchString(d.value) {
+			errs = append(errs, fmt.Sprintf("%s %q: want YYYY, YYYY.MM or YYYY.MM.DD", d.name, d.value))
+		}
+	}
+	for _, rs := range f.RuleSets {
+		if rs == "" {
+			errs = append(errs, "an empty rule-set name")
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("train: games: %s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+var datePattern = regexp.MustCompile(`^\d{4}(\.\d{2}(\.\d{2})?)?$`)
+
+// Dropped counts the games a GameSelector left out, by reason.
+type Dropped struct {
+	RuleSet    int64 `json:"rule_set"`
+	Short      int64 `json:"short"`
+	Date       int64 `json:"date"`
+	Duplicates int64 `json:"duplicates"`
+}
+
+// Total is the number of games dropped.
+func (d Dropped) Total() int64 { return d.RuleSet + d.Short + d.Date + d.Duplicates }
+
+// GameSelector applies a GameFilter to games one at a time, remembering
+// the games it has seen for duplicates.
+type GameSelector struct {
+	f       GameFilter
+	seen    map[[32]byte]bool
+	Dropped Dropped
+}
+
+// NewSelector returns a selector for f, which must be valid.
+func NewSelector(f GameFilter) (*GameSelector, error) {
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	return &GameSelector{f: f, seen: map[[32]byte]bool{}}, nil
+}
+
+// Select says whether g is kept and, if so, whether it is held out.
+func (s *GameSelector) Select(g *gamerec.Game) (keep, heldOut bool) {
+	if len(s.f.RuleSets) > 0 && !matchRuleSet(s.f.RuleSets, g.RuleSet) {
+		s.Dropped.RuleSet++
+		return false, false
+	}
+	if g.Plies < s.f.MinPlies {
+		s.Dropped.Short++
+		return false, false
+	}
+	if (s.f.After != "" || s.f.Before != "") && !inDateRange(g.Date, s.f.After, s.f.Before) {
+		s.Dropped.Date++
+		return false, false
+	}
+	key := GameKey(g)
+	if !s.f.KeepDuplicates {
+		if s.seen[key] {
+			s.Dropped.Duplicates++
+			return false, false
+		}
+		s.seen[key] = true
+	}
+	return true, IsHeldOut(key, s.f.HeldOut, s.f.Seed)
+}
+
+// matchRuleSet reports whether id (name@hash) is among want (names or ids).
+func matchRuleSet(want []string, id string) bool {
+	name, _, _ := strings.Cut(id, "@")
+	for _, w := range want {
+		if w == id || w == name {
+			return true
+		}
+	}
+	return false
+}
+
+// inDateRange reports whether a record's date (YYYY.MM.DD, ?? for an
+// unknown part) lies within [after, before], each a prefix form of the
+// same layout: a date known only to the year is in range when that whole
+// year is, and one not known to the precision a bound needs is not.
+func inDateRange(date, after, before string) bool {
+	known := date
+	if i := strings.Index(date, "?"); i >= 0 {
+		known = date[:i]
+	}
+	known = strings.TrimRight(known, ".")
+	if !datePattern.MatchString(known) {
+		return false
+	}
+	// Compared at the bound's precision: "2004.11" is on or after "2004"
+	// and on or before "2004".
+	cmp := func(bound string) (int, bool) {
+		if len(known) < len(bound) {
+			return 0, false
+		}
+		return strings.Compare(known[:len(bound)], bound), true
+	}
+	if after != "" {
+		c, ok := cmp(after)
+		if !ok || c < 0 {
+			return false
+		}
+	}
+	if before != "" {
+		c, ok := cmp(before)
+		if !ok || c > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// GameKey is a digest of what makes two records the same game: rule set,
+// start and moves.
+func GameKey(g *gamerec.Game) [32]byte {
+	h := sha256.New()
+	h.Write([]byte(g.RuleSet))
+	h.Write([]byte{0})
+	h.Write([]byte(g.StartFEN))
+	h.Write([]byte{0})
+	h.Write([]byte(strings.Join(strings.Fields(g.Moves), " ")))
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}
+
+// GameID is the record's game id for a game with key k.
+func GameID(k [32]byte) uint64 { return binary.LittleEndian.Uint64(k[:8]) }
+
+// IsHeldOut decides a game's side of the split from its key: the share
+// heldOut of all games, the same game always on the same side for a seed.
+func IsHeldOut(k [32]byte, heldOut float64, seed uint64) bool {
+	if heldOut <= 0 {
+		return false
+	}
+	u := float64(splitmix.Mix(seed, GameID(k))>>11) / (1 << 53)
+	return u < heldOut
+}
+
+// GamePositions appends to dst the training positions of a recorded game
+// under rs (the game's own rule set): one a ply, each with a one-hot
+// policy target on the move played (every legal move listed, the others
+// at 0, so that training can mask the illegal ones), the game's result to
+// the side to move (NoResult where the record has none: those positions
+// train the policy only), and the material balance where the game ended.
+// The value and WDL fields, a search's estimates in self-play, hold the
+// result (a third each where there is none). openingPlies > 0 keeps the
+// first openingPlies positions only. The game is checked by
+// gamerec.Game.Replay first; its error names the game and ply.
+func GamePositions(dst []datasets.Record, g *gamerec.Game, rs *rules.RuleSet, openingPlies int) ([]datasets.Record, error) {
+	final, err := g.Replay(rs)
+	if err != nil {
+		return dst, fmt.Errorf("train: %w", err)
+	}
+	end := final.Position()
+	game, err := rules.NewGame(rs, g.StartFEN)
+	if err != nil {
+		return dst, fmt.Errorf("train: %s: %w", g.Where(), err)
+	}
+	id := GameID(GameKey(g))
+	var legalBuf [256]rules.Move
+	probs := make([]float32, 0, 128)
+	for i, text := range strings.Fields(g.Moves) {
+		if openingPlies > 0 && i >= openingPlies {
+			break
+		}
+		legal := game.LegalMoves(legalBuf[:0])
+		n := len(dst)
+		if n < cap(dst) {
+			dst = dst[:n+1]
+		} else {
+			dst = append(dst, datasets.Record{})
+		}
+		rec := &dst[n]
+		policy := rec.Policy[:0]
+		*rec = datasets.Record{GameID: id, Policy: policy, Full: true}
+		rec.SetPosition(game, legal)
+		m, err := game.PlayText(text, rules.Ranks1)
+		if err != nil { // Replay played it: this would be a bug
+			return dst[:n], fmt.Errorf("train: %s ply %d: %w", g.Where(), i+1, err)
+		}
+		probs = probs[:0]
+		for _, l := range legal {
+			p := float32(0)
+			if l == m {
+				p = 1
+			}
+			probs = append(probs, p)
+		}
+		if err := rec.SetPolicy(legal, probs); err != nil {
+			return dst[:n], fmt.Errorf("train: %s ply %d: %w", g.Where(), i+1, err)
+		}
+		rec.Move = m
+		rec.Result = outcomeOf(g.Result, rec.Side)
+		rec.FinalMaterial = end.MaterialBalance(rec.Side)
+		switch rec.Result {
+		case datasets.Win:
+			rec.Value, rec.WDL = 1, [3]float32{1, 0, 0}
+		case datasets.Draw:
+			rec.WDL = [3]float32{0, 1, 0}
+		case datasets.Loss:
+			rec.Value, rec.WDL = -1, [3]float32{0, 0, 1}
+		default:
+			rec.WDL = [3]float32{1. / 3, 1. / 3, 1. / 3}
+		}
+	}
+	return dst, nil
+}
+
+// outcomeOf is a recorded result (gamerec's 1-0, 0-1, 1/2-1/2 or *) to
+// side.
+func outcomeOf(result string, side rules.Color) datasets.Outcome {
+	switch result {
+	case gamerec.WhiteWins:
+		if side == rules.White {
+			return datasets.Win
+		}
+		return datasets.Loss
+	case gamerec.BlackWins:
+		if side == rules.Black {
+			return datasets.Win
+		}
+		return datasets.Loss
+	case gamerec.Draw:
+		return datasets.Draw
+	}
+	return datasets.NoResult
+}
