@@ -56,7 +56,9 @@ func DefaultGamesConfig() GamesConfig {
 	t.L2 = 3e-5
 	t.LabelSmoothing = 0.05
 	t.CheckpointEvery = 500
-	return GamesConfig{Seed: 1, Network: model.DefaultConfig(), NetworkSeed: 1, Train: t, Epochs: 8, EvalEvery: 2000}
+	net := model.DefaultConfig()
+	net.Blocks = 4
+	return GamesConfig{Seed: 1, Network: net, NetworkSeed: 1, Train: t, Epochs: 4, EvalEvery: 1000}
 }
 
 // Validate reports every setting that cannot work.
