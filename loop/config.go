@@ -3,6 +3,7 @@ package loop
 import (
 	"errors"
 	"fmt"
+	"gopkg.in/yaml.v3"
 	"strings"
 
 	"github.com/palace-chess/palace/internal/yamlconf"
@@ -30,6 +31,11 @@ type Config struct {
 	Network model.Config
 	// NetworkSeed seeds generation 0's random weights.
 	NetworkSeed uint64
+	// NetworkInit, when set, is a network file that generation 0 is
+	// instead (one trained from records by palace train --games, say):
+	// its shape replaces Network's, and it is read once, when the run
+	// starts.
+	NetworkInit string
 	// Selfplay is each generation's self-play: Games is the number of
 	// games per generation; Output, Rules, Network and Seed are the run's.
 	Selfplay selfplay.Config
@@ -159,11 +165,16 @@ type configFile struct {
 	Ladder      LadderConfig  `yaml:"ladder"`
 }
 
-// networkFile is generation 0's network: its shape and its seed.
+// networkFile is generation 0's network: its shape and its seed, or a
+// network file.
 type networkFile struct {
 	model.Config `yaml:",inline"`
 	Seed         uint64 `yaml:"seed"`
+	Init         string `yaml:"init"`
 }
+
+// shapeKeys are the network section's keys that a network file fixes.
+var shapeKeys = []string{"blocks", "filters", "policy_channels", "value_channels", "value_hidden", "seed"}
 
 // arenaFile is the gate's section; its simulations, when given, is the
 // search's budget (over the search section's).
@@ -213,7 +224,15 @@ func ParseConfig(data []byte, source string) (Config, error) {
 		return Config{}, fmt.Errorf("loop: %s: %w", source, err)
 	}
 	c.Rules, c.Seed, c.Generations, c.Gating = *f.Rules, *f.Seed, f.Generations, f.Gating
-	c.Network, c.NetworkSeed = f.Network.Config, f.Network.Seed
+	c.Network, c.NetworkSeed, c.NetworkInit = f.Network.Config, f.Network.Seed, f.Network.Init
+	if c.NetworkInit != "" {
+		if given, err := givenNetworkKeys(data); err != nil {
+			return Config{}, fmt.Errorf("loop: %s: %w", source, err)
+		} else if len(given) > 0 {
+			return Config{}, fmt.Errorf("loop: %s: network: init %s gives the network, shape and weights: leave out %s",
+				source, c.NetworkInit, strings.Join(given, ", "))
+		}
+	}
 	s := &f.Selfplay
 	var given []string
 	if s.Output != "" {
@@ -252,6 +271,24 @@ func ParseConfig(data []byte, source string) (Config, error) {
 		return Config{}, fmt.Errorf("loop: %s: %s", source, strings.TrimPrefix(err.Error(), "loop: config: "))
 	}
 	return c, nil
+}
+
+// givenNetworkKeys lists the shape keys the network section of data
+// gives (data has been decoded strictly already).
+func givenNetworkKeys(data []byte) ([]string, error) {
+	var doc struct {
+		Network map[string]any `yaml:"network"`
+	}
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	var given []string
+	for _, k := range shapeKeys {
+		if _, ok := doc.Network[k]; ok {
+			given = append(given, k)
+		}
+	}
+	return given, nil
 }
 
 // validate reports what cannot work in the ladder section of a run under

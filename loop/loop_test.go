@@ -178,6 +178,7 @@ func TestConfigErrors(t *testing.T) {
 		{"rules: xiangqi\nseed: 1\nselfplay: {concurrent_gmes: 3}", "unknown keys concurrent_gmes"},
 		{"rules: xiangqi\nseed: 1\ntrain: {window: {min_rowz: 3}}", "unknown key min_rowz in window"},
 		{"rules: xiangqi\nseed: 1\narena: {search: {simz: 3}}", "unknown key simz in search"},
+		{"rules: xiangqi\nseed: 1\nnetwork: {init: a.palnet, blocks: 4, seed: 2}", "leave out blocks, seed"},
 	} {
 		_, err := loop.ParseConfig([]byte(tc.yaml), "t.yaml")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -204,5 +205,51 @@ func TestConfigDrawScore(t *testing.T) {
 	}
 	if _, err := loop.ParseConfig([]byte("rules: xiangqi\nseed: 1\narena: {search: {draw_score: -3}}"), "t.yaml"); err == nil || !strings.Contains(err.Error(), "DrawScore") {
 		t.Errorf("draw_score -3: %v, want a DrawScore error", err)
+	}
+}
+
+// A run whose network section names a network file starts from it:
+// generation 0 is that network (same weights, so the same id), untrained
+// as far as the run's trainer counts, and says where it came from.
+func TestRunFromInitNetwork(t *testing.T) {
+	dir := t.TempDir()
+	shape := model.Config{Planes: encode.Planes, PolicySize: encode.PolicySize(), Blocks: 1, Filters: 8, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 8}
+	master, err := model.RandomCheckpoint(shape, []string{"xiangqi@x"}, model.Provenance{Seed: 77, Note: "trained on records"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	master.Steps, master.Samples = 5000, 5000*256 // far past the run's own step target
+	file := filepath.Join(dir, "master.palnet")
+	if err := master.Save(file); err != nil {
+		t.Fatal(err)
+	}
+	c, err := loop.ParseConfig([]byte(testrun.Merge(t, testrun.TinyYAML,
+		"generations: 1\nnetwork: {blocks: null, filters: null, policy_channels: null, value_channels: null, value_hidden: null, seed: null, init: "+file+"}")), "init")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.NetworkInit != file {
+		t.Fatalf("network init %q, want %q", c.NetworkInit, file)
+	}
+	run := filepath.Join(dir, "run")
+	st, _ := store.NewDir(run)
+	if err := loop.Run(context.Background(), st, c, loop.Options{CodeVersion: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	gen0, err := model.Load(st.Local(loop.NetKey(0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := master.Weights.ID()
+	if gen0.Weights.ID() != id || gen0.Steps != 0 || gen0.Optimizer != nil || gen0.Provenance.Parent != id ||
+		!strings.Contains(gen0.Provenance.Note, file) || !strings.Contains(gen0.Provenance.Note, "trained on records") {
+		t.Errorf("generation 0: network %s (want %s), %d steps, provenance %+v", gen0.Weights.ID(), id, gen0.Steps, gen0.Provenance)
+	}
+	gen1, err := model.Load(st.Local(loop.NetKey(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gen1.Steps == 0 || gen1.Weights.Config != shape {
+		t.Errorf("generation 1: %d steps, shape %+v; want training from the file's network", gen1.Steps, gen1.Weights.Config)
 	}
 }

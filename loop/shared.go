@@ -2,6 +2,7 @@ package loop
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/internal/splitmix"
@@ -54,8 +55,26 @@ func PlayerName(cfg Config, gen int, w *model.Weights) string {
 }
 
 // InitialNetwork is generation 0's network: random weights from the
-// config's network seed.
+// config's network seed, or the config's network file (NetworkInit) as an
+// untrained start: its weights, with no optimizer state and no steps, so
+// that the run's trainer counts and schedules its own; its provenance
+// names the file and the network it was.
 func InitialNetwork(cfg Config, rs *rules.RuleSet, codeVersion string) (*model.Checkpoint, error) {
+	if cfg.NetworkInit != "" {
+		init, err := model.LoadPlayable(cfg.NetworkInit)
+		if err != nil {
+			return nil, fmt.Errorf("loop: network init: %w", err)
+		}
+		ck := *init
+		ck.Steps, ck.Samples, ck.Optimizer = 0, 0, nil
+		if !slices.Contains(ck.RuleSets, rs.String()) {
+			ck.RuleSets = append(slices.Clone(ck.RuleSets), rs.String())
+		}
+		ck.Provenance = model.Provenance{CodeVersion: codeVersion, Seed: cfg.NetworkSeed, Created: init.Provenance.Created,
+			Parent: init.Weights.ID(),
+			Note:   fmt.Sprintf("generation 0: %s (network %s: %s)", cfg.NetworkInit, init.Weights.ID(), init.Provenance.Note)}
+		return &ck, nil
+	}
 	ck, err := model.RandomCheckpoint(cfg.Network, []string{rs.String()},
 		model.Provenance{CodeVersion: codeVersion, Seed: cfg.NetworkSeed, Note: "generation 0: random weights"})
 	if err != nil {

@@ -23,7 +23,7 @@ var netSubcommands = []subcommand{
 	{"init", "create a network with random weights (--config shape, --rules)", runNetInit},
 	{"info", "describe a checkpoint: shape, parameters, encoding, training, provenance", runNetInfo},
 	{"bench", "measure a network's inference speed at several batch sizes", runNetBench},
-	{"eval", "a network's losses on shard directories, against a constant predictor", runNetEval},
+	{"eval", "a network's move prediction and losses on games files or shard directories, against predictors that know nothing", runNetEval},
 }
 
 func runNet(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -110,6 +110,9 @@ func runNetInfo(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, ", parent %s", p.Parent)
 	}
 	fmt.Fprintln(stdout)
+	if p.Note != "" {
+		fmt.Fprintf(stdout, "note            %s\n", p.Note)
+	}
 	return nil
 }
 
@@ -181,24 +184,32 @@ func runNetBench(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// runNetEval prints a network's losses on shard directories: on games it
-// did not train on, whether its value head predicts better than a
-// constant (train.Eval).
+// runNetEval prints a network's move prediction and losses on recorded
+// games (train.EvalGames) or on shard directories (train.Eval): on games it
+// did not train on, whether its policy predicts the moves played and its
+// value head the results better than predictors that know nothing.
 func runNetEval(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("net eval", stderr)
 	netFile := fs.String("net", "", "checkpoint file to evaluate")
-	rulesList := fs.String("rules", "", "comma-separated rule sets (presets or YAML files) of shards without self-play game records; those with records name their own")
+	var games multiFlag
+	fs.Var(&games, "games", "a games file (palace import's) or a directory of them, instead of shard directories; give it once per path")
+	rulesList := fs.String("rules", "", "comma-separated rule sets (presets or YAML files) of shards without self-play game records; those with records name their own. With --games: keep the games under these rule-set names")
 	maxPlies := fs.Int("max-plies", 0, "the length cap the --rules shards were played under (it is part of the rule set)")
+	minPlies := fs.Int("min-plies", 0, "with --games: drop games shorter than this")
+	openingPlies := fs.Int("opening-plies", 0, "with --games: the first N plies of each game only (0: whole games)")
 	every := fs.Int("every", 1, "evaluate one position in this many")
 	dirs, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
-	if *netFile == "" || len(dirs) == 0 {
-		return usageError{"want --net FILE and shard directories: palace net eval --net FILE DIR..."}
+	if *netFile == "" || (len(dirs) == 0) == (len(games) == 0) {
+		return usageError{"want --net FILE and either games or shard directories: palace net eval --net FILE --games PATH, or palace net eval --net FILE DIR..."}
 	}
-	if *every < 1 || *maxPlies < 0 {
-		return usagef("--every %d, --max-plies %d: want ≥ 1 and ≥ 0", *every, *maxPlies)
+	if *every < 1 || *maxPlies < 0 || *minPlies < 0 || *openingPlies < 0 {
+		return usagef("--every %d, --max-plies %d, --min-plies %d, --opening-plies %d: want ≥ 1, ≥ 0, ≥ 0, ≥ 0", *every, *maxPlies, *minPlies, *openingPlies)
+	}
+	if len(games) > 0 {
+		return evalGames(stdout, *netFile, games, *rulesList, *minPlies, *openingPlies, *every)
 	}
 	ck, err := model.LoadPlayable(*netFile)
 	if err != nil {
@@ -231,7 +242,7 @@ func runNetEval(args []string, stdout, stderr io.Writer) error {
 			sets = append(sets, gf.SelfPlayRuleSet())
 		}
 	}
-	ev, err := model.NewEvaluator(ck.Weights)
+	ev, err := model.NewEvaluators(ck.Weights, runtime.NumCPU())
 	if err != nil {
 		return err
 	}
@@ -239,10 +250,48 @@ func runNetEval(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "network         %s (%s)\n", ck.Weights.ID(), *netFile)
-	fmt.Fprintf(stdout, "positions       %d (wins %d, draws %d, losses %d to the side to move)\n", rep.Positions, rep.Results[0], rep.Results[1], rep.Results[2])
-	fmt.Fprintf(stdout, "wdl loss        %.4f (a constant predictor: %.4f)\n", rep.WDLCE, rep.ConstWDLCE)
-	fmt.Fprintf(stdout, "value mse       %.4f (a constant predictor: %.4f)\n", rep.ValueMSE, rep.ConstValueMSE)
-	fmt.Fprintf(stdout, "policy loss     %.4f over %d searched positions (the targets' entropy: %.4f)\n", rep.PolicyCE, rep.PolicyPositions, rep.TargetEntropy)
+	printEvalReport(stdout, ck, *netFile, rep, "searched positions")
 	return nil
+}
+
+// evalGames is net eval over recorded games.
+func evalGames(stdout io.Writer, netFile string, games []string, rulesList string, minPlies, openingPlies, every int) error {
+	filter := train.GameFilter{MinPlies: minPlies, OpeningPlies: openingPlies, KeepDuplicates: true}
+	if rulesList != "" {
+		for _, r := range strings.Split(rulesList, ",") {
+			filter.RuleSets = append(filter.RuleSets, strings.TrimSpace(r))
+		}
+	}
+	ev, ck, err := model.OpenEvaluator(netFile, runtime.NumCPU())
+	if err != nil {
+		return err
+	}
+	rep, dropped, err := train.EvalGames(ev, games, filter, train.EvalOptions{Every: every, Batch: 256})
+	if err != nil {
+		return err
+	}
+	if n := dropped.Total(); n > 0 {
+		fmt.Fprintf(stdout, "games dropped   %d (%d under other rule sets, %d shorter than %d plies)\n", n, dropped.RuleSet, dropped.Short, minPlies)
+	}
+	printEvalReport(stdout, ck, netFile, rep, "positions")
+	return nil
+}
+
+// printEvalReport prints net eval's report.
+func printEvalReport(w io.Writer, ck *model.Checkpoint, file string, rep train.EvalReport, policyWhat string) {
+	fmt.Fprintf(w, "network         %s (%s)\n", ck.Weights.ID(), file)
+	fmt.Fprintf(w, "positions       %d (wins %d, draws %d, losses %d to the side to move", rep.Positions, rep.Results[0], rep.Results[1], rep.Results[2])
+	if n := rep.Positions - rep.ValuePositions; n > 0 {
+		fmt.Fprintf(w, "; %d without a result", n)
+	}
+	fmt.Fprintln(w, ")")
+	if rep.ValuePositions > 0 {
+		fmt.Fprintf(w, "wdl loss        %.4f (a constant predictor: %.4f)\n", rep.WDLCE, rep.ConstWDLCE)
+		fmt.Fprintf(w, "value mse       %.4f (a constant predictor: %.4f)\n", rep.ValueMSE, rep.ConstValueMSE)
+	}
+	if rep.PolicyPositions > 0 {
+		fmt.Fprintf(w, "top-1           %.2f%% (a uniform choice: %.2f%%)\n", 100*rep.Top1, 100*rep.UniformTop1)
+		fmt.Fprintf(w, "top-3           %.2f%% (a uniform choice: %.2f%%)\n", 100*rep.Top3, 100*rep.UniformTop3)
+		fmt.Fprintf(w, "policy loss     %.4f over %d %s (the targets' entropy: %.4f; a uniform choice: %.4f)\n", rep.PolicyCE, rep.PolicyPositions, policyWhat, rep.TargetEntropy, rep.UniformCE)
+	}
 }

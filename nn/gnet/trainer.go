@@ -122,7 +122,9 @@ func (t *Trainer) Rate() float64 { return t.sched.At(t.step) }
 // floats (plane, rank, file), policyTargets Batch()×PolicySize
 // probabilities (zero on illegal moves; a row of zeros for a position with
 // no policy target, which then trains the value only), wdlTargets Batch()×3
-// probabilities (win, draw, loss for the side to move). It returns the
+// probabilities (win, draw, loss for the side to move; a row of zeros for
+// a position with no value target, a recorded game without a result,
+// which then trains the policy only). It returns the
 // batch's losses before the update. A batch that makes a loss NaN or
 // infinite is reported and not applied.
 func (t *Trainer) Step(inputs, policyTargets, wdlTargets []float32) (Losses, error) {
@@ -274,7 +276,7 @@ func (t *Trainer) checkBatch(inputs, policyTargets, wdlTargets []float32) error 
 	if err := checkDistributions("policy", policyTargets, c.PolicySize, true, true); err != nil {
 		return err
 	}
-	return checkDistributions("WDL", wdlTargets, 3, false, false)
+	return checkDistributions("WDL", wdlTargets, 3, true, false)
 }
 
 // checkDistributions reports a target row that is not a probability

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestTrainFromGames imports real master games (the CCPD sample), trains
+// a tiny network on them, and measures it with net eval --games.
+func TestTrainFromGames(t *testing.T) {
+	dir := t.TempDir()
+	games := filepath.Join(dir, "games.jsonl")
+	if code, _, errOut := runPalace(t, "", "import", "--out", games, "../../pgn/testdata/ccpd_sample"); code != 0 {
+		t.Fatalf("import: exit %d: %s", code, errOut)
+	}
+	cfg := filepath.Join(dir, "tiny.yaml")
+	os.WriteFile(cfg, []byte(`network: {blocks: 1, filters: 8, policy_channels: 2, value_channels: 1, value_hidden: 8}
+epochs: 0.5
+eval_every: 10
+train: {batch: 32, checkpoint_every: 5}
+`), 0o644)
+	net := filepath.Join(dir, "xq.palnet")
+	args := []string{"train", "--games", games, "--out", net, "--config", cfg, "--held-out", "0.2", "--progress", "none"}
+	code, out, errOut := runPalace(t, "", args...)
+	if code != 0 {
+		t.Fatalf("train: exit %d: %s %s", code, out, errOut)
+	}
+	for _, want := range []string{"games: 40 read; 0 dropped", "held out", "top-1 (uniform)", "wrote " + net} {
+		if !strings.Contains(out, want) {
+			t.Errorf("train's output lacks %q:\n%s", want, out)
+		}
+	}
+	// Rows at steps 0, 10, 20, ... and the last step.
+	rows := regexp.MustCompile(`(?m)^ +(\d+) +\d+\.\d\d +(-|\d\.\d+) +\d+\.\d%`).FindAllStringSubmatch(out, -1)
+	if len(rows) < 3 || rows[0][1] != "0" || rows[1][1] != "10" {
+		t.Errorf("curve rows %v:\n%s", rows, out)
+	}
+	work := net + ".work"
+	for _, f := range []string{"curve.json", "curve-accuracy.png", "curve-loss.png", "job.json", "state.palnet", "gameset/gameset.json"} {
+		if _, err := os.Stat(filepath.Join(work, f)); err != nil {
+			t.Errorf("work directory: %v", err)
+		}
+	}
+	code, info, _ := runPalace(t, "", "net", "info", net)
+	if code != 0 || !strings.Contains(info, "trained on ") || !strings.Contains(info, "optimizer       none") {
+		t.Errorf("net info: exit %d:\n%s", code, info)
+	}
+
+	// Run again, the finished job writes the same network.
+	code, again, errOut := runPalace(t, "", args...)
+	id := regexp.MustCompile(`network ([0-9a-f]{16})`).FindStringSubmatch(out)
+	if code != 0 || id == nil || !strings.Contains(again, "network "+id[1]) {
+		t.Errorf("rerun: exit %d %s\n%s\nwant network %v", code, errOut, again, id)
+	}
+	// Another filter over the same work directory is refused.
+	other := append(append([]string{}, args...), "--min-plies", "30")
+	if code, _, errOut := runPalace(t, "", other...); code != 1 || !strings.Contains(errOut, "was started with other") {
+		t.Errorf("another filter, same --work: exit %d, %q", code, errOut)
+	}
+
+	code, out, errOut = runPalace(t, "", "net", "eval", "--net", net, "--games", games)
+	if code != 0 || !strings.Contains(out, "top-1           ") || !strings.Contains(out, "(a uniform choice: ") {
+		t.Errorf("net eval --games: exit %d: %s %s", code, out, errOut)
+	}
+
+	for _, bad := range [][]string{
+		{"train", "--out", net},
+		{"train", "--games", games},
+		{"train", "--games", games, "--out", net, "--held-out", "1"},
+		{"train", "--games", games, "--out", net, "--after", "2004/01"},
+		{"net", "eval", "--net", net, "--games", games, dir},
+	} {
+		if code, _, errOut := runPalace(t, "", bad...); code != 2 || errOut == "" {
+			t.Errorf("%v: exit %d, %q; want 2", bad, code, errOut)
+		}
+	}
+}
