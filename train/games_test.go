@@ -13,8 +13,8 @@ import (
 	"github.com/palace-chess/palace/datasets"
 	"github.com/palace-chess/palace/encode"
 	"github.com/palace-chess/palace/gamerec"
-	"github.com/palace-chess/palace/nn/gnet"
 	"github.com/palace-chess/palace/nn"
+	"github.com/palace-chess/palace/nn/gnet"
 	"github.com/palace-chess/palace/rules"
 	"github.com/palace-chess/palace/train"
 )
@@ -246,7 +246,7 @@ func TestSelector(t *testing.T) {
 		{"2004", "", true, false},
 		{"2004.11", "2004.11", true, false},
 		{"2004.11.03", "", false, false},
-		{"", "2000", false, true}, // 1999 is known to the year
+		{"", "2000", false, true},     // 1999 is known to the year
 		{"", "1999.06", false, false}, // its month is not known
 		{"1999", "2004", true, true},
 	}
