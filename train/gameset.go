@@ -138,6 +138,10 @@ func BuildGameSet(dir string, paths []string, filter GameFilter, codeVersion str
 	if err != nil {
 		return nil, fmt.Errorf("train: game set: %w", err)
 	}
+	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp's 0700 is for secrets
+		os.RemoveAll(tmp)
+		return nil, fmt.Errorf("train: game set: %w", err)
+	}
 	done := false
 	defer func() {
 		if !done {

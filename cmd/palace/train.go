@@ -200,7 +200,7 @@ func runTrain(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		CodeVersion: codeVersion(),
 		Progress:    tw.point,
 		TrainProgress: func(p train.Progress) {
-			status.draw(fmt.Sprintf("step %d/%d  lr %.2g  policy %.3f  wdl %.3f  %.0f samples/s", p.Step, p.Target, p.Rate, p.Losses.Policy, p.Losses.WDL, p.SamplesPerS))
+			status.update(fmt.Sprintf("step %d/%d  lr %.2g  policy %.3f  wdl %.3f  %.0f samples/s", p.Step, p.Target, p.Rate, p.Losses.Policy, p.Losses.WDL, p.SamplesPerS))
 		}})
 	if curve != nil && len(curve.Points) > 0 {
 		if err := drawCurve(dir, curve); err != nil {
