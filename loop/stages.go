@@ -302,9 +302,15 @@ func (s *Stages) Train(ctx context.Context, job TrainJob) (Metric, error) {
 	if job.Started != nil {
 		job.Started(total, target)
 	}
+	var records *train.GameSet
+	if c := s.Config.Train; c.RecordsShare > 0 && gen < c.RecordsGenerations {
+		if records, err = train.ReadGameSet(c.Records); err != nil {
+			return Metric{}, fmt.Errorf("loop: train: records: %w", err)
+		}
+	}
 	var last train.Progress
 	res, err := train.Run(ctx, s.Config.Train, train.Job{Dirs: job.Dirs, RuleSets: []*rules.RuleSet{s.Rules}, State: job.State,
-		Init: init, TargetSteps: target, Seed: s.Config.Seed, CodeVersion: s.CodeVersion,
+		Init: init, TargetSteps: target, Seed: s.Config.Seed, CodeVersion: s.CodeVersion, Records: records,
 		Progress: func(p train.Progress) {
 			last = p
 			if job.Progress != nil {

@@ -18,7 +18,7 @@ func fillTiny(t *testing.T, b *batch, g TinyGames, seed uint64) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if err := b.fill(s, map[string]*rules.RuleSet{capped.String(): capped}); err != nil {
+	if err := b.fill(s, nil, 0, map[string]*rules.RuleSet{capped.String(): capped}); err != nil {
 		t.Fatal(err)
 	}
 }

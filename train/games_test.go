@@ -583,3 +583,61 @@ func TestGamesConfig(t *testing.T) {
 		}
 	}
 }
+
+// Records mixed into self-play's batches change what is learnt, the same
+// way every time, and a stopped run resumes to the same network.
+func TestRunMixesRecords(t *testing.T) {
+	rs := ruleSet(t, "xiangqi")
+	dir, sp := shards(t, 8)
+	path := filepath.Join(t.TempDir(), "games.jsonl")
+	writeGames(t, path, randomGames(t, rs, 12, 16, 9), rs)
+	set, err := train.BuildGameSet(filepath.Join(t.TempDir(), "set"), []string{path}, train.GameFilter{}, "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig()
+	cfg.Records, cfg.RecordsShare, cfg.RecordsGenerations = set.Dir(), 0.25, 1
+	run := func(name string, records *train.GameSet, ctx context.Context, progress func(train.Progress)) (*train.Result, error) {
+		job := train.Job{Dirs: []string{dir}, RuleSets: []*rules.RuleSet{sp}, Init: initial(t), TargetSteps: 12, Seed: 4,
+			State: filepath.Join(t.TempDir(), name), Records: records, Progress: progress}
+		res, err := train.Run(ctx, cfg, job)
+		return &res, err
+	}
+	plain, err := run("plain", nil, context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mixed, err := run("mixed", set, context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.Checkpoint.Weights.ID() == mixed.Checkpoint.Weights.ID() {
+		t.Error("mixing records changed nothing")
+	}
+	// Stopped after the first save and resumed: the same network.
+	state := filepath.Join(t.TempDir(), "cut")
+	ctx, cancel := context.WithCancel(context.Background())
+	job := train.Job{Dirs: []string{dir}, RuleSets: []*rules.RuleSet{sp}, Init: initial(t), TargetSteps: 12, Seed: 4, State: state, Records: set,
+		Progress: func(p train.Progress) {
+			if p.Step >= 5 {
+				cancel()
+			}
+		}}
+	if _, err := train.Run(ctx, cfg, job); !errors.Is(err, context.Canceled) {
+		t.Fatalf("stopped run: %v", err)
+	}
+	job.Progress = nil
+	res, err := train.Run(context.Background(), cfg, job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Checkpoint.Weights.ID() != mixed.Checkpoint.Weights.ID() {
+		t.Errorf("resumed with records: network %s, uninterrupted %s", res.Checkpoint.Weights.ID(), mixed.Checkpoint.Weights.ID())
+	}
+
+	bad := testConfig()
+	bad.RecordsShare = 0.3
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "records") {
+		t.Errorf("records_share without records: %v", err)
+	}
+}

@@ -71,6 +71,9 @@ func (c *GamesConfig) Validate() error {
 	if err := cfg.Validate(); err != nil {
 		errs = append(errs, err)
 	}
+	if c.Train.Records != "" || c.Train.RecordsShare != 0 || c.Train.RecordsGenerations != 0 {
+		errs = append(errs, errors.New("train: records, records_share and records_generations are a self-play run's (here every position is a record's)"))
+	}
 	if !(c.Epochs > 0) || math.IsInf(c.Epochs, 0) {
 		errs = append(errs, fmt.Errorf("epochs %v, want > 0", c.Epochs))
 	}

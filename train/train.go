@@ -99,6 +99,16 @@ type Config struct {
 	// keeps a network trained on records from staking everything on one
 	// move, which a search reading its policy needs (0: off).
 	LabelSmoothing float64 `yaml:"label_smoothing"`
+	// Records, with RecordsShare > 0, mixes the positions of recorded
+	// games into self-play's training: a game set directory (palace train
+	// --games builds one, WORK/gameset) whose training positions fill
+	// RecordsShare of every batch during a run's first RecordsGenerations
+	// generations, so that a run started from a network trained on
+	// records does not forget them before its own games are any good.
+	// Off (0) by default.
+	Records            string  `yaml:"records"`
+	RecordsShare       float64 `yaml:"records_share"`
+	RecordsGenerations int     `yaml:"records_generations"`
 	// CheckpointEvery is the number of steps between saves of the state.
 	CheckpointEvery int `yaml:"checkpoint_every"`
 }
@@ -180,6 +190,11 @@ func (c *Config) Validate() error {
 	if !(c.LabelSmoothing >= 0 && c.LabelSmoothing < 1) {
 		bad("label_smoothing %v, want 0 ≤ s < 1", c.LabelSmoothing)
 	}
+	if !(c.RecordsShare >= 0 && c.RecordsShare < 1) || c.RecordsGenerations < 0 {
+		bad("records_share %v, records_generations %d: want 0 ≤ share < 1 and generations ≥ 0", c.RecordsShare, c.RecordsGenerations)
+	} else if c.RecordsShare > 0 && (c.Records == "" || c.RecordsGenerations == 0) {
+		bad("records_share %v needs records (a game set directory) and records_generations ≥ 1", c.RecordsShare)
+	}
 	if c.CheckpointEvery < 1 {
 		bad("checkpoint_every %d, want ≥ 1", c.CheckpointEvery)
 	}
@@ -230,6 +245,10 @@ type Job struct {
 	Seed uint64
 	// CodeVersion goes into the checkpoints' provenance.
 	CodeVersion string
+	// Records, when set, is the game set whose training positions fill
+	// Config.RecordsShare of every batch (the caller decides for which
+	// generations).
+	Records *GameSet
 	// Progress, when set, receives a report after every save and at the
 	// end.
 	Progress func(Progress)
@@ -278,6 +297,13 @@ func Run(ctx context.Context, cfg Config, job Job) (Result, error) {
 	for _, rs := range job.RuleSets {
 		rsByID[rs.String()] = rs
 	}
+	fromRecords := 0
+	if job.Records != nil && cfg.RecordsShare > 0 {
+		fromRecords = int(math.Round(cfg.RecordsShare * float64(cfg.Batch)))
+		for _, rs := range job.Records.RuleSets {
+			rsByID[rs.String()] = rs
+		}
+	}
 	b := newBatch(cfg.Batch)
 	b.searchWeight = float32(cfg.SearchValueWeight)
 	b.drawMaterialScale = cfg.DrawMaterialScale
@@ -299,13 +325,28 @@ func Run(ctx context.Context, cfg Config, job Job) (Result, error) {
 			return res, fmt.Errorf("train: %w", err)
 		}
 		window, total := s.Window(), s.Total()
+		var rec *datasets.Sampler
+		if fromRecords > 0 {
+			n := job.Records.Train.Positions
+			rec, err = datasets.NewSampler([]string{job.Records.TrainDir()},
+				datasets.WithSeed(splitmix.Mix(splitmix.Mix(job.Seed, uint64(first)), recordsStream)),
+				datasets.WithWindow(int(min(n, math.MaxInt32)), 1, 1),
+				datasets.WithMirror(cfg.Mirror))
+			if err != nil {
+				s.Close()
+				return res, fmt.Errorf("train: records: %w", err)
+			}
+		}
 		err = func() error {
 			defer s.Close()
+			if rec != nil {
+				defer rec.Close()
+			}
 			for tr.Steps() < last {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
-				if err := b.fill(s, rsByID); err != nil {
+				if err := b.fill(s, rec, fromRecords, rsByID); err != nil {
 					return err
 				}
 				l, err := tr.Step(b.inputs, b.policy, b.wdl)
@@ -386,6 +427,9 @@ func checkpoint(tr *gnet.Trainer, job Job) *model.Checkpoint {
 	return ck
 }
 
+// recordsStream sets the records sampler's seeds apart from self-play's.
+const recordsStream = 0x7265636f726473
+
 // batch is one step's input and targets.
 type batch struct {
 	searchWeight float32
@@ -430,12 +474,19 @@ func newBatch(n int) *batch {
 // fill draws a batch. The policy target is the search's where the move had
 // a full search and zero elsewhere (a zero row adds nothing to the policy
 // loss: cheap searches train the value only, as playout-cap randomization
-// intends), smoothed over the legal moves by b.smoothing. The value target
+// intends), smoothed over the legal moves by b.smoothing. The first
+// fromRecords samples come from records (recorded games' positions), the
+// rest from s. The value target
 // is the game's result, mixed with the search's WDL by searchWeight; a
 // position of a game without a result has none (a zero row).
-func (b *batch) fill(s *datasets.Sampler, rsByID map[string]*rules.RuleSet) error {
-	if err := s.Fill(b.samples); err != nil {
+func (b *batch) fill(s, records *datasets.Sampler, fromRecords int, rsByID map[string]*rules.RuleSet) error {
+	if err := s.Fill(b.samples[fromRecords:]); err != nil {
 		return fmt.Errorf("train: %w", err)
+	}
+	if fromRecords > 0 {
+		if err := records.Fill(b.samples[:fromRecords]); err != nil {
+			return fmt.Errorf("train: records: %w", err)
+		}
 	}
 	for i := range b.samples {
 		sm := &b.samples[i]
