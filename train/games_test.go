@@ -15,6 +15,7 @@ import (
 	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/nn"
 	"github.com/palace-chess/palace/nn/gnet"
+	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/rules"
 	"github.com/palace-chess/palace/train"
 )
@@ -519,7 +520,7 @@ func TestTrainGamesResumes(t *testing.T) {
 	}
 	cfg := tinyGamesConfig()
 	job := func(name string) train.GamesJob {
-		return train.GamesJob{Set: set, State: filepath.Join(dir, name+".palnet"), Curve: filepath.Join(dir, name+".json"),
+		return train.GamesJob{Set: set, State: filepath.Join(dir, name+".palnet"), Curve: filepath.Join(dir, name+".json"), Best: filepath.Join(dir, name+"-best.palnet"),
 			Init: initial(t), Epochs: 1, EvalEvery: 6, Evaluators: 1, Seed: 2}
 	}
 	whole := job("whole")
@@ -565,6 +566,28 @@ func TestTrainGamesResumes(t *testing.T) {
 		if p.Step != w.Step || *p.HeldOut != *w.HeldOut {
 			t.Errorf("point %d: step %d %+v, uninterrupted step %d %+v", i, p.Step, *p.HeldOut, w.Step, *w.HeldOut)
 		}
+	}
+	// The best file holds the network of the point with the least
+	// held-out loss.
+	if gotCurve.BestStep != wantCurve.BestStep || gotCurve.BestStep < 0 {
+		t.Errorf("best step %d, uninterrupted %d", gotCurve.BestStep, wantCurve.BestStep)
+	}
+	best, ok := gotCurve.Point(gotCurve.BestStep)
+	for _, p := range gotCurve.Points {
+		if p.HeldOutLoss() < best.HeldOutLoss() {
+			t.Errorf("step %d's held-out loss %v beats the best's (step %d, %v)", p.Step, p.HeldOutLoss(), best.Step, best.HeldOutLoss())
+		}
+	}
+	for _, name := range []string{"whole", "cut"} {
+		ck, err := model.Load(filepath.Join(dir, name+"-best.palnet"))
+		if err != nil || !ok || ck.Steps != best.Step || ck.Optimizer != nil {
+			t.Errorf("%s's best file: %v, step %d, want step %d without its optimizer", name, err, ck.Steps, best.Step)
+		}
+	}
+	wholeBest, _ := model.Load(filepath.Join(dir, "whole-best.palnet"))
+	cutBest, _ := model.Load(filepath.Join(dir, "cut-best.palnet"))
+	if wholeBest.Weights.ID() != cutBest.Weights.ID() {
+		t.Error("the best networks of the resumed and the uninterrupted job differ")
 	}
 	// Done, the job does nothing more.
 	again, againCurve, err := train.TrainGames(context.Background(), cfg.Train, cut)

@@ -25,8 +25,11 @@ import (
 type GamesJob struct {
 	Set *GameSet
 	// State is the trainer's checkpoint (Run's); Curve the learning
-	// curve's JSON file.
-	State, Curve string
+	// curve's JSON file; Best, when set, the file that keeps the network
+	// of the evaluation with the least held-out loss (early stopping: a
+	// value head that memorises a small collection's results gets worse
+	// on other games long before the policy stops improving).
+	State, Curve, Best string
 	// Init is the network a new state starts from.
 	Init *model.Checkpoint
 	// Epochs is how many times, on average, each training position is
@@ -67,6 +70,33 @@ type Curve struct {
 	Format  string       `json:"format"`
 	Version int          `json:"version"`
 	Points  []CurvePoint `json:"points"`
+	// BestStep is the step of the point with the least held-out loss
+	// (HeldOutLoss), whose network the job's Best file holds; -1: none
+	// yet.
+	BestStep int64 `json:"best_step"`
+}
+
+// HeldOutLoss is what early stopping minimises: the held-out policy loss
+// plus the WDL loss (where the held-out games have results).
+func (p *CurvePoint) HeldOutLoss() float64 {
+	h := p.HeldOut
+	if h == nil {
+		return math.Inf(1)
+	}
+	if h.ValuePositions == 0 {
+		return h.PolicyCE
+	}
+	return h.PolicyCE + h.WDLCE
+}
+
+// Point is the curve's point at step, if it has one.
+func (c *Curve) Point(step int64) (CurvePoint, bool) {
+	for _, p := range c.Points {
+		if p.Step == step {
+			return p, true
+		}
+	}
+	return CurvePoint{}, false
 }
 
 const (
@@ -78,7 +108,7 @@ const (
 func ReadCurve(path string) (*Curve, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return &Curve{Format: CurveFormat, Version: CurveVersion}, nil
+		return &Curve{Format: CurveFormat, Version: CurveVersion, BestStep: -1}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("train: curve: %w", err)
@@ -151,12 +181,8 @@ func TrainGames(ctx context.Context, cfg Config, job GamesJob) (*model.Checkpoin
 		seconds = curve.Points[n-1].Seconds
 	}
 	evaluated := func(step int64) bool {
-		for _, p := range curve.Points {
-			if p.Step == step {
-				return true
-			}
-		}
-		return false
+		_, ok := curve.Point(step)
+		return ok
 	}
 	point := func(ck *model.Checkpoint, losses *gnet.Losses, rate float64) error {
 		p := CurvePoint{Step: ck.Steps, Epoch: float64(ck.Steps) * float64(cfg.Batch) / float64(positions), Rate: rate, Seconds: seconds}
@@ -173,6 +199,19 @@ func TrainGames(ctx context.Context, cfg Config, job GamesJob) (*model.Checkpoin
 				return err
 			}
 			p.HeldOut = &rep
+		}
+		if job.Best != "" && p.HeldOut != nil {
+			best, ok := curve.Point(curve.BestStep)
+			if !ok || p.HeldOutLoss() < best.HeldOutLoss() {
+				// Saved before the curve names it: a kill in between
+				// evaluates this step again and saves it again.
+				keep := *ck
+				keep.Optimizer = nil
+				if err := keep.Save(job.Best); err != nil {
+					return fmt.Errorf("train: games: %w", err)
+				}
+				curve.BestStep = ck.Steps
+			}
 		}
 		curve.Points = append(curve.Points, p)
 		if err := curve.write(job.Curve); err != nil {

@@ -34,9 +34,10 @@ legal moves and WDL loss, each beside a predictor that knows nothing.
 
 Everything lives in --work (default NET.work): the positions
 (gameset/), the trainer's state, the learning curve (curve.json, and
-curve-accuracy.png, curve-loss.png). Stopped (Ctrl-C, or killed), the same
-command resumes. At the end the network is written to NET (--init's
-shape, else the config's network section).`
+curve-accuracy.png, curve-loss.png), the network of the evaluation with the
+least held-out loss (best.palnet). Stopped (Ctrl-C, or killed), the same
+command resumes. At the end that network (--keep best) or the last step's
+is written to NET (--init's shape, else the config's network section).`
 
 // defaultGamesConfig is the built-in supervised config.
 const defaultGamesConfig = "train-games.yaml"
@@ -78,6 +79,7 @@ func runTrain(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	heldOut := fs.Float64("held-out", 0.1, "share of games held out for measuring (split by game)")
 	epochs := fs.Float64("epochs", 0, "passes over the training positions (default: the config's)")
 	evalEvery := fs.Int64("eval-every", -1, "steps between held-out evaluations (default: the config's; 0: at the end only)")
+	keep := fs.String("keep", "best", "the network to write: best (the evaluation with the least held-out policy + WDL loss; early stopping) or last")
 	progress := fs.String("progress", "auto", "progress: auto, line, log or none")
 	if len(args) > 0 && args[0] == "help" {
 		fs.Usage()
@@ -94,6 +96,9 @@ func runTrain(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	show, line, err := progressFlag(*progress, stdout)
 	if err != nil {
 		return err
+	}
+	if *keep != "best" && *keep != "last" {
+		return usagef("--keep %q: want best or last", *keep)
 	}
 	if *epochs < 0 || math.IsNaN(*epochs) || math.IsInf(*epochs, 0) {
 		return usagef("--epochs %v: want a number > 0", *epochs)
@@ -196,7 +201,7 @@ func runTrain(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		cfg.Network.Blocks, cfg.Network.Filters, cfg.Epochs, steps, cfg.Train.Batch)
 	tw := newCurveTable(status.output())
 	ck, curve, err := train.TrainGames(ctx, cfg.Train, train.GamesJob{Set: set, State: filepath.Join(dir, "state.palnet"),
-		Curve: filepath.Join(dir, "curve.json"), Init: init, Epochs: cfg.Epochs, EvalEvery: cfg.EvalEvery, Seed: cfg.Seed,
+		Curve: filepath.Join(dir, "curve.json"), Best: filepath.Join(dir, "best.palnet"), Init: init, Epochs: cfg.Epochs, EvalEvery: cfg.EvalEvery, Seed: cfg.Seed,
 		CodeVersion: codeVersion(),
 		Progress:    tw.point,
 		TrainProgress: func(p train.Progress) {
@@ -216,15 +221,27 @@ func runTrain(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	}
 	final := *ck
 	final.Optimizer = nil
-	final.Provenance.Note = provenanceNote(set, curve)
+	which := "the last step's"
+	if *keep == "best" && curve.BestStep >= 0 && curve.BestStep != ck.Steps {
+		best, err := model.Load(filepath.Join(dir, "best.palnet"))
+		if err != nil {
+			return err
+		}
+		if best.Steps != curve.BestStep {
+			return fmt.Errorf("palace train: %s is step %d's network, the curve says step %d: remove both and run again to redo the evaluations", filepath.Join(dir, "best.palnet"), best.Steps, curve.BestStep)
+		}
+		final = *best
+		which = fmt.Sprintf("step %d's (least held-out loss; the last step's is in %s)", best.Steps, filepath.Join(dir, "state.palnet"))
+	}
+	final.Provenance.Note = provenanceNote(set, curve, final.Steps)
 	if init != nil && *initFile != "" {
 		final.Provenance.Parent = init.Weights.ID()
 	}
 	if err := final.Save(*out); err != nil {
 		return err
 	}
-	fmt.Fprintf(status.output(), "wrote %s: network %s after %d steps (%.0f s of training); curve in %s\n",
-		*out, final.Weights.ID(), final.Steps, curve.Points[len(curve.Points)-1].Seconds, filepath.Join(dir, "curve.json"))
+	fmt.Fprintf(status.output(), "wrote %s: network %s, %s of %d steps (%.0f s of training); curve in %s\n",
+		*out, final.Weights.ID(), which, ck.Steps, curve.Points[len(curve.Points)-1].Seconds, filepath.Join(dir, "curve.json"))
 	return nil
 }
 
@@ -257,10 +274,11 @@ func lastStep(c *train.Curve) int64 {
 	return c.Points[len(c.Points)-1].Step
 }
 
-// provenanceNote says what a network trained from records learnt from.
-func provenanceNote(set *train.GameSet, curve *train.Curve) string {
+// provenanceNote says what a network trained from records learnt from,
+// and how it did on the held-out games at its step.
+func provenanceNote(set *train.GameSet, curve *train.Curve, step int64) string {
 	note := fmt.Sprintf("trained on %d recorded games (%d positions) from %s", set.Train.Games, set.Train.Positions, strings.Join(set.Inputs, ", "))
-	if p := curve.Points[len(curve.Points)-1]; p.HeldOut != nil {
+	if p, ok := curve.Point(step); ok && p.HeldOut != nil {
 		note += fmt.Sprintf("; on %d held-out games: top-1 %.1f%%, top-3 %.1f%%", set.HeldOut.Games, 100*p.HeldOut.Top1, 100*p.HeldOut.Top3)
 	}
 	return note

@@ -55,6 +55,22 @@ train: {batch: 32, checkpoint_every: 5}
 	if code != 0 || id == nil || !strings.Contains(again, "network "+id[1]) {
 		t.Errorf("rerun: exit %d %s\n%s\nwant network %v", code, errOut, again, id)
 	}
+	// --keep last writes the last step's network, whichever was best.
+	last := filepath.Join(dir, "last.palnet")
+	lastArgs := append(append([]string{}, args...), "--keep", "last", "--work", work)
+	lastArgs[4] = last
+	if code, out, errOut := runPalace(t, "", lastArgs...); code != 0 || !strings.Contains(out, "the last step's of ") {
+		t.Errorf("--keep last: exit %d: %s %s", code, out, errOut)
+	}
+	steps := regexp.MustCompile(`of (\d+) steps`).FindStringSubmatch(out)
+	if code, info, _ := runPalace(t, "", "net", "info", last); code != 0 || steps == nil || !strings.Contains(info, "training        "+steps[1]+" steps") {
+		t.Errorf("--keep last wrote a network of other steps than %v:\n%s", steps, info)
+	}
+	if best := regexp.MustCompile(`step (\d+)'s \(least held-out loss`).FindStringSubmatch(out); best != nil {
+		if _, info, _ := runPalace(t, "", "net", "info", net); !strings.Contains(info, "training        "+best[1]+" steps") {
+			t.Errorf("the best network is not step %s's:\n%s", best[1], info)
+		}
+	}
 	// Another filter over the same work directory is refused.
 	other := append(append([]string{}, args...), "--min-plies", "30")
 	if code, _, errOut := runPalace(t, "", other...); code != 1 || !strings.Contains(errOut, "was started with other") {
