@@ -40,7 +40,7 @@ type (
 	nnOutput = nn.Output
 )
 
-func ruleSet(t *testing.T, name string) *rules.RuleSet {
+func ruleSet(t testing.TB, name string) *rules.RuleSet {
 	t.Helper()
 	rs, err := rules.LoadRuleSet(name)
 	if err != nil {
@@ -50,7 +50,7 @@ func ruleSet(t *testing.T, name string) *rules.RuleSet {
 }
 
 // recorded is a recorded game under rs from its start position.
-func recorded(t *testing.T, rs *rules.RuleSet, moves, result string) gamerec.Game {
+func recorded(t testing.TB, rs *rules.RuleSet, moves, result string) gamerec.Game {
 	t.Helper()
 	g, err := rules.NewGame(rs, rs.StartFEN())
 	if err != nil {
@@ -326,7 +326,7 @@ func writeGames(t *testing.T, path string, games []gamerec.Game, rs ...*rules.Ru
 
 // randomGames plays n short random games under rs, results cycling
 // through the four kinds.
-func randomGames(t *testing.T, rs *rules.RuleSet, n, plies int, seed uint64) []gamerec.Game {
+func randomGames(t testing.TB, rs *rules.RuleSet, n, plies int, seed uint64) []gamerec.Game {
 	t.Helper()
 	results := []string{gamerec.WhiteWins, gamerec.Draw, gamerec.BlackWins, gamerec.Unknown}
 	var games []gamerec.Game
