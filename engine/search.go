@@ -283,7 +283,7 @@ func (j *job) over(g *rules.Game) string {
 }
 
 // maxPerft bounds go perft's depth.
-const maxPerft = 20
+const maxPerft = rules.MaxPerftDepth
 
 // runPerft counts the legal-move tree's leaves under each move, as
 // rules.Game.PerftDivide does, but stops at once on stop or quit (the lines

@@ -4,6 +4,12 @@ import (
 	"sort"
 )
 
+// MaxPerftDepth is the deepest perft a command accepts: far beyond any
+// count that can finish (xiangqi's start has about 10^14 leaves at depth
+// 9), and a bound on the move buffers a count allocates (depth ×
+// maxMoves), so that a mistyped depth is an error, not an out-of-memory.
+const MaxPerftDepth = 20
+
 // Perft counts the leaves of the legal-move tree depth plies deep, counting
 // the last ply in bulk as Fairy-Stockfish does. History rules apply: a
 // double pass or a pass under bikjang is a node without moves.

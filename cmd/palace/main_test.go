@@ -104,6 +104,11 @@ func TestBatchErrorsNameTheLine(t *testing.T) {
 	if !strings.Contains(errOut, "stdin line 2") || !strings.Contains(errOut, `depth "deep"`) {
 		t.Errorf("error %q does not name line 2 and the depth", errOut)
 	}
+	// A depth no count could reach is refused before anything is allocated.
+	code, _, errOut = runPalace(t, "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1\t1000000000\n", "perft", "--batch", "-")
+	if code != 1 || !strings.Contains(errOut, "stdin line 1") || !strings.Contains(errOut, "from 0 to 20") {
+		t.Errorf("perft batch depth 1000000000: exit %d, %q", code, errOut)
+	}
 	code, _, errOut = runPalace(t, "4k4/9/9/9/9/9/9/9/9/4L4 w - - 0 1\n", "moves", "--batch", "-")
 	if code != 1 || !strings.Contains(errOut, "stdin line 1") || !strings.Contains(errOut, "unknown piece letter 'L'") {
 		t.Errorf("moves: exit %d, %q", code, errOut)
@@ -117,6 +122,10 @@ func TestUsageErrors(t *testing.T) {
 		{"perft", "--depth", "2", "--start", "--fen", "x"},
 		{"perft", "--batch", "-", "--depth", "2"},
 		{"perft", "--bogus"},
+		{"perft", "--start", "--depth", "9223372036854775807"},
+		{"perft", "--start", "--depth", "1152921504606846976"},
+		{"perft", "--start", "--depth", "1000000000"},
+		{"perft", "--start", "--depth", "21"},
 		{"perft", "--depth", "1", "--start", "--setup", "masangsangma,masangsangma"}, // xiangqi
 		{"nonsense"},
 		{},
@@ -222,6 +231,14 @@ func TestNetInitInfoBench(t *testing.T) {
 	code, out, errOut = runPalace(t, "", "net", "bench", "--batch", "1,2", "--positions", "2", ckpt)
 	if code != 0 || !strings.Contains(out, "batch   2:") {
 		t.Errorf("bench: exit %d, %q %q", code, out, errOut)
+	}
+	// Numbers that would exhaust memory are refused before anything is
+	// allocated.
+	for _, bad := range [][]string{{"--batch", "100000000"}, {"--workers", "100000000"}, {"--positions", "100000000000"}, {"--batch", "0"}} {
+		code, _, errOut := runPalace(t, "", append(append([]string{"net", "bench"}, bad...), ckpt)...)
+		if code != 2 || !strings.Contains(errOut, "want 1 to") {
+			t.Errorf("net bench %v: exit %d, %q", bad, code, errOut)
+		}
 	}
 	// A damaged checkpoint is a clear error, not a panic.
 	data, _ := os.ReadFile(ckpt)

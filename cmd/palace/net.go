@@ -116,6 +116,13 @@ func runNetInfo(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// Limits of net bench's numbers.
+const (
+	maxBenchBatch     = 4096
+	maxBenchWorkers   = 256
+	maxBenchPositions = 1 << 20
+)
+
 func runNetBench(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("net bench", stderr)
 	batches := fs.String("batch", "1,8,32", "comma-separated batch sizes")
@@ -125,8 +132,13 @@ func runNetBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *workers < 1 {
-		return usageError{"--workers must be at least 1"}
+	// Bounds that keep a mistyped number from an out-of-memory: a batch's
+	// buffers take about 30 KB a position, and every worker a network copy.
+	if *workers < 1 || *workers > maxBenchWorkers {
+		return usagef("--workers %d: want 1 to %d", *workers, maxBenchWorkers)
+	}
+	if *positions < 1 || *positions > maxBenchPositions {
+		return usagef("--positions %d: want 1 to %d", *positions, maxBenchPositions)
 	}
 	var before runtime.MemStats
 	runtime.GC()
@@ -141,8 +153,8 @@ func runNetBench(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "network %s: %.1f MFLOP per position; GEMMs by %s; %d workers\n", ck.Weights.ID(), float64(c.FLOPs())/1e6, model.BLAS(), *workers)
 	for _, s := range strings.Split(*batches, ",") {
 		batch, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || batch < 1 {
-			return usagef("bad batch size %q", s)
+		if err != nil || batch < 1 || batch > maxBenchBatch {
+			return usagef("batch size %q: want 1 to %d", s, maxBenchBatch)
 		}
 		rounds := max(1, *positions/batch)
 		for _, net := range nets { // warm-up: each worker's scratch space

@@ -12,7 +12,7 @@ import (
 
 func runPerft(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs, pf := newPositionFlagSet("perft", stderr)
-	depth := fs.Int("depth", 0, "plies to count")
+	depth := fs.Int("depth", 0, fmt.Sprintf("plies to count (1 to %d)", rules.MaxPerftDepth))
 	divide := fs.Bool("divide", false, "print each root move's count (MOVE: COUNT) before the total")
 	batch := fs.String("batch", "", "read FEN<TAB>DEPTH lines from FILE ('-' for stdin), write FEN<TAB>DEPTH<TAB>NODES")
 	rs, err := pf.parse(fs, args)
@@ -31,8 +31,8 @@ func runPerft(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 				return fmt.Errorf("want FEN<TAB>DEPTH, got %q", line)
 			}
 			n, err := strconv.Atoi(strings.TrimSpace(d))
-			if err != nil || n < 0 {
-				return fmt.Errorf("depth %q is not a non-negative number", d)
+			if err != nil || n < 0 || n > rules.MaxPerftDepth {
+				return fmt.Errorf("depth %q is not a number from 0 to %d", d, rules.MaxPerftDepth)
 			}
 			g, err := rules.NewGame(rs, fen)
 			if err != nil {
@@ -42,8 +42,8 @@ func runPerft(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			return out.Flush() // each answer as soon as it is known
 		})
 	}
-	if *depth < 1 {
-		return usageError{"--depth must be at least 1"}
+	if *depth < 1 || *depth > rules.MaxPerftDepth {
+		return usagef("--depth %d: want 1 to %d", *depth, rules.MaxPerftDepth)
 	}
 	fen, err := pf.startFEN(rs)
 	if err != nil {
