@@ -69,6 +69,14 @@ type SpecError struct{ Spec, Problem string }
 
 func (e *SpecError) Error() string { return fmt.Sprintf("arena: player %q: %s", e.Spec, e.Problem) }
 
+// MaxEvaluators bounds a net player's network copies (each a network's
+// weights and scratch space); maxSpecSimulations is mcts's own bound on
+// a search's budget.
+const (
+	MaxEvaluators      = 256
+	maxSpecSimulations = 1 << 24
+)
+
 // ParsePlayer parses random, uniform[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1],
 // net:PATH[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,evaluators=N][,cache=N] or
 // uci:PATH[,...] (see PlayerHelp). Its errors are *SpecError.
@@ -139,12 +147,15 @@ func ParsePlayer(spec string) (PlayerSpec, error) {
 			continue
 		}
 		n, err := strconv.Atoi(val)
-		least := 1
-		if key == "cache" {
-			least = 0
+		least, most := 1, maxSpecSimulations
+		switch key {
+		case "cache":
+			least, most = 0, nn.MaxCacheEntries
+		case "evaluators":
+			most = MaxEvaluators
 		}
-		if err != nil || n < least {
-			return ps, bad("%s=%s: want an integer of at least %d", key, val, least)
+		if err != nil || n < least || n > most {
+			return ps, bad("%s=%s: want an integer from %d to %d", key, val, least, most)
 		}
 		switch key {
 		case "sims":

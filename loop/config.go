@@ -3,6 +3,7 @@ package loop
 import (
 	"errors"
 	"fmt"
+	"github.com/palace-chess/palace/arena"
 	"gopkg.in/yaml.v3"
 	"strings"
 
@@ -128,8 +129,8 @@ func (c *Config) Validate() error {
 	if a.Pairs < 1 {
 		errs = append(errs, fmt.Errorf("arena: pairs %d, want ≥ 1", a.Pairs))
 	}
-	if a.OpeningPlies < 0 || a.Concurrency < 1 || a.Evaluators < 1 || a.MaxPlies < 0 {
-		errs = append(errs, fmt.Errorf("arena: opening_plies %d, concurrent_games %d, evaluators %d, max_plies %d: want ≥ 0, ≥ 1, ≥ 1, ≥ 0",
+	if a.OpeningPlies < 0 || a.Concurrency < 1 || a.Evaluators < 1 || a.Evaluators > arena.MaxEvaluators || a.MaxPlies < 0 {
+		errs = append(errs, fmt.Errorf("arena: opening_plies %d, concurrent_games %d, evaluators %d, max_plies %d: want ≥ 0, ≥ 1, 1 to 256, ≥ 0",
 			a.OpeningPlies, a.Concurrency, a.Evaluators, a.MaxPlies))
 	}
 	if err := a.Search.Validate(); err != nil {
@@ -295,8 +296,8 @@ func givenNetworkKeys(data []byte) ([]string, error) {
 // rule set ruleSet; with Every 0 nothing is checked beyond the numbers.
 func (l *LadderConfig) validate(ruleSet string) error {
 	var errs []error
-	if l.Every < 0 || l.Pairs < 1 || l.Simulations < 0 || l.OpeningPlies < 0 || l.Concurrency < 1 || l.Evaluators < 1 {
-		errs = append(errs, fmt.Errorf("every %d, pairs %d, simulations %d, opening_plies %d, concurrent_games %d, evaluators %d: want ≥ 0, ≥ 1, ≥ 0, ≥ 0, ≥ 1, ≥ 1",
+	if l.Every < 0 || l.Pairs < 1 || l.Simulations < 0 || l.OpeningPlies < 0 || l.Concurrency < 1 || l.Evaluators < 1 || l.Evaluators > arena.MaxEvaluators {
+		errs = append(errs, fmt.Errorf("every %d, pairs %d, simulations %d, opening_plies %d, concurrent_games %d, evaluators %d: want ≥ 0, ≥ 1, ≥ 0, ≥ 0, ≥ 1, 1 to 256",
 			l.Every, l.Pairs, l.Simulations, l.OpeningPlies, l.Concurrency, l.Evaluators))
 	}
 	if l.Every > 0 && len(errs) == 0 {

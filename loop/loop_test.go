@@ -179,6 +179,9 @@ func TestConfigErrors(t *testing.T) {
 		{"rules: xiangqi\nseed: 1\ntrain: {window: {min_rowz: 3}}", "unknown key min_rowz in window"},
 		{"rules: xiangqi\nseed: 1\narena: {search: {simz: 3}}", "unknown key simz in search"},
 		{"rules: xiangqi\nseed: 1\nnetwork: {init: a.palnet, blocks: 4, seed: 2}", "leave out blocks, seed"},
+		{"rules: xiangqi\nseed: 1\narena: {evaluators: 100000000}", "evaluators 100000000"},
+		{"rules: xiangqi\nseed: 1\nladder: {evaluators: 100000000}", "evaluators 100000000"},
+		{"rules: xiangqi\nseed: 1\nselfplay: {cache_entries: 1000000000}", "cache_entries"},
 	} {
 		_, err := loop.ParseConfig([]byte(tc.yaml), "t.yaml")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

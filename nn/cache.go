@@ -80,6 +80,12 @@ type cacheEntry struct {
 	wdl   [3]float32
 }
 
+// MaxCacheEntries bounds a cache's size in every config and player spec:
+// an entry takes about 300 bytes (its key, WDL and a share of the policy
+// ring), so this is about 5 GB, where a mistyped size would otherwise run
+// the machine out of memory.
+const MaxCacheEntries = 1 << 24
+
 // NewCache returns a Cache of the given number of entries (at least 1) in
 // front of backend. Its memory is fixed: about 300 bytes an entry. backend may
 // be nil when the Cache only holds the table for WithBackend; its own Evaluate

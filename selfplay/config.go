@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/palace-chess/palace/nn"
 	"math"
 	"runtime"
 	"slices"
@@ -187,8 +188,8 @@ func (c *Config) Validate() error {
 	if c.BatchSize < 0 || c.BatchSize > 1<<16 {
 		add("batch_size: %d, want 0 (automatic) to %d", c.BatchSize, 1<<16)
 	}
-	if c.CacheEntries < 1 || c.CacheEntries > 1<<28 {
-		add("cache_entries: %d, want 1 to %d", c.CacheEntries, 1<<28)
+	if c.CacheEntries < 1 || c.CacheEntries > nn.MaxCacheEntries {
+		add("cache_entries: %d, want 1 to %d", c.CacheEntries, nn.MaxCacheEntries)
 	}
 	if c.MaxPlies < 0 {
 		add("max_plies: %d, want 0 (the rule set's own cap) or more", c.MaxPlies)

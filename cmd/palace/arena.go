@@ -18,6 +18,9 @@ import (
 const arenaPlayerHelp = `a player, given twice: first A (the candidate), then B (the baseline). One of
 ` + arena.PlayerHelp
 
+// maxArenaPairs bounds a match's pairs.
+const maxArenaPairs = 1 << 20
+
 func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("arena", stderr)
 	ruleSet := addRuleSetFlag(fs)
@@ -63,6 +66,15 @@ func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	)
 	if err != nil {
 		return err
+	}
+	// A match of more pairs than this would run for years; an opening
+	// beyond the pairs' would never be played, and each is found and kept
+	// before the first game.
+	if *pairs > maxArenaPairs {
+		return usagef("--pairs %d: want at most %d", *pairs, maxArenaPairs)
+	}
+	if *openings > *pairs {
+		return usagef("--openings %d: more than the %d pairs would never be played", *openings, *pairs)
 	}
 	if *records == "" {
 		return usageError{"--records: want a file name"}

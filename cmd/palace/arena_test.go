@@ -110,6 +110,13 @@ func TestArenaBadFlags(t *testing.T) {
 		{[]string{"--player", "uci:fsf,nodes=1,option.Hash=1,option.hash=2", "--player", "random"}, true, []string{"option hash given twice"}},
 		{[]string{"--player", "uci:fsf,nodes=1,sims=2", "--player", "random"}, true, []string{`uci has no option "sims"`}},
 		{[]string{"--player", "uci:/nonexistent/engine,nodes=1", "--player", "random"}, false, []string{"/nonexistent/engine"}},
+		// Numbers that would exhaust memory or never end are refused
+		// before anything is allocated or played.
+		{[]string{"--player", "net:x,cache=100000000000", "--player", "random"}, true, []string{"cache=100000000000", "0 to 16777216"}},
+		{[]string{"--player", "net:x,evaluators=100000000", "--player", "random"}, true, []string{"evaluators=100000000", "1 to 256"}},
+		{[]string{"--player", "uniform,sims=1000000000", "--player", "random"}, true, []string{"sims=1000000000"}},
+		{[]string{"--player", "random", "--player", "random", "--openings", "1000000000000"}, true, []string{"--openings", "never be played"}},
+		{[]string{"--player", "random", "--player", "random", "--pairs", "1000000000000"}, true, []string{"--pairs", "at most"}},
 	} {
 		out, err := arenaRun(t, append(tc.args, "--records", records)...)
 		if err == nil {
