@@ -113,7 +113,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return 2
 	}
-	err := cmd.run(args[1:], stdin, stdout, stderr)
+	out := &checkedWriter{w: stdout}
+	err := cmd.run(args[1:], stdin, out, stderr)
+	if (err == nil || errors.Is(err, flag.ErrHelp)) && out.err != nil {
+		// A command's output that did not reach its reader (a full disk)
+		// is a failure, whatever the command thought of it.
+		err = fmt.Errorf("writing the output: %w", out.err)
+	}
 	switch {
 	case err == nil:
 		return 0
@@ -126,6 +132,31 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "palace %s: %v\n", args[0], err)
 		return 1
 	}
+}
+
+// checkedWriter is a command's standard output: it keeps the first write
+// error, so that run can report output that was lost even where a
+// command's printing ignores errors (fmt.Fprintf, a deferred Flush).
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	if err != nil && c.err == nil {
+		c.err = err
+	}
+	return n, err
+}
+
+// Fd is the underlying file's descriptor (for terminal checks), or an
+// invalid one where the output is not a file.
+func (c *checkedWriter) Fd() uintptr {
+	if f, ok := c.w.(interface{ Fd() uintptr }); ok {
+		return f.Fd()
+	}
+	return ^uintptr(0)
 }
 
 func main() {

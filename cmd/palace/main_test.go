@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -293,5 +294,33 @@ func TestSearchCommand(t *testing.T) {
 	}
 	if code, out, errOut := runPalace(t, "", "search", "--start", "--sims", "16", "--draw-score", "-0.3"); code != 0 || !strings.Contains(out, "bestmove ") {
 		t.Errorf("draw score -0.3: exit %d %s %s", code, out, errOut)
+	}
+}
+
+// failingWriter fails every write, as a full disk does.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// Output that cannot be written fails the command (exit 1, saying so),
+// whatever the command: none may exit 0 with its answer lost.
+func TestLostOutputFails(t *testing.T) {
+	start := "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"
+	for _, c := range []struct {
+		stdin string
+		args  []string
+	}{
+		{"", []string{"version"}},
+		{"", []string{"perft", "--start", "--depth", "2"}},
+		{start + "\n", []string{"moves", "--batch", "-"}},
+		{start + "\th3e3\n", []string{"adjudicate", "--batch", "-"}},
+		{"", []string{"search", "--start", "--sims", "8"}},
+		{"", []string{"net", "info", "../../nets/janggi-masters.palnet"}},
+	} {
+		var errOut strings.Builder
+		code := run(c.args, strings.NewReader(c.stdin), failingWriter{}, &errOut)
+		if code != 1 || !strings.Contains(errOut.String(), "writing the output") || !strings.Contains(errOut.String(), "no space left") {
+			t.Errorf("%v with a full disk: exit %d, %q; want 1 and the write error", c.args, code, errOut.String())
+		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -144,10 +143,11 @@ func cut(text string, width int) string {
 	return text
 }
 
-// isTerminal reports whether w is a terminal.
+// isTerminal reports whether w is a terminal (w an *os.File, or a
+// writer over one that gives its Fd).
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	f, ok := w.(interface{ Fd() uintptr })
+	return ok && f.Fd() != ^uintptr(0) && term.IsTerminal(int(f.Fd()))
 }
 
 // terminalWidth reads w's width on every call (the window may be
@@ -156,7 +156,7 @@ func terminalWidth(w io.Writer) func() int {
 	if !isTerminal(w) {
 		return func() int { return 0 }
 	}
-	fd := int(w.(*os.File).Fd())
+	fd := int(w.(interface{ Fd() uintptr }).Fd())
 	return func() int {
 		cols, _, err := term.GetSize(fd)
 		if err != nil {
