@@ -13,6 +13,9 @@ func runGatekeeper(args []string, stdin io.Reader, stdout, stderr io.Writer) err
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := checkGenerations(*generations); err != nil {
+		return err
+	}
 	role, err := cf.join("gatekeeper", 0, stdout)
 	if err != nil {
 		return err

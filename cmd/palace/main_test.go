@@ -127,6 +127,9 @@ func TestUsageErrors(t *testing.T) {
 		{"perft", "--start", "--depth", "1152921504606846976"},
 		{"perft", "--start", "--depth", "1000000000"},
 		{"perft", "--start", "--depth", "21"},
+		{"run", "--generations", "-5"},
+		{"trainer", "--generations", "-5"},
+		{"gatekeeper", "--generations", "-5"},
 		{"perft", "--depth", "1", "--start", "--setup", "masangsangma,masangsangma"}, // xiangqi
 		{"nonsense"},
 		{},

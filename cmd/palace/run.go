@@ -36,6 +36,9 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if *duration < 0 {
 		return usageError{"--duration must not be negative"}
 	}
+	if err := checkGenerations(*generations); err != nil {
+		return err
+	}
 	if *distributed {
 		if *dir != "" {
 			return usageError{"--dir is for a local run; a distributed run's artifacts are in --bucket (file:///DIR for a directory)"}

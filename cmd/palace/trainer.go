@@ -21,6 +21,9 @@ func runTrainer(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := checkGenerations(*generations); err != nil {
+		return err
+	}
 	role, err := cf.join("trainer", 0, stdout)
 	if err != nil {
 		return err
@@ -43,6 +46,15 @@ func runTrainer(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 // overrideGenerations applies.
 func addGenerationsFlag(fs *flag.FlagSet) *int {
 	return fs.Int("generations", -1, "stop after this many generations in total (overrides the config's; 0: never)")
+}
+
+// checkGenerations refuses a --generations below -1 (its default, "the
+// config's"), which would otherwise be taken for the config's.
+func checkGenerations(generations int) error {
+	if generations < -1 {
+		return usagef("--generations %d: want 0 (never stop) or more", generations)
+	}
+	return nil
 }
 
 // overrideGenerations applies a --generations flag: -1 (its default)
