@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/palace-chess/palace/gamerec"
@@ -37,7 +39,9 @@ func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	var games []gamerec.Game
 	sets := map[string]*rules.RuleSet{}
+	held := map[string]bool{} // every rule set the files hold, for a filter that matches none
 	err = gamerec.Collect(paths, func(g *gamerec.Game, rs *rules.RuleSet) error {
+		held[g.RuleSet] = true
 		if *limit > 0 && len(games) == *limit {
 			return nil
 		}
@@ -50,6 +54,9 @@ func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	})
 	if err != nil {
 		return err
+	}
+	if *ruleSet != "" && len(games) == 0 && len(held) > 0 {
+		return usagef("--rules %s: no game is under it; the games are under %s", *ruleSet, strings.Join(slices.Sorted(maps.Keys(held)), ", "))
 	}
 	rulesOf := func(g *gamerec.Game) *rules.RuleSet { return sets[g.RuleSet] }
 	if *out == "" {

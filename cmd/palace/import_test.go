@@ -129,6 +129,7 @@ func TestImportExport(t *testing.T) {
 		{[]string{"import", "--encoding", "latin9", dir}, "encoding"},
 		{[]string{"import", "--duplicates", "maybe", dir}, "--duplicates"},
 		{[]string{"export"}, "at least one"},
+		{[]string{"export", out, "--rules", "nope"}, "no game is under it; the games are under janggi@"},
 	} {
 		if code, _, stderr := runPalace(t, "", c.args...); code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, %s", c.args, code, stderr)
