@@ -105,6 +105,10 @@ type reportRun struct {
 }
 
 func readReportRun(dir string) (reportRun, error) {
+	// Checked before the store is opened, which would create dir.
+	if _, err := os.Stat(filepath.Join(dir, loop.StateKey)); err != nil {
+		return reportRun{}, fmt.Errorf("%s is not a palace run directory (no %s)", dir, loop.StateKey)
+	}
 	st, err := store.NewDir(dir)
 	if err != nil {
 		return reportRun{}, err

@@ -146,6 +146,14 @@ func TestRunKill9(t *testing.T) {
 	if code, _, errOut := runPalace(t, "", "report", root); code != 1 || !strings.Contains(errOut, "not a palace run") {
 		t.Errorf("report of a non-run: exit %d, %s", code, errOut)
 	}
+	// A path that is not there is not created by asking for its report.
+	missing := filepath.Join(root, "no-such-run")
+	if code, _, errOut := runPalace(t, "", "report", missing); code != 1 || !strings.Contains(errOut, "not a palace run") {
+		t.Errorf("report of a missing path: exit %d, %s", code, errOut)
+	}
+	if _, err := os.Stat(missing); !os.IsNotExist(err) {
+		t.Errorf("report created %s: %v", missing, err)
+	}
 }
 
 // standings is a match record file's result.
