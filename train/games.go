@@ -206,19 +206,23 @@ func IsHeldOut(k [32]byte, heldOut float64, seed uint64) bool {
 // first openingPlies positions only. The game is checked by
 // gamerec.Game.Replay first; its error names the game and ply.
 func GamePositions(dst []datasets.Record, g *gamerec.Game, rs *rules.RuleSet, openingPlies int) ([]datasets.Record, error) {
-	final, err := g.Replay(rs)
+	game, err := g.Replay(rs)
 	if err != nil {
 		return dst, fmt.Errorf("train: %w", err)
 	}
-	end := final.Position()
-	game, err := rules.NewGame(rs, g.StartFEN)
-	if err != nil {
-		return dst, fmt.Errorf("train: %s: %w", g.Where(), err)
+	// The replayed game is walked back to its start and forward again,
+	// its moves already resolved: no move text is read twice.
+	var finalMaterial [2]int
+	for _, c := range []rules.Color{rules.White, rules.Black} {
+		finalMaterial[c] = game.Position().MaterialBalance(c)
+	}
+	moves := game.Moves(nil)
+	for game.Undo() {
 	}
 	id := GameID(GameKey(g))
 	var legalBuf [256]rules.Move
 	probs := make([]float32, 0, 128)
-	for i, text := range strings.Fields(g.Moves) {
+	for i, m := range moves {
 		if openingPlies > 0 && i >= openingPlies {
 			break
 		}
@@ -233,10 +237,7 @@ func GamePositions(dst []datasets.Record, g *gamerec.Game, rs *rules.RuleSet, op
 		policy := rec.Policy[:0]
 		*rec = datasets.Record{GameID: id, Policy: policy, Full: true}
 		rec.SetPosition(game, legal)
-		m, err := game.PlayText(text, rules.Ranks1)
-		if err != nil { // Replay played it: this would be a bug
-			return dst[:n], fmt.Errorf("train: %s ply %d: %w", g.Where(), i+1, err)
-		}
+		game.Play(m)
 		probs = probs[:0]
 		for _, l := range legal {
 			p := float32(0)
@@ -250,7 +251,7 @@ func GamePositions(dst []datasets.Record, g *gamerec.Game, rs *rules.RuleSet, op
 		}
 		rec.Move = m
 		rec.Result = outcomeOf(g.Result, rec.Side)
-		rec.FinalMaterial = end.MaterialBalance(rec.Side)
+		rec.FinalMaterial = finalMaterial[rec.Side]
 		switch rec.Result {
 		case datasets.Win:
 			rec.Value, rec.WDL = 1, [3]float32{1, 0, 0}
