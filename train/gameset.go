@@ -198,17 +198,9 @@ func BuildGameSet(dir string, paths []string, filter GameFilter, codeVersion str
 		return nil, fmt.Errorf("train: game set: %w", err)
 	}
 	done = true
-	syncDir(parent)
+	atomicfile.SyncDir(parent)
 	set.dir = dir
 	return set, nil
-}
-
-// syncDir fsyncs a directory so that a rename in it survives a crash.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
 }
 
 // setBuilder writes a game set's shards: one writer per split and rule

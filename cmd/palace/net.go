@@ -203,7 +203,7 @@ func runNetBench(args []string, stdout, stderr io.Writer) error {
 func runNetEval(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("net eval", stderr)
 	netFile := fs.String("net", "", "checkpoint file to evaluate")
-	var games multiFlag
+	var games stringList
 	fs.Var(&games, "games", "a games file (palace import's) or a directory of them, instead of shard directories; give it once per path")
 	rulesList := fs.String("rules", "", "comma-separated rule sets (presets or YAML files) of shards without self-play game records; those with records name their own. With --games: keep the games under these rule-set names")
 	maxPlies := fs.Int("max-plies", 0, "the length cap the --rules shards were played under (it is part of the rule set)")

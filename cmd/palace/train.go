@@ -42,12 +42,6 @@ is written to NET (--init's shape, else the config's network section).`
 // defaultGamesConfig is the built-in supervised config.
 const defaultGamesConfig = "train-games.yaml"
 
-// multiFlag is a flag that may be given several times.
-type multiFlag []string
-
-func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
-func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
-
 // trainJob is what a work directory was started with; a resumed job must
 // match it.
 type trainJob struct {
@@ -64,7 +58,7 @@ type trainJob struct {
 func runTrain(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("train", stderr)
 	setUsage(fs, trainAbout)
-	var games multiFlag
+	var games stringList
 	fs.Var(&games, "games", "a games file (palace import's), or a directory of them; give it once per path (paths after the flags count too)")
 	out := fs.String("out", "", "the network to write at the end")
 	configFile := fs.String("config", "", "the job's YAML config: network shape, train section, epochs, eval_every, seed (default: the built-in configs/"+defaultGamesConfig+")")

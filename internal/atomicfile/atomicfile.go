@@ -44,11 +44,18 @@ func Write(path string, perm os.FileMode, write func(w io.Writer) error) (err er
 	if err = os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("atomicfile: %w", err)
 	}
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync() // the rename itself must survive a crash; not all file systems support this
+	SyncDir(dir)
+	return nil
+}
+
+// SyncDir fsyncs a directory, so that a rename or a new entry in it
+// survives a crash; not every file system supports it, and where it
+// fails nothing more can be done.
+func SyncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
 		d.Close()
 	}
-	return nil
 }
 
 // WriteBytes is Write for data already in memory.
