@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/palace-chess/palace/mcts"
 	"github.com/palace-chess/palace/rules"
@@ -39,6 +40,10 @@ const (
 	maxThreads      = 256
 	maxNodes        = 1 << 24 // mcts's largest simulation budget
 	maxLine         = 1 << 20 // bytes; a longer line is dropped
+
+	// eofGrace is how long a search or perft under way at the end of the
+	// input may go on before it is stopped.
+	eofGrace = 2 * time.Second
 )
 
 // Engine answers one client at a time in one of its protocols. Its settings
@@ -107,8 +112,10 @@ func New(opts Options) *Engine {
 }
 
 // Run reads commands from in and writes answers to out until quit, the end
-// of in, or ctx's end. At the end of in a search with limits is finished
-// and an infinite one stopped, so a piped script gets its answers. It
+// of in, or ctx's end. At the end of in a search with limits may go on for
+// eofGrace, so a piped script gets its answers; then it is stopped (a
+// search answers with what it has, a perft says it stopped), since the end
+// of in usually means the GUI died and nobody waits for the answer. It
 // returns nil after quit or the end of in, ctx's error when ctx ends, and
 // the error of reading in or writing out. One Run at a time; after quit or
 // ctx's end a read of in already under way is left to finish (at in's next
@@ -129,10 +136,13 @@ func (e *Engine) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 		case l, ok := <-lines:
 			if !ok {
 				if j := e.job; j != nil && !j.waitStop {
+					grace := time.NewTimer(eofGrace)
 					select {
 					case <-j.done:
+					case <-grace.C:
 					case <-ctx.Done():
 					}
+					grace.Stop()
 				}
 				e.stopSearch()
 				e.wait()

@@ -10,7 +10,8 @@ import (
 )
 
 // A network checkpoint is loaded at isready, searched with one thread or
-// several (each batch split among copies), and a file that does not load
+// several (each batch split among copies), up to the advertised maximum
+// (issue 25: 129–256 answered bestmove (none)), and a file that does not load
 // is reported, the uniform evaluator standing in.
 func TestNetworkEvaluator(t *testing.T) {
 	w, err := model.NewRandom(model.Config{Planes: encode.Planes, PolicySize: encode.PolicySize(), Blocks: 1, Filters: 8,
@@ -22,18 +23,23 @@ func TestNetworkEvaluator(t *testing.T) {
 	if err := (&model.Checkpoint{Weights: w, EncodingVersion: encode.Version}).Save(path); err != nil {
 		t.Fatal(err)
 	}
-	for _, threads := range []string{"1", "3"} {
-		out := session(t, Options{Network: path, Nodes: 48, Version: "test"}, []string{
-			"uci", "setoption name Threads value " + threads, "isready", "position startpos", "go", "go nodes 24",
-		}, nil)
-		if strings.Contains(out, "info string") || strings.Count(out, "< bestmove ") != 2 {
-			t.Fatalf("threads %s:\n%s", threads, out)
-		}
-		if !strings.Contains(out, "option name WeightsFile type string default "+path+"\n") {
-			t.Errorf("WeightsFile's default is not the network:\n%s", out)
-		}
-		if !strings.Contains(out, " nodes 48 ") || !strings.Contains(out, " nodes 24 ") {
-			t.Errorf("threads %s: budgets not spent:\n%s", threads, out)
+	for _, threads := range []string{"1", "3", "129", "256"} {
+		for _, network := range []string{path, ""} {
+			out := session(t, Options{Network: network, Nodes: 48, Version: "test"}, []string{
+				"uci", "setoption name Threads value " + threads, "isready", "position startpos", "go", "go nodes 24",
+			}, nil)
+			if strings.Contains(out, "info string") || strings.Count(out, "< bestmove ") != 2 {
+				t.Fatalf("threads %s:\n%s", threads, out)
+			}
+			if network != "" && !strings.Contains(out, "option name WeightsFile type string default "+path+"\n") {
+				t.Errorf("WeightsFile's default is not the network:\n%s", out)
+			}
+			if !strings.Contains(out, " nodes 48 ") || !strings.Contains(out, " nodes 24 ") {
+				t.Errorf("threads %s: budgets not spent:\n%s", threads, out)
+			}
+			if strings.Contains(out, "bestmove (none)") {
+				t.Errorf("threads %s: no move:\n%s", threads, out)
+			}
 		}
 	}
 

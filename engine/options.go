@@ -43,7 +43,7 @@ var options = []option{
 		set: func(e *Engine, v string) error {
 			n, _ := strconv.Atoi(v)
 			if n != e.threads {
-				e.threads, e.params.LeavesPerEval, e.stale = n, leavesPerThread*n, true
+				e.threads, e.params.LeavesPerEval, e.stale = n, threadLeaves(n), true
 			}
 			return nil
 		}},

@@ -1,12 +1,15 @@
 package engine
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/palace-chess/palace/rules"
 )
@@ -75,5 +78,36 @@ func TestPerftDivideLines(t *testing.T) {
 	_, got, _ := strings.Cut(out, "> go perft 3\n")
 	if got != want.String() {
 		t.Errorf("go perft 3 from janggi's start:\n%s", diff(want.String(), got))
+	}
+}
+
+// The end of the input stops a perft of any depth within eofGrace: an
+// engine whose GUI died must not run on for ever (issue 25: go perft 20,
+// then the end of input, never exited). A search with a budget it cannot
+// spend in time is stopped too, and answers with what it has.
+func TestEndOfInputStopsLongWork(t *testing.T) {
+	for _, work := range []struct{ cmd, want string }{
+		{"go perft 20", "info string uci: perft 20 stopped after"},
+		{"go nodes 16777216", "bestmove "},
+	} {
+		pr, pw := io.Pipe()
+		tr := newTranscript()
+		done := make(chan error, 1)
+		go func() { done <- New(testOptions).Run(context.Background(), pr, tr) }()
+		io.WriteString(pw, "uci\nposition startpos\n"+work.cmd+"\n")
+		time.Sleep(200 * time.Millisecond)
+		pw.Close()
+		start := time.Now()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("%s: Run: %v", work.cmd, err)
+			}
+		case <-time.After(eofGrace + 3*time.Second):
+			t.Fatalf("%s: still running %v after the end of input", work.cmd, time.Since(start))
+		}
+		if !strings.Contains(tr.String(), "< "+work.want) {
+			t.Errorf("%s: no %q line:\n%s", work.cmd, work.want, tr)
+		}
 	}
 }

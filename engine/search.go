@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -78,9 +77,16 @@ func (l limits) plan(side rules.Color, defaultNodes int, overhead time.Duration)
 // and leavesPerThread leaves a network copy.
 func playParams(nodes, threads int) mcts.Params {
 	p := mcts.PlayParams(max(nodes, 1))
-	p.LeavesPerEval = leavesPerThread * max(threads, 1)
+	p.LeavesPerEval = threadLeaves(threads)
 	p.Seed = 1
 	return p
+}
+
+// threadLeaves is how many leaves a search gathers for threads network
+// copies: leavesPerThread each, within mcts's cap (past 128 threads the
+// copies share the cap's leaves).
+func threadLeaves(threads int) int {
+	return min(leavesPerThread*max(threads, 1), mcts.MaxLeavesPerEval)
 }
 
 // start starts a search (or perft) of cur (nil: none could be set up)
@@ -306,7 +312,7 @@ func (j *job) runPerft() {
 		n, ok := g.PerftStop(j.perft-1, halted)
 		g.Undo()
 		if !ok {
-			j.note(errors.New("uci: perft stopped"))
+			j.note(fmt.Errorf("uci: perft %d stopped after %d of %d moves from the root", j.perft, len(counts), len(moves)))
 			return
 		}
 		total += n

@@ -167,10 +167,13 @@ func DefaultParams() Params {
 	}
 }
 
+// MaxLeavesPerEval is the most leaves one evaluation may gather.
+const MaxLeavesPerEval = 1024
+
 // Limits on Params that keep indices in int32 and buffers sane.
 const (
 	maxSimulations   = 1 << 24
-	maxLeavesPerEval = 1024
+	maxLeavesPerEval = MaxLeavesPerEval
 	minNodes         = 1 << 10
 	maxNodes         = 1 << 30
 )

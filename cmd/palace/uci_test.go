@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestUCISession(t *testing.T) {
@@ -54,6 +55,26 @@ func TestUCIEndOfInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "\nucciok\n") || !strings.Contains(out.String(), "\nbestmove ") {
+		t.Errorf("got:\n%s", out.String())
+	}
+}
+
+// An engine whose input ended stops within seconds, whatever it was doing
+// (issue 25: `palace uci` given go perft 20 and then the end of its input
+// never exited).
+func TestUCIEndOfInputStopsPerft(t *testing.T) {
+	var out bytes.Buffer
+	done := make(chan error, 1)
+	go func() { done <- runUCI(nil, strings.NewReader("uci\ngo perft 20\n"), &out, &out) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("palace uci still running 10 s after the end of its input")
+	}
+	if !strings.Contains(out.String(), "info string uci: perft 20 stopped") {
 		t.Errorf("got:\n%s", out.String())
 	}
 }
