@@ -1,14 +1,13 @@
 package rules
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"os"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"github.com/palace-chess/palace/internal/yamlconf"
 )
 
 // GameKind selects the board geometry: how each piece type moves.
@@ -252,9 +251,7 @@ func parseEnum(field, value string, names []string) (uint8, error) {
 // the input in messages.
 func ParseRuleSet(data []byte, source string) (*RuleSet, error) {
 	var f ruleSetFile
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&f); err != nil {
+	if err := yamlconf.Decode(data, &f, map[string]string{"rules.ruleSetFile": "the rule set"}); err != nil {
 		return nil, fmt.Errorf("rules: %s: %w", source, err)
 	}
 	if f.Base == "" {

@@ -67,7 +67,10 @@ func TestParseRuleSetErrors(t *testing.T) {
 	for _, tc := range []struct{ yaml, want string }{
 		{"counting: true\n", "missing `base:`"},
 		{"base: chess\n", "unknown rule set \"chess\""},
-		{"base: janggi\ncountng: false\n", "field countng not found"},
+		{"base: janggi\ncountng: false\n", "line 2: unknown key countng in the rule set"},
+		{"base: janggi\nrepetition: 3.5\n", "line 2: repetition: 3.5: want a whole number"},
+		{"base: janggi\nhanBonus: .nan\n", "hanBonus: .nan is not a number"},
+		{"", "missing `base:`"},
 		{"base: janggi\nrepetition: 1\n", "repetition 1"},
 		{"base: janggi\npass: sometimes\n", "pass: \"sometimes\" is not one of never, unlessInCheck, whenStuck"},
 		{"base: janggi\nfacingKings: maybe\n", "facingKings: \"maybe\""},

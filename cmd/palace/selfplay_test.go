@@ -123,6 +123,14 @@ func TestSelfplayCommand(t *testing.T) {
 	if code, _, errOut := runPalace(t, "", "selfplay", "--config", bad); code != 1 || !strings.Contains(errOut, "unknown keys concurrent_gmes") {
 		t.Errorf("bad config: exit %d, %q", code, errOut)
 	}
+	// issue 25: yaml.v3 read games: 4.5 as 4 and the run played 4 games.
+	fraction := tinySelfplayConfig(t, dir, "janggi", 5, 30, "")
+	if data, err := os.ReadFile(fraction); err == nil {
+		os.WriteFile(fraction, []byte(strings.Replace(string(data), "games: 5\n", "games: 4.5\n", 1)), 0o644)
+	}
+	if code, _, errOut := runPalace(t, "", "selfplay", "--config", fraction); code != 1 || !strings.Contains(errOut, "line 3: games: 4.5: want a whole number") {
+		t.Errorf("games: 4.5: exit %d, %q", code, errOut)
+	}
 	other := tinySelfplayConfig(t, dir, "xiangqi", 6, 30, "")
 	if code, _, errOut := runPalace(t, "", "selfplay", "--config", other); code != 1 || !strings.Contains(errOut, "another configuration") {
 		t.Errorf("another configuration: exit %d, %q", code, errOut)

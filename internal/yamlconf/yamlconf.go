@@ -8,8 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -17,29 +20,101 @@ import (
 
 var unknownField = regexp.MustCompile(`field (\S+) not found in type (\S+)`)
 
-// Decode decodes data into dst, refusing unknown keys; an empty document
-// leaves dst as it is. sections maps the Go types of dst's sections
-// ("mcts.Params") to their YAML names ("search") for messages.
+// Decode decodes data into dst, refusing unknown keys, numbers with a
+// fraction where a whole number is wanted (yaml.v3 would truncate
+// `games: 4.5` to 4) and the non-numbers .nan and .inf (which pass every
+// range check); an empty document leaves dst as it is. sections maps the
+// Go types of dst's sections ("mcts.Params") to their YAML names
+// ("search") for messages.
 func Decode(data []byte, dst any, sections map[string]string) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	err := dec.Decode(dst)
-	if err == nil || errors.Is(err, io.EOF) {
+	if errors.Is(err, io.EOF) {
 		return nil
 	}
-	var te *yaml.TypeError
-	if !errors.As(err, &te) {
+	if err != nil {
+		var te *yaml.TypeError
+		if !errors.As(err, &te) {
+			return err
+		}
+		msgs := make([]string, len(te.Errors))
+		for i, m := range te.Errors {
+			m = unknownField.ReplaceAllString(m, "unknown key $1 in $2")
+			for typ, name := range sections {
+				m = strings.ReplaceAll(m, typ, name)
+			}
+			msgs[i] = m
+		}
+		return errors.New(strings.Join(msgs, "; "))
+	}
+	return checkNumbers(data, dst)
+}
+
+// fractionProbe stands in for a number with a fraction in a second decode:
+// a float, but too large for any integer type, so that yaml.v3 refuses it
+// exactly where the field is an integer and names the line.
+const fractionProbe = "1e30"
+
+var probeRefused = regexp.MustCompile(`^line (\d+): cannot unmarshal !!float ` + "`" + fractionProbe + "`" + ` into `)
+
+// checkNumbers reports the numbers of data (decoded into dst already)
+// that are .nan or .inf, or that have a fraction and land in an integer
+// field; the second kind is found by decoding again, into a fresh value of
+// dst's type, with every such number replaced by fractionProbe.
+func checkNumbers(data []byte, dst any) error {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return err
 	}
-	msgs := make([]string, len(te.Errors))
-	for i, m := range te.Errors {
-		m = unknownField.ReplaceAllString(m, "unknown key $1 in $2")
-		for typ, name := range sections {
-			m = strings.ReplaceAll(m, typ, name)
+	var msgs []string
+	fractions := map[int][]string{} // line → "key: value" of each number with a fraction
+	var walk func(n *yaml.Node, key string)
+	walk = func(n *yaml.Node, key string) {
+		switch n.Kind {
+		case yaml.DocumentNode, yaml.SequenceNode:
+			for _, c := range n.Content {
+				walk(c, key)
+			}
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				walk(n.Content[i+1], n.Content[i].Value)
+			}
+		case yaml.ScalarNode:
+			if n.ShortTag() != "!!float" {
+				return
+			}
+			v, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
+			switch {
+			case err != nil || math.IsInf(v, 0) || math.IsNaN(v):
+				// .nan, .inf and their spellings: ParseFloat reads none of them.
+				msgs = append(msgs, fmt.Sprintf("line %d: %s: %s is not a number palace can use", n.Line, key, n.Value))
+			case v != math.Trunc(v):
+				fractions[n.Line] = append(fractions[n.Line], key+": "+n.Value)
+				n.Value = fractionProbe
+			}
 		}
-		msgs[i] = m
 	}
-	return errors.New(strings.Join(msgs, "; "))
+	walk(&doc, "")
+	if len(fractions) > 0 {
+		probe := reflect.New(reflect.TypeOf(dst).Elem()).Interface()
+		var te *yaml.TypeError
+		if err := doc.Decode(probe); errors.As(err, &te) {
+			for _, m := range te.Errors {
+				if sm := probeRefused.FindStringSubmatch(m); sm != nil {
+					line, _ := strconv.Atoi(sm[1])
+					for _, kv := range fractions[line] {
+						msgs = append(msgs, fmt.Sprintf("line %d: %s: want a whole number", line, kv))
+					}
+					delete(fractions, line)
+				}
+			}
+		}
+	}
+	if len(msgs) > 0 {
+		return errors.New(strings.Join(msgs, "; "))
+	}
+	return nil
 }
 
 // Load reads the configuration file at path and parses it with parse,

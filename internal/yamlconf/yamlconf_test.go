@@ -95,3 +95,38 @@ func TestMissing(t *testing.T) {
 		t.Errorf("two missing: %v", err)
 	}
 }
+
+type numbers struct {
+	Games  int                `yaml:"games"`
+	Rate   float64            `yaml:"rate"`
+	Search Section[inner]     `yaml:"search"`
+	Counts []uint16           `yaml:"counts"`
+	Named  map[string]int64   `yaml:"named"`
+	Floats map[string]float32 `yaml:"floats"`
+}
+
+// A number with a fraction where a whole number is wanted is an error
+// naming its line and key (issue 25: yaml.v3 read `games: 4.5` as 4), a
+// whole number written as a float is fine, a float field takes fractions,
+// and .nan and .inf are refused everywhere.
+func TestDecodeNumbers(t *testing.T) {
+	var n numbers
+	ok := "games: 4.0\nrate: 0.5\nsearch: {sims: 1e3}\ncounts: [1, 2.0]\nnamed: {a: 3}\nfloats: {x: 2.5}\n"
+	if err := Decode([]byte(ok), &n, nil); err != nil || n.Games != 4 || n.Rate != 0.5 || n.Search.Value.Sims != 1000 || n.Floats["x"] != 2.5 {
+		t.Fatalf("%+v, %v", n, err)
+	}
+	for doc, want := range map[string]string{
+		"games: 4.5":                       "line 1: games: 4.5: want a whole number",
+		"rate: 1\n\nsearch:\n  sims: 0.25": "line 4: sims: 0.25: want a whole number",
+		"counts: [1, 2.5]":                 "line 1: counts: 2.5: want a whole number",
+		"named: {a: -7.5}":                 "line 1: a: -7.5: want a whole number",
+		"rate: .nan":                       "line 1: rate: .nan is not a number palace can use",
+		"games: 3\nrate: -.Inf":            "line 2: rate: -.Inf is not a number palace can use",
+		"games: .inf":                      "line 1: cannot unmarshal !!float `.inf` into int",
+	} {
+		err := Decode([]byte(doc), new(numbers), nil)
+		if err == nil || err.Error() != want {
+			t.Errorf("%q: got %v, want %q", doc, err, want)
+		}
+	}
+}
