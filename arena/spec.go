@@ -188,7 +188,7 @@ func (ps PlayerSpec) NewPlayer(rs *rules.RuleSet) (Player, error) {
 		uniform := func() (nn.Evaluator, error) { return model.Uniform(), nil }
 		return NewSearch("uniform/"+SearchLabel(ps.Search), ps.Search, uniform, SearchOptions{Evaluators: 1})
 	case KindNet:
-		ck, err := model.LoadPlayable(ps.Path)
+		ck, err := model.LoadPlayableFor(ps.Path, rs)
 		if err != nil {
 			return nil, err
 		}

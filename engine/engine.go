@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/palace-chess/palace/mcts"
+	"github.com/palace-chess/palace/nn"
 	"github.com/palace-chess/palace/rules"
 )
 
@@ -277,13 +278,17 @@ func (e *Engine) current() (*rules.Game, error) {
 }
 
 // machinery builds the search over the evaluator the options ask for; a
-// network that fails to load is reported and the uniform evaluator stands
-// in.
+// network that fails to load, or was made for another game than the
+// variant's, is reported and the uniform evaluator stands in.
 func (e *Engine) machinery() *mcts.Search {
 	if !e.stale && e.search != nil {
 		return e.search
 	}
-	ev, err := newEvaluator(e.network, e.threads)
+	var ev nn.Evaluator
+	rs, err := e.ruleSet()
+	if err == nil {
+		ev, err = newEvaluator(e.network, rs, e.threads)
+	}
 	if err != nil {
 		e.note(fmt.Errorf("%w; searching with the uniform evaluator", err))
 		ev = uniform()

@@ -24,7 +24,9 @@ var options = []option{
 		def: func(*Engine) string { return "xiangqi" },
 		set: func(e *Engine, v string) error {
 			if e.variant != v {
-				e.variant, e.game = v, nil
+				// Another game may need another evaluator (the network
+				// is checked against the variant's game).
+				e.variant, e.game, e.stale = v, nil, true
 			}
 			e.variantSet = true
 			return nil

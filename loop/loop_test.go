@@ -14,6 +14,7 @@ import (
 	"github.com/palace-chess/palace/internal/testrun"
 	"github.com/palace-chess/palace/loop"
 	"github.com/palace-chess/palace/nn/model"
+	"github.com/palace-chess/palace/rules"
 	"github.com/palace-chess/palace/store"
 )
 
@@ -217,7 +218,7 @@ func TestConfigDrawScore(t *testing.T) {
 func TestRunFromInitNetwork(t *testing.T) {
 	dir := t.TempDir()
 	shape := model.Config{Planes: encode.Planes, PolicySize: encode.PolicySize(), Blocks: 1, Filters: 8, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 8}
-	master, err := model.RandomCheckpoint(shape, []string{"xiangqi@x"}, model.Provenance{Seed: 77, Note: "trained on records"})
+	master, err := model.RandomCheckpoint(shape, []*rules.RuleSet{rules.MustPreset("xiangqi")}, model.Provenance{Seed: 77, Note: "trained on records"})
 	if err != nil {
 		t.Fatal(err)
 	}

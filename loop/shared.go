@@ -61,21 +61,20 @@ func PlayerName(cfg Config, gen int, w *model.Weights) string {
 // names the file and the network it was.
 func InitialNetwork(cfg Config, rs *rules.RuleSet, codeVersion string) (*model.Checkpoint, error) {
 	if cfg.NetworkInit != "" {
-		init, err := model.LoadPlayable(cfg.NetworkInit)
+		init, err := model.LoadPlayableFor(cfg.NetworkInit, rs)
 		if err != nil {
 			return nil, fmt.Errorf("loop: network init: %w", err)
 		}
 		ck := *init
 		ck.Steps, ck.Samples, ck.Optimizer = 0, 0, nil
-		if !slices.Contains(ck.RuleSets, rs.String()) {
-			ck.RuleSets = append(slices.Clone(ck.RuleSets), rs.String())
-		}
+		ck.RuleSets, ck.Games = slices.Clone(ck.RuleSets), slices.Clone(ck.Games)
+		ck.AddRuleSet(rs)
 		ck.Provenance = model.Provenance{CodeVersion: codeVersion, Seed: cfg.NetworkSeed, Created: init.Provenance.Created,
 			Parent: init.Weights.ID(),
 			Note:   fmt.Sprintf("generation 0: %s (network %s: %s)", cfg.NetworkInit, init.Weights.ID(), init.Provenance.Note)}
 		return &ck, nil
 	}
-	ck, err := model.RandomCheckpoint(cfg.Network, []string{rs.String()},
+	ck, err := model.RandomCheckpoint(cfg.Network, []*rules.RuleSet{rs},
 		model.Provenance{CodeVersion: codeVersion, Seed: cfg.NetworkSeed, Note: "generation 0: random weights"})
 	if err != nil {
 		return nil, fmt.Errorf("loop: %w", err)

@@ -236,7 +236,7 @@ func (r *runner) setup() error {
 	} else {
 		var w *model.Weights
 		if r.cfg.Network != "" {
-			ck, err := model.LoadPlayable(r.cfg.Network)
+			ck, err := model.LoadPlayableFor(r.cfg.Network, r.rs)
 			if err != nil {
 				return fmt.Errorf("selfplay: %w", err)
 			}

@@ -21,6 +21,11 @@ type EvalOptions struct {
 	Every int
 	// Batch is how many positions go to the evaluator at once (0: 64).
 	Batch int
+	// CheckRuleSet, when set, is asked once about each rule set the
+	// positions are under, and its error ends the evaluation: the
+	// network's own check (model.Checkpoint.CheckRuleSet) that it was made
+	// for that game.
+	CheckRuleSet func(*rules.RuleSet) error
 }
 
 // EvalReport is how well a network predicts a set of positions: the
@@ -65,7 +70,7 @@ func Eval(ev nn.Evaluator, dirs []string, sets []*rules.RuleSet, o EvalOptions) 
 		return EvalReport{}, fmt.Errorf("train: eval: every %d, batch %d: want ≥ 0", o.Every, o.Batch)
 	}
 	every := max(o.Every, 1)
-	e, err := newEvaluation(ev, o.Batch)
+	e, err := newEvaluation(ev, o)
 	if err != nil {
 		return EvalReport{}, err
 	}
@@ -90,9 +95,10 @@ func Eval(ev nn.Evaluator, dirs []string, sets []*rules.RuleSet, o EvalOptions) 
 	return e.finish()
 }
 
-// newEvaluation checks ev against the encoding and sets up batches of size
-// positions (0: 64).
-func newEvaluation(ev nn.Evaluator, size int) (*evaluation, error) {
+// newEvaluation checks ev against the encoding and sets up batches of
+// o.Batch positions (0: 64).
+func newEvaluation(ev nn.Evaluator, o EvalOptions) (*evaluation, error) {
+	size := o.Batch
 	if size == 0 {
 		size = 64
 	}
@@ -100,7 +106,7 @@ func newEvaluation(ev nn.Evaluator, size int) (*evaluation, error) {
 		return nil, fmt.Errorf("train: eval: the evaluator takes %d inputs and %d policy slots, the encoding %d and %d",
 			ev.InputSize(), ev.PolicySize(), encode.InputSize, encode.PolicySize())
 	}
-	return &evaluation{ev: ev, rep: &EvalReport{}, in: make([]nn.Input, 0, size), out: make([]nn.Output, size),
+	return &evaluation{ev: ev, check: o.CheckRuleSet, checked: map[string]bool{}, rep: &EvalReport{}, in: make([]nn.Input, 0, size), out: make([]nn.Output, size),
 		recs: make([]datasets.Record, size), legal: make([][]int32, size), planes: make([]float32, size*encode.InputSize)}, nil
 }
 
@@ -140,14 +146,16 @@ func (e *evaluation) finish() (EvalReport, error) {
 
 // evaluation gathers records into batches and sums their losses into rep.
 type evaluation struct {
-	ev     nn.Evaluator
-	rep    *EvalReport
-	in     []nn.Input
-	out    []nn.Output
-	recs   []datasets.Record
-	legal  [][]int32
-	planes []float32
-	where  []func() string // each queued record's file and index, for errors
+	ev      nn.Evaluator
+	check   func(*rules.RuleSet) error // EvalOptions.CheckRuleSet
+	checked map[string]bool            // the rule sets check passed
+	rep     *EvalReport
+	in      []nn.Input
+	out     []nn.Output
+	recs    []datasets.Record
+	legal   [][]int32
+	planes  []float32
+	where   []func() string // each queued record's file and index, for errors
 }
 
 func (e *evaluation) shard(path string, byID map[string]*rules.RuleSet, every int) error {
@@ -181,6 +189,12 @@ func (e *evaluation) shard(path string, byID map[string]*rules.RuleSet, every in
 // add queues a copy of rec (a position under rs; where names it for
 // errors) and evaluates the queue when it is full.
 func (e *evaluation) add(rec *datasets.Record, rs *rules.RuleSet, where func() string) error {
+	if e.check != nil && !e.checked[rs.String()] {
+		if err := e.check(rs); err != nil {
+			return fmt.Errorf("train: eval: %s: %w", where(), err)
+		}
+		e.checked[rs.String()] = true
+	}
 	k := len(e.in)
 	// Readers reuse their records; each slot keeps its own copies.
 	policy, legal := e.recs[k].Policy[:0], e.legal[k][:0]
@@ -300,7 +314,7 @@ func EvalGames(ev nn.Evaluator, paths []string, filter GameFilter, o EvalOptions
 	if err != nil {
 		return EvalReport{}, Dropped{}, err
 	}
-	e, err := newEvaluation(ev, o.Batch)
+	e, err := newEvaluation(ev, o)
 	if err != nil {
 		return EvalReport{}, Dropped{}, err
 	}

@@ -417,10 +417,7 @@ func open(cfg Config, job Job) (*gnet.Trainer, error) {
 func checkpoint(tr *gnet.Trainer, job Job) *model.Checkpoint {
 	ck := tr.Checkpoint()
 	ck.EncodingVersion = encode.Version
-	ck.RuleSets = ck.RuleSets[:0:0]
-	for _, rs := range job.RuleSets {
-		ck.RuleSets = append(ck.RuleSets, rs.String())
-	}
+	ck.SetRuleSets(job.RuleSets...)
 	ck.Provenance.CodeVersion = job.CodeVersion
 	ck.Provenance.Seed = job.Seed
 	ck.Provenance.Created = time.Now().UTC().Format(time.RFC3339)

@@ -2,12 +2,16 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/palace-chess/palace/datasets"
 	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/internal/atomicfile"
 	"github.com/palace-chess/palace/pgn"
@@ -36,6 +40,11 @@ func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	if *limit < 0 {
 		return usagef("--limit %d: want 0 (all) or more", *limit)
+	}
+	if *out != "" {
+		if err := checkGamesOut("out", *out, paths); err != nil {
+			return err
+		}
 	}
 	var games []gamerec.Game
 	sets := map[string]*rules.RuleSet{}
@@ -78,4 +87,105 @@ func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "exported %d games to %s\n", len(games), *out)
 	return nil
+}
+
+// checkOut refuses, before any work, an output path palace would not
+// write (atomicfile.Check: a device, a directory, a symlink loop) or one
+// that is also an input: the output is written after the inputs are read
+// and would replace the very file it came from.
+func checkOut(flag, out string, inputs ...string) error {
+	err := atomicfile.Check(out)
+	if err == nil {
+		err = atomicfile.CheckNotInput(out, inputs...)
+	}
+	if err != nil {
+		return usageError{"--" + flag + " " + strings.TrimPrefix(err.Error(), "atomicfile: ")}
+	}
+	return nil
+}
+
+// checkGamesOut is checkOut for a command that reads paths with
+// gamerec.Collect, and the files others besides. A directory's files are
+// inputs too: an output inside a run or self-play directory being read
+// (whose every file is palace's state) is refused, and so is one that is
+// a games file below a directory being read; a new file beside games
+// files is not (a directory's PGN written into it).
+func checkGamesOut(flag, out string, paths []string, others ...string) error {
+	if err := checkOut(flag, out, append(slices.Clone(paths), others...)...); err != nil {
+		return err
+	}
+	// Where the write would land: through out's symlinks if it has any,
+	// else its directory's.
+	where, err := filepath.EvalSymlinks(out)
+	if err != nil {
+		dir, err := filepath.EvalSymlinks(filepath.Dir(out))
+		if err != nil {
+			return nil // atomicfile.Check found the directory; a race is Write's to report
+		}
+		where = filepath.Join(dir, filepath.Base(out))
+	}
+	if where, err = filepath.Abs(where); err != nil {
+		return nil
+	}
+	for _, p := range paths {
+		if info, err := os.Stat(p); err != nil || !info.IsDir() {
+			continue
+		}
+		top, err := filepath.EvalSymlinks(p)
+		if err == nil {
+			top, err = filepath.Abs(top)
+		}
+		if err != nil {
+			continue
+		}
+		rel, err := filepath.Rel(top, filepath.Dir(where))
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		// From out's directory up to p: is any a run or self-play directory?
+		for d := rel; ; d = filepath.Dir(d) {
+			full := filepath.Join(top, d)
+			if kind := gamesDirKind(full); kind != "" {
+				return usagef("--%s %s is inside %s, %s being read; palace writes there only its own files", flag, out, filepath.Join(p, d), kind)
+			}
+			if d == "." {
+				break
+			}
+		}
+		if isGamesFile(where) {
+			return usagef("--%s %s is one of the games files read from %s; palace would overwrite what it reads", flag, out, p)
+		}
+	}
+	return nil
+}
+
+// gamesDirKind says what gamerec.Collect takes dir for: "a run
+// directory", "a self-play directory", or "" for a plain one.
+func gamesDirKind(dir string) string {
+	_, err := os.Stat(filepath.Join(dir, "state.json"))
+	if info, err2 := os.Stat(filepath.Join(dir, "selfplay")); err == nil && err2 == nil && info.IsDir() {
+		return "a run directory"
+	}
+	if _, err := os.Stat(filepath.Join(dir, datasets.ManifestName)); err == nil {
+		return "a self-play directory"
+	}
+	return ""
+}
+
+// isGamesFile reports whether path is a file gamerec.Collect reads in a
+// directory it walks: a .jsonl file that starts with a games file's header.
+func isGamesFile(path string) bool {
+	if !strings.HasSuffix(path, ".jsonl") {
+		return false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	line, _ := bufio.NewReaderSize(f, 4096).ReadSlice('\n')
+	var h struct {
+		Format string `json:"format"`
+	}
+	return json.Unmarshal(line, &h) == nil && h.Format == gamerec.Format
 }

@@ -66,6 +66,11 @@ func runImport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(files) == 0 {
 		return fmt.Errorf("no .pgn or .gib files in %s", strings.Join(paths, ", "))
 	}
+	// Before any file is read: the files found in directories are
+	// inputs too.
+	if err := checkOut("out", *out, files...); err != nil {
+		return err
+	}
 
 	results := importAll(files, *format, pgn.Options{Encoding: enc})
 	var games []gamerec.Game

@@ -53,11 +53,7 @@ func runNetInit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var ruleSets []string
-	for _, rs := range sets {
-		ruleSets = append(ruleSets, rs.String())
-	}
-	ck, err := model.RandomCheckpoint(cfg, ruleSets, model.Provenance{CodeVersion: codeVersion(), Seed: *seed})
+	ck, err := model.RandomCheckpoint(cfg, sets, model.Provenance{CodeVersion: codeVersion(), Seed: *seed})
 	if err != nil {
 		return err
 	}
@@ -98,6 +94,9 @@ func runNetInfo(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "cost            %.1f MFLOP per position\n", float64(c.FLOPs())/1e6)
 	fmt.Fprintf(stdout, "encoding        version %d\n", ck.EncodingVersion)
 	fmt.Fprintf(stdout, "rule sets       %s\n", strings.Join(ck.RuleSets, ", "))
+	if len(ck.Games) > 0 {
+		fmt.Fprintf(stdout, "games           %s\n", strings.Join(ck.Games, ", "))
+	}
 	fmt.Fprintf(stdout, "training        %d steps, %d samples\n", ck.Steps, ck.Samples)
 	if o := ck.Optimizer; o != nil {
 		fmt.Fprintf(stdout, "optimizer       %s, step %d, %v, %d state tensors\n", o.Name, o.Step, o.Params, len(o.Tensors))
@@ -258,7 +257,7 @@ func runNetEval(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rep, err := train.Eval(ev, dirs, sets, train.EvalOptions{Every: *every})
+	rep, err := train.Eval(ev, dirs, sets, train.EvalOptions{Every: *every, CheckRuleSet: ck.CheckRuleSet})
 	if err != nil {
 		return err
 	}
@@ -274,11 +273,11 @@ func evalGames(stdout io.Writer, netFile string, games []string, rulesList strin
 			filter.RuleSets = append(filter.RuleSets, strings.TrimSpace(r))
 		}
 	}
-	ev, ck, err := model.OpenEvaluator(netFile, runtime.NumCPU())
+	ev, ck, err := model.OpenEvaluator(netFile, nil, runtime.NumCPU())
 	if err != nil {
 		return err
 	}
-	rep, dropped, err := train.EvalGames(ev, games, filter, train.EvalOptions{Every: every, Batch: 256})
+	rep, dropped, err := train.EvalGames(ev, games, filter, train.EvalOptions{Every: every, Batch: 256, CheckRuleSet: ck.CheckRuleSet})
 	if err != nil {
 		return err
 	}

@@ -66,6 +66,16 @@ func runOpenings(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	case *out != "" && *out == *chartPath:
 		return usageError{"--out and --chart name the same file"}
 	}
+	if *out != "" {
+		if err := checkGamesOut("out", *out, paths); err != nil {
+			return err
+		}
+	}
+	if *chartPath != "" {
+		if err := checkGamesOut("chart", *chartPath, paths); err != nil {
+			return err
+		}
+	}
 	if *gens != "" {
 		g, err := openings.ParseGenerations(*gens)
 		if err != nil {

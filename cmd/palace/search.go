@@ -38,7 +38,7 @@ func runSearch(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			return fmt.Errorf("--moves: move %d: %w", i+1, err)
 		}
 	}
-	ev, ck, err := model.OpenEvaluator(*netFile, 1)
+	ev, ck, err := model.OpenEvaluator(*netFile, rs, 1)
 	if err != nil {
 		return err
 	}

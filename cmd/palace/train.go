@@ -97,6 +97,11 @@ func runTrain(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if *epochs < 0 || math.IsNaN(*epochs) || math.IsInf(*epochs, 0) {
 		return usagef("--epochs %v: want a number > 0", *epochs)
 	}
+	// The network is written at the end: a bad --out found now, not after
+	// the training.
+	if err := checkGamesOut("out", *out, games, *initFile, *configFile); err != nil {
+		return err
+	}
 	var cfg train.GamesConfig
 	var cfgData []byte
 	if *configFile != "" {
@@ -178,11 +183,7 @@ func runTrain(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	printGameSet(status.output(), set)
 	if init == nil {
 		if _, err := os.Stat(filepath.Join(dir, "state.palnet")); errors.Is(err, os.ErrNotExist) {
-			sets := make([]string, len(set.RuleSets))
-			for i, rs := range set.RuleSets {
-				sets[i] = rs.String()
-			}
-			if init, err = model.RandomCheckpoint(cfg.Network, sets, model.Provenance{CodeVersion: codeVersion(), Seed: cfg.NetworkSeed,
+			if init, err = model.RandomCheckpoint(cfg.Network, set.RuleSets, model.Provenance{CodeVersion: codeVersion(), Seed: cfg.NetworkSeed,
 				Note: "random weights, to learn from recorded games"}); err != nil {
 				return err
 			}

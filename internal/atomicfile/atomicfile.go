@@ -2,20 +2,39 @@
 // the same directory, fsynced, then renamed over the target and the
 // directory fsynced, so a reader (or a restart after kill -9) sees either
 // the old file or the whole new one, never a torn one.
+//
+// The rename is what makes it safe, and also what makes it dangerous where
+// the path is not a plain file: renamed over, a symlink would become a
+// file (its target never written) and a device such as /dev/full a file
+// in /dev. So Write follows symlinks to the file they name and refuses
+// anything but a regular file.
 package atomicfile
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
 
-// Write creates or replaces path with what write produces.
+// maxLinks bounds a chain of symlinks, as the kernel's own limit does
+// (Linux: 40); a longer chain is taken for a loop.
+const maxLinks = 40
+
+// Write creates or replaces path with what write produces. A symlink is
+// written through: its final target is replaced (a dangling link's target
+// created) and the link kept. A path that is not a regular file (a
+// device, a directory, a FIFO, a socket) is refused untouched.
 func Write(path string, perm os.FileMode, write func(w io.Writer) error) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	target, err := resolve(path)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(target)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(target)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("atomicfile: %w", err)
 	}
@@ -41,10 +60,124 @@ func Write(path string, perm os.FileMode, write func(w io.Writer) error) (err er
 	if err = tmp.Close(); err != nil {
 		return fmt.Errorf("atomicfile: %w", err)
 	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
+	// What was a regular file when resolved may have been swapped since;
+	// look again so that the window for renaming over a device is the
+	// width of two system calls, not of the whole write.
+	if _, err = resolve(target); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp.Name(), target); err != nil {
 		return fmt.Errorf("atomicfile: %w", err)
 	}
 	SyncDir(dir)
+	return nil
+}
+
+// Check reports, without writing anything, the error Write would give for
+// path before it writes: a symlink loop, a target that is not a regular
+// file, a directory to write in that does not exist. Commands call it
+// before their work, so that a bad --out fails in a second, not after an
+// hour's import or training.
+func Check(path string) error {
+	target, err := resolve(path)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(target)
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("atomicfile: %s: no directory %s to write it in", path, dir)
+	case err != nil:
+		return fmt.Errorf("atomicfile: %s: %w", path, err)
+	case !info.IsDir():
+		return fmt.Errorf("atomicfile: %s: %s is not a directory", path, dir)
+	}
+	return nil
+}
+
+// resolve follows path's symlinks to the file a write should replace: a
+// regular file, or a name where none exists yet. A relative link is read
+// from the link's own directory, as the kernel reads it.
+func resolve(path string) (string, error) {
+	p := path
+	for range maxLinks {
+		info, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return p, nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("atomicfile: %s: %w", path, err)
+		}
+		if info.Mode()&fs.ModeSymlink == 0 {
+			if kind := irregular(info.Mode()); kind != "" {
+				return "", fmt.Errorf("atomicfile: %s is %s, not a regular file; palace writes files only", named(path, p), kind)
+			}
+			return p, nil
+		}
+		link, err := os.Readlink(p)
+		if err != nil {
+			return "", fmt.Errorf("atomicfile: %s: %w", path, err)
+		}
+		// The link's directory may itself be reached through symlinks,
+		// where a lexical ".." would go astray: resolve it first.
+		dir := filepath.Dir(p)
+		if d, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = d
+		}
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(dir, link)
+		}
+		p = link
+	}
+	return "", fmt.Errorf("atomicfile: %s: more than %d symlinks to follow, a loop", path, maxLinks)
+}
+
+// irregular names what a file of mode m is when it is not a regular file
+// ("" when it is).
+func irregular(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return ""
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "a special file"
+}
+
+// named is path for messages, with the file it links to when they differ.
+func named(path, target string) string {
+	if path == target {
+		return path
+	}
+	return path + " (a link to " + target + ")"
+}
+
+// CheckNotInput reports an error when out is the same file as one of
+// inputs (os.SameFile: a hard link, a symlink or ./x for x is caught):
+// palace writes its output after reading its inputs, and would replace
+// what it read. An out or an input that does not exist yet cannot be the
+// same. Its errors, as Check's, begin with the path, for a command to put
+// its flag's name before.
+func CheckNotInput(out string, inputs ...string) error {
+	o, err := os.Stat(out)
+	if err != nil {
+		return nil
+	}
+	for _, in := range inputs {
+		if i, err := os.Stat(in); err == nil && os.SameFile(o, i) {
+			if in == out {
+				return fmt.Errorf("atomicfile: %s is also an input; palace would overwrite what it reads", out)
+			}
+			return fmt.Errorf("atomicfile: %s is also the input %s; palace would overwrite what it reads", out, in)
+		}
+	}
 	return nil
 }
 

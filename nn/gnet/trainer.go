@@ -323,6 +323,7 @@ func (t *Trainer) Weights() *model.Weights {
 func (t *Trainer) Checkpoint() *model.Checkpoint {
 	ck := t.ck
 	ck.RuleSets = append([]string(nil), t.ck.RuleSets...)
+	ck.Games = append([]string(nil), t.ck.Games...)
 	ck.Weights = t.Weights()
 	ck.Optimizer = t.Optimizer()
 	ck.Steps, ck.Samples = t.step, t.samples

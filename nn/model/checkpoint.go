@@ -18,6 +18,7 @@ import (
 
 	"github.com/palace-chess/palace/encode"
 	"github.com/palace-chess/palace/internal/atomicfile"
+	"github.com/palace-chess/palace/rules"
 )
 
 // A checkpoint file, little-endian:
@@ -70,6 +71,7 @@ type Checkpoint struct {
 	Weights         *Weights
 	EncodingVersion int        // encode.Version the network reads
 	RuleSets        []string   // name@hash of the rule sets trained on
+	Games           []string   // their games (rules.GameKind names): what the network may play
 	Steps           int64      // training steps taken
 	Samples         int64      // training samples seen
 	Optimizer       *Optimizer // nil for an inference-only checkpoint
@@ -85,6 +87,7 @@ type header struct {
 	Config          Config        `json:"config"`
 	EncodingVersion int           `json:"encoding_version"`
 	RuleSets        []string      `json:"rule_sets"`
+	Games           []string      `json:"games,omitempty"`
 	Steps           int64         `json:"steps"`
 	Samples         int64         `json:"samples"`
 	Optimizer       *Optimizer    `json:"optimizer,omitempty"`
@@ -121,7 +124,7 @@ func (ck *Checkpoint) Encode() ([]byte, error) {
 		return nil, err
 	}
 	hd := header{
-		Config: ck.Weights.Config, EncodingVersion: ck.EncodingVersion, RuleSets: ck.RuleSets,
+		Config: ck.Weights.Config, EncodingVersion: ck.EncodingVersion, RuleSets: ck.RuleSets, Games: ck.Games,
 		Steps: ck.Steps, Samples: ck.Samples, Optimizer: ck.Optimizer, Provenance: ck.Provenance,
 	}
 	specs := ck.Weights.Config.Tensors()
@@ -195,6 +198,9 @@ func DecodeCheckpoint(data []byte) (*Checkpoint, error) {
 	if err := hd.Config.Validate(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
+	if err := checkRuleSets(&hd); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
 	specs := hd.Config.Tensors()
 	if len(hd.Tensors) != len(specs) {
 		return nil, fmt.Errorf("%w: %d tensors listed, the config has %d", ErrCorrupt, len(hd.Tensors), len(specs))
@@ -245,7 +251,7 @@ func DecodeCheckpoint(data []byte) (*Checkpoint, error) {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	return &Checkpoint{
-		Weights: w, EncodingVersion: hd.EncodingVersion, RuleSets: hd.RuleSets, Steps: hd.Steps,
+		Weights: w, EncodingVersion: hd.EncodingVersion, RuleSets: hd.RuleSets, Games: hd.Games, Steps: hd.Steps,
 		Samples: hd.Samples, Optimizer: hd.Optimizer, Provenance: hd.Provenance,
 	}, nil
 }
@@ -294,6 +300,19 @@ func LoadPlayable(path string) (*Checkpoint, error) {
 	return ck, nil
 }
 
+// LoadPlayableFor is LoadPlayable for playing under rs (nil: any): a
+// network made for another game is an error naming the file.
+func LoadPlayableFor(path string, rs *rules.RuleSet) (*Checkpoint, error) {
+	ck, err := LoadPlayable(path)
+	if err != nil || rs == nil {
+		return ck, err
+	}
+	if err := ck.checkRuleSet("network "+path, rs); err != nil {
+		return nil, err
+	}
+	return ck, nil
+}
+
 // CheckEncoding reports a network that reads another encoding than this
 // build writes, for checkpoints that do not come from a file LoadPlayable
 // reads (a trainer's initial network).
@@ -307,9 +326,9 @@ func (ck *Checkpoint) checkEncoding(what string) error {
 }
 
 // RandomCheckpoint is a new network: shape cfg, random weights from
-// p.Seed (NewRandom), for the rule sets named ruleSets (name@hash),
-// reading this build's encoding, untrained. p.Created is now when empty.
-func RandomCheckpoint(cfg Config, ruleSets []string, p Provenance) (*Checkpoint, error) {
+// p.Seed (NewRandom), for ruleSets, reading this build's encoding,
+// untrained. p.Created is now when empty.
+func RandomCheckpoint(cfg Config, ruleSets []*rules.RuleSet, p Provenance) (*Checkpoint, error) {
 	w, err := NewRandom(cfg, p.Seed)
 	if err != nil {
 		return nil, err
@@ -317,5 +336,7 @@ func RandomCheckpoint(cfg Config, ruleSets []string, p Provenance) (*Checkpoint,
 	if p.Created == "" {
 		p.Created = time.Now().UTC().Format(time.RFC3339)
 	}
-	return &Checkpoint{Weights: w, EncodingVersion: encode.Version, RuleSets: ruleSets, Provenance: p}, nil
+	ck := &Checkpoint{Weights: w, EncodingVersion: encode.Version, Provenance: p}
+	ck.SetRuleSets(ruleSets...)
+	return ck, nil
 }

@@ -3,13 +3,14 @@ package model
 import (
 	"errors"
 	"fmt"
-	"strings"
-
-	"github.com/palace-chess/palace/encode"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/rules"
 )
 
 var tinyConfig = Config{Planes: 3, PolicySize: 7, Blocks: 1, Filters: 4, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 5}
@@ -23,7 +24,7 @@ func tinyCheckpoint(t testing.TB) *Checkpoint {
 	w.Tensors["stem.bn.mean"][2] = 0.25 // running statistics must survive too
 	w.Tensors["stem.bn.var"][1] = 2.5
 	return &Checkpoint{
-		Weights: w, EncodingVersion: 1, RuleSets: []string{"xiangqi@28da3d27164cf76e"}, Steps: 1234, Samples: 78976,
+		Weights: w, EncodingVersion: 1, RuleSets: []string{"xiangqi@28da3d27164cf76e"}, Games: []string{"xiangqi"}, Steps: 1234, Samples: 78976,
 		Optimizer: &Optimizer{Name: "sgd-momentum", Params: map[string]float64{"lr": 0.02, "momentum": 0.9}, Step: 1234,
 			Tensors: map[string][]float32{"velocity/stem.w": {1, 2, 3}, "velocity/policy.fc.b": {4}}},
 		Provenance: Provenance{CodeVersion: "abc123", Seed: 42, Created: "2026-11-29T15:00:00Z", Parent: "0011223344556677"},
@@ -159,7 +160,7 @@ func TestLoadPlayable(t *testing.T) {
 // OpenEvaluator: no file is the uniform evaluator; a file is its network,
 // in parallel copies when asked; CheckEncoding refuses another encoding.
 func TestOpenEvaluator(t *testing.T) {
-	ev, ck, err := OpenEvaluator("", 4)
+	ev, ck, err := OpenEvaluator("", nil, 4)
 	if err != nil || ck != nil || ev.InputSize() != encode.InputSize || ev.PolicySize() != encode.PolicySize() {
 		t.Errorf("no file: %T, %v, %v", ev, ck, err)
 	}
@@ -170,12 +171,12 @@ func TestOpenEvaluator(t *testing.T) {
 		t.Fatal(err)
 	}
 	for copies, want := range map[int]string{1: "*model.Evaluator", 3: "*nn.Parallel"} {
-		ev, ck, err := OpenEvaluator(path, copies)
+		ev, ck, err := OpenEvaluator(path, nil, copies)
 		if err != nil || ck.Weights.ID() != c.Weights.ID() || fmt.Sprintf("%T", ev) != want {
 			t.Errorf("%d copies: %T, %v; want a %s of the network", copies, ev, err, want)
 		}
 	}
-	if _, _, err := OpenEvaluator(path+".missing", 1); err == nil {
+	if _, _, err := OpenEvaluator(path+".missing", nil, 1); err == nil {
 		t.Error("a missing file opened")
 	}
 	c.EncodingVersion = encode.Version + 1
@@ -189,12 +190,13 @@ func TestOpenEvaluator(t *testing.T) {
 // untrained, with the provenance given (created now unless set).
 func TestRandomCheckpoint(t *testing.T) {
 	p := Provenance{CodeVersion: "v", Seed: 3, Created: "2026-11-29T15:00:00Z", Note: "n"}
-	ck, err := RandomCheckpoint(tinyConfig, []string{"xiangqi@28da3d27164cf76e"}, p)
+	xiangqi := rules.MustPreset("xiangqi")
+	ck, err := RandomCheckpoint(tinyConfig, []*rules.RuleSet{xiangqi}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w, _ := NewRandom(tinyConfig, 3)
-	want := &Checkpoint{Weights: w, EncodingVersion: encode.Version, RuleSets: []string{"xiangqi@28da3d27164cf76e"}, Provenance: p}
+	want := &Checkpoint{Weights: w, EncodingVersion: encode.Version, RuleSets: []string{xiangqi.String()}, Games: []string{"xiangqi"}, Provenance: p}
 	got, _ := ck.Encode()
 	wantBytes, _ := want.Encode()
 	if !reflect.DeepEqual(got, wantBytes) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/palace-chess/palace/encode"
 	"github.com/palace-chess/palace/nn"
+	"github.com/palace-chess/palace/rules"
 )
 
 // Evaluator serves a Net through the nn.Evaluator boundary: policy
@@ -31,14 +32,14 @@ func NewEvaluator(w *Weights) (*Evaluator, error) {
 func Uniform() nn.Evaluator { return nn.NewUniform(encode.InputSize, encode.PolicySize()) }
 
 // OpenEvaluator is the evaluator a command's network option names: the
-// network in file (LoadPlayable), with copies copies splitting each batch
-// (nn.Parallel; 1 or less: one), or Uniform for "" (then the checkpoint
-// is nil).
-func OpenEvaluator(file string, copies int) (nn.Evaluator, *Checkpoint, error) {
+// network in file (LoadPlayableFor rs; rs nil: for any game), with copies
+// copies splitting each batch (nn.Parallel; 1 or less: one), or Uniform
+// for "" (then the checkpoint is nil).
+func OpenEvaluator(file string, rs *rules.RuleSet, copies int) (nn.Evaluator, *Checkpoint, error) {
 	if file == "" {
 		return Uniform(), nil, nil
 	}
-	ck, err := LoadPlayable(file)
+	ck, err := LoadPlayableFor(file, rs)
 	if err != nil {
 		return nil, nil, err
 	}
