@@ -184,7 +184,7 @@ func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		played: after - before, resumed: before, interrupted: interrupted,
 	})
 	if interrupted {
-		return fmt.Errorf("interrupted with %d of at most %d games recorded in %s; run the same command again to resume", after, maxGames, *records)
+		return interruption(ctx, "%d of at most %d games recorded in %s; run the same command again to resume", after, maxGames, *records)
 	}
 	return nil
 }

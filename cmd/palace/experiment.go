@@ -161,7 +161,7 @@ func experimentCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 		}
 	}
 	if interrupted {
-		return fmt.Errorf("interrupted with %d of %d games recorded in %s; run the same command again to resume", len(res.Records), total, o.out)
+		return interruption(ctx, "%d of %d games recorded in %s; run the same command again to resume", len(res.Records), total, o.out)
 	}
 	return nil
 }

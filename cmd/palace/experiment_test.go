@@ -91,7 +91,7 @@ func TestExperimentInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	stdout, _, err := experimentRun(t, ctx, experimentArgs(out, 2, "--progress", "none")...)
-	if err == nil || !strings.Contains(err.Error(), "interrupted with 0 of 4 games") || !strings.Contains(err.Error(), "run the same command again") {
+	if err == nil || !strings.Contains(err.Error(), "interrupted; 0 of 4 games recorded") || !strings.Contains(err.Error(), "run the same command again") {
 		t.Fatalf("interrupted: %v\n%s", err, stdout)
 	}
 	if !strings.Contains(stdout, "experiment interrupted") || !strings.Contains(stdout, "no game has been played under both rule sets yet") {

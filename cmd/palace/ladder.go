@@ -154,7 +154,7 @@ func runLadderJob[T any](st *status, s *ladder.Settings, line bool, header strin
 	defer stop()
 	v, err := run(ctx)
 	if err != nil && stoppedBy(ctx, err) {
-		err = fmt.Errorf("interrupted; every finished game is recorded in %s: run the same command again to resume", s.Dir)
+		err = interruption(ctx, "every finished game is recorded in %s: run the same command again to resume", s.Dir)
 	}
 	return v, err
 }

@@ -128,6 +128,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case errors.As(err, new(usageError)):
 		fmt.Fprintf(stderr, "palace %s: %v\n", args[0], err)
 		return 2
+	case errors.As(err, new(interruptedError)):
+		var ie interruptedError
+		errors.As(err, &ie)
+		fmt.Fprintf(stderr, "palace %s: %v\n", args[0], err)
+		return ie.exitCode()
 	default:
 		fmt.Fprintf(stderr, "palace %s: %v\n", args[0], err)
 		return 1

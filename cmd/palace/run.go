@@ -113,7 +113,10 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	ctx, stop := stopContext(*duration)
 	defer stop()
 	fmt.Fprintf(stderr, "palace run: %s (%s); palace report %s shows its generations\n", *dir, source, *dir)
-	return loop.Run(ctx, st, cfg, opt)
+	if err := loop.Run(ctx, st, cfg, opt); err != nil {
+		return err
+	}
+	return interruption(ctx, "the same command resumes the run in %s", *dir)
 }
 
 // runDistributed is palace run --distributed: the trainer, the gatekeeper

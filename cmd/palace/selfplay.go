@@ -57,6 +57,9 @@ func runSelfplay(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 		return err
 	}
 	if complete := st.Before + st.Played; complete < st.Target {
+		if err := interruption(ctx, "%d of %d games in %s; run the same command again to continue", complete, st.Target, cfg.Output); err != nil {
+			return err
+		}
 		fmt.Fprintf(stderr, "palace selfplay: stopped with %d of %d games in %s; run again to continue\n", complete, st.Target, cfg.Output)
 	}
 	return nil

@@ -208,8 +208,7 @@ func runTrain(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		}
 	}
 	if stoppedBy(ctx, err) {
-		fmt.Fprintf(status.output(), "stopped; the same command resumes from step %d\n", lastStep(curve))
-		return nil
+		return interruption(ctx, "the same command resumes from step %d", lastStep(curve))
 	}
 	if err != nil {
 		return err
