@@ -101,7 +101,11 @@ func parseUCISpec(spec string, fields []string) (*UCISpec, error) {
 			e.Limits.Depth, err = positive()
 		case "movetime":
 			var n int
-			n, err = positive()
+			// At most tc's longest base, 10^6 s: a larger count of
+			// milliseconds would overflow a time.Duration.
+			if n, err = positive(); err == nil && n > 1e9 {
+				err = bad("movetime=%s: want at most 1000000000 ms", val)
+			}
 			e.Limits.MoveTime = time.Duration(n) * time.Millisecond
 		case "tc":
 			e.ClockBase, e.ClockIncrement, err = parseTC(val)

@@ -26,15 +26,7 @@ func runPerft(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			return usageError{"--batch takes positions and depths from its lines; drop --fen, --start, --depth and --divide"}
 		}
 		return batchLines(*batch, stdin, func(line string) error {
-			fen, d, ok := strings.Cut(line, "\t")
-			if !ok {
-				return fmt.Errorf("want FEN<TAB>DEPTH, got %q", line)
-			}
-			n, err := strconv.Atoi(strings.TrimSpace(d))
-			if err != nil || n < 0 || n > rules.MaxPerftDepth {
-				return fmt.Errorf("depth %q is not a number from 0 to %d", d, rules.MaxPerftDepth)
-			}
-			g, err := rules.NewGame(rs, fen)
+			g, fen, n, err := parsePerftLine(rs, line)
 			if err != nil {
 				return err
 			}
@@ -64,6 +56,22 @@ func runPerft(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(out, "nodes %d\n", total)
 	return nil
+}
+
+// parsePerftLine reads a perft --batch line, FEN<TAB>DEPTH, under rs.
+func parsePerftLine(rs *rules.RuleSet, line string) (g *rules.Game, fen string, depth int, err error) {
+	fen, d, ok := strings.Cut(line, "\t")
+	if !ok {
+		return nil, "", 0, fmt.Errorf("want FEN<TAB>DEPTH, got %q", line)
+	}
+	depth, err = strconv.Atoi(strings.TrimSpace(d))
+	if err != nil || depth < 0 || depth > rules.MaxPerftDepth {
+		return nil, "", 0, fmt.Errorf("depth %q is not a number from 0 to %d", d, rules.MaxPerftDepth)
+	}
+	if g, err = rules.NewGame(rs, fen); err != nil {
+		return nil, "", 0, err
+	}
+	return g, fen, depth, nil
 }
 
 func runMoves(args []string, stdin io.Reader, stdout, stderr io.Writer) error {

@@ -42,12 +42,12 @@ func DefaultConfig() Config {
 // LoadConfig reads a network shape file (configs/net-*.yaml) over
 // DefaultConfig and validates it; unknown keys are errors.
 func LoadConfig(path string) (Config, error) {
-	return yamlconf.Load("model", path, parseConfig)
+	return yamlconf.Load("model", path, ParseConfig)
 }
 
-// parseConfig reads a network shape over DefaultConfig and validates it;
+// ParseConfig reads a network shape over DefaultConfig and validates it;
 // source names the input in messages.
-func parseConfig(data []byte, source string) (Config, error) {
+func ParseConfig(data []byte, source string) (Config, error) {
 	cfg := DefaultConfig()
 	if err := yamlconf.Decode(data, &cfg, map[string]string{"model.Config": "the network shape"}); err != nil {
 		return cfg, fmt.Errorf("model: %s: %w", source, err)
