@@ -35,7 +35,7 @@ type Match struct {
 	// Concurrency is the number of games played at once.
 	Concurrency int
 	// Records is the match's record file: appended as games finish and
-	// read back to resume.
+	// read back to resume, every game replayed (CheckRecords).
 	Records string
 	// Seed decides each game's seeds.
 	Seed        uint64
@@ -114,6 +114,10 @@ func Play(ctx context.Context, m Match) (Summary, error) {
 		return Summary{}, err
 	}
 	defer rf.Close()
+	// Resumed games count only as their moves say.
+	if err := CheckRecords(m.Records, m.RuleSet, m.Openings, recs); err != nil {
+		return Summary{}, err
+	}
 	sum := summarize(&m, recs)
 	if sum.Done {
 		return sum, nil

@@ -2,10 +2,13 @@ package arena_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,5 +77,88 @@ func TestWriteParseRecords(t *testing.T) {
 	}
 	if _, _, err := arena.ParseRecords("m.jsonl", []byte(`{"format":"other"}`+"\n")); err == nil || !strings.Contains(err.Error(), "m.jsonl") {
 		t.Errorf("another file: %v", err)
+	}
+}
+
+// A record file read back to resume is replayed: a line whose result (or
+// score, or moves) an editor changed is an error naming the file, the pair
+// and the game, not a different W-D-L; the file as played resumes.
+func TestResumeReplaysRecords(t *testing.T) {
+	rs := rules.MustPreset("xiangqi")
+	c := *rs
+	c.MaxPlies = 40
+	ops, err := arena.RandomOpenings(&c, 3, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "m.jsonl")
+	m := arena.Match{RuleSet: &c, Openings: ops, A: arena.Random{}, B: arena.Random{}, Pairs: 3, Concurrency: 2, Records: path, Seed: 8}
+	sum, err := arena.Play(context.Background(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := arena.Play(context.Background(), m)
+	if err != nil || again.WDL != sum.WDL {
+		t.Fatalf("resumed as played: %v, W-D-L %v, want %v", err, again.WDL, sum.WDL)
+	}
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(orig), "\n")
+	// edit rewrites record line 1 (pair 0's first game to finish) with
+	// change applied to its fields.
+	edit := func(change func(r map[string]any)) {
+		t.Helper()
+		var r map[string]any
+		if err := json.Unmarshal([]byte(lines[1]), &r); err != nil {
+			t.Fatal(err)
+		}
+		change(r)
+		b, _ := json.Marshal(r)
+		out := slices.Clone(lines)
+		out[1] = string(b) + "\n"
+		if err := os.WriteFile(path, []byte(strings.Join(out, "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var first arena.GameRecord
+	json.Unmarshal([]byte(lines[1]), &first)
+	flipped := map[string]string{"1-0": "0-1", "0-1": "1-0", "1/2-1/2": "1-0"}[first.Result]
+	for _, tc := range []struct {
+		what   string
+		change func(r map[string]any)
+		want   string
+	}{
+		{"result and score", func(r map[string]any) {
+			r["result"] = flipped
+			if s := r["score"].(float64); s == 0.5 {
+				r["score"] = float64(1 - first.Game)
+			} else {
+				r["score"] = 1 - s
+			}
+		}, "the moves end it " + first.Result},
+		{"score", func(r map[string]any) {
+			r["score"] = map[float64]float64{0: 1, 1: 0, 0.5: 1}[r["score"].(float64)]
+		}, "A's score"},
+		{"moves", func(r map[string]any) {
+			ms := strings.Fields(r["moves"].(string))
+			r["moves"] = strings.Join(ms[:len(ms)-1], " ")
+		}, "plies"},
+		{"forfeit", func(r map[string]any) { r["reason"], r["forfeit"] = "forfeit", "b: engine died" }, "forfeit"},
+	} {
+		edit(tc.change)
+		_, err := arena.Play(context.Background(), m)
+		if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), fmt.Sprintf("pair %d game %d", first.Pair, first.Game)) ||
+			!strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "remove its line") {
+			t.Errorf("edited %s: %v, want an error naming the file, the game and %q", tc.what, err, tc.want)
+		}
+	}
+	// Removing the line has the game played again, as it was.
+	if err := os.WriteFile(path, []byte(lines[0]+strings.Join(lines[2:], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := arena.Play(context.Background(), m); err != nil || again.WDL != sum.WDL {
+		t.Errorf("the line removed: %v, W-D-L %v, want %v", err, again.WDL, sum.WDL)
 	}
 }

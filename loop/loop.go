@@ -11,6 +11,8 @@
 //	nets/gen-NNNN.palnet     generation N's candidate (0: the random start)
 //	selfplay/gen-NNNN/       generation N's self-play shards and games
 //	train/state.palnet       the trainer: weights, optimizer, step
+//	train/losses.json        the losses of the generation in training,
+//	                         save by save (losses.go)
 //	arena/gen-NNNN.jsonl     candidate N's match against the best
 //	ladder/gen-NNNN/         the best's rating after generation N's gate
 //	                         (rung matches and rating.json), when due
@@ -24,6 +26,14 @@
 // function of the match's records. state.json moves on only after a stage
 // is complete, so a run killed anywhere redoes at most the unfinished part
 // of one stage, and nothing is lost or counted twice.
+//
+// Nor is a file trusted because it is there (resume.go): a resumed run
+// removes the temporary files of writes a kill cut short, refuses a
+// state.json that its artifacts and metrics do not bear out and a
+// best.json whose network id is not its file's, and replays every match
+// record it reads (arena.CheckRecords), so that an edited or damaged file
+// stops the run with an error naming it and the fix instead of being
+// played on.
 //
 // The stages themselves are functions of the store (Stages, in
 // stages.go): package cluster's distributed loop calls the same ones.
@@ -124,6 +134,9 @@ func Run(ctx context.Context, st store.Store, cfg Config, opt Options) error {
 			}
 		}
 	}
+	if err := r.checkResume(); err != nil {
+		return err
+	}
 	for {
 		s, err := r.state()
 		if err != nil {
@@ -182,8 +195,39 @@ func newRunner(st store.Store, cfg Config, opt Options) (*runner, error) {
 			return nil, fmt.Errorf("loop: %w", err)
 		}
 		r.unlock = unlock
+		// Nothing of this run is being written now: a temporary file is
+		// a killed write's.
+		n, err := removeDebris(filepath.Dir(lock))
+		if err != nil {
+			r.close()
+			return nil, err
+		}
+		if n > 0 {
+			r.logf("removed %d temporary files that killed writes left in %s", n, filepath.Dir(lock))
+		}
 	}
 	return r, nil
+}
+
+// checkResume checks, before the run goes on, that its state and best
+// network agree with its files (Stages.CheckState, CheckBest). A new run
+// is checked once its first network is written.
+func (r *runner) checkResume() error {
+	s, err := r.state()
+	if err != nil {
+		return err
+	}
+	best, err := BestOf(r.st)
+	if errors.Is(err, store.ErrNotExist) {
+		return fmt.Errorf("loop: %s is missing, and %s says generation %d's %s is next; restore it, or start a new run directory", BestKey, StateKey, s.Generation, s.Stage)
+	}
+	if err != nil {
+		return err
+	}
+	if err := r.stages.CheckState(s, best); err != nil {
+		return err
+	}
+	return r.stages.CheckBest(best)
 }
 
 func (r *runner) close() {
@@ -254,13 +298,17 @@ func (r *runner) step(ctx context.Context, s State) (State, error) {
 	case StageTrain:
 		err = r.train(ctx, gen)
 	case StageArena:
-		start := time.Now()
-		var sum arena.Summary
-		if sum, err = r.arena(ctx, gen+1); err == nil {
-			err = r.metric(ArenaMetric(gen+1, sum, time.Since(start)))
-		}
+		err = r.arenaStage(ctx, gen+1)
 	case StageGate:
 		err = r.gate(gen + 1)
+		if errors.Is(err, ErrMatchNotOver) {
+			// A record line removed since the match was over (one that
+			// its replay refused, say): its game is played again first.
+			r.logf("gen %d gate: the match in %s is not over; playing its missing games", gen+1, ArenaKey(gen+1))
+			if err = r.arenaStage(ctx, gen+1); err == nil {
+				err = r.gate(gen + 1)
+			}
+		}
 	case StageLadder:
 		err = r.ladder(ctx, gen)
 	default:
@@ -353,6 +401,16 @@ func (r *runner) train(ctx context.Context, gen int) error {
 		return err
 	}
 	return r.metric(m)
+}
+
+// arenaStage plays candidate gen's match and records its metric.
+func (r *runner) arenaStage(ctx context.Context, gen int) error {
+	start := time.Now()
+	sum, err := r.arena(ctx, gen)
+	if err != nil {
+		return err
+	}
+	return r.metric(ArenaMetric(gen, sum, time.Since(start)))
 }
 
 // arena plays candidate gen against the best network.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -138,7 +139,10 @@ func TestRunResumes(t *testing.T) {
 	got := checkRun(t, cut, c)
 	for i := range want {
 		w, g := want[i], got[i]
-		if w.Stage != g.Stage || w.Generation != g.Generation || w.Promoted != g.Promoted || w.TotalSteps != g.TotalSteps || w.TotalPositions != g.TotalPositions {
+		// Training's steps and losses too: the whole generation's, however
+		// often it was cut.
+		if w.Stage != g.Stage || w.Generation != g.Generation || w.Promoted != g.Promoted || w.TotalSteps != g.TotalSteps || w.TotalPositions != g.TotalPositions ||
+			w.Steps != g.Steps || w.LossSteps != g.LossSteps || !reflect.DeepEqual(w.Loss, g.Loss) || !reflect.DeepEqual(w.LastLoss, g.LastLoss) {
 			t.Errorf("metric %d: uninterrupted %+v, resumed %+v", i, w, g)
 		}
 	}

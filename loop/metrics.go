@@ -36,11 +36,17 @@ type Metric struct {
 	EvalsPerSecond float64 `json:"evals_per_second,omitempty"`
 	MeanPlies      float64 `json:"mean_plies,omitempty"`
 
-	// Training: this stage's steps and mean losses, the last report's
-	// losses, the trainer's step count after it.
-	Steps            int64        `json:"steps,omitempty"`
-	TotalSteps       int64        `json:"total_steps,omitempty"`
-	Loss             *gnet.Losses `json:"loss,omitempty"`
+	// Training: the generation's steps and their mean losses, resumed or
+	// not (losses.go), the last save's losses and replay window, the
+	// trainer's step count after it; the samples a second of the last
+	// attempt.
+	Steps      int64        `json:"steps,omitempty"`
+	TotalSteps int64        `json:"total_steps,omitempty"`
+	Loss       *gnet.Losses `json:"loss,omitempty"`
+	// LossSteps, when set, is the number of steps Loss is the mean over:
+	// fewer than Steps when a kill between the trainer's save and the
+	// record of its losses lost some (Loss is absent when none is known).
+	LossSteps        int64        `json:"loss_steps,omitempty"`
 	LastLoss         *gnet.Losses `json:"last_loss,omitempty"`
 	SamplesPerSecond float64      `json:"samples_per_second,omitempty"`
 	Window           int64        `json:"window,omitempty"`

@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -284,7 +285,9 @@ type TrainJob struct {
 
 // Train trains on the window until the steps the run's positions allow,
 // resuming from the state file, then writes the candidate, generation
-// job.Generation+1's network.
+// job.Generation+1's network. Its metric is the whole generation's
+// training, however often it was resumed: the losses of every save are
+// kept in the store (TrainLossesKey, losses.go).
 func (s *Stages) Train(ctx context.Context, job TrainJob) (Metric, error) {
 	gen := job.Generation
 	total, err := Positions(s.Store, 0, gen)
@@ -308,17 +311,44 @@ func (s *Stages) Train(ctx context.Context, job TrainJob) (Metric, error) {
 			return Metric{}, fmt.Errorf("loop: train: records: %w", err)
 		}
 	}
-	var last train.Progress
+	// The generation's losses so far (losses.go), fitted to the trainer.
+	step, err := trainerStep(job.State, init)
+	if err != nil {
+		return Metric{}, err
+	}
+	start, err := s.trainStart(gen, init, step)
+	if err != nil {
+		return Metric{}, err
+	}
+	losses, err := readTrainLosses(s.Store, gen, start)
+	if err != nil {
+		return Metric{}, err
+	}
+	losses.resume(step)
+	if err := losses.write(s.Store); err != nil {
+		return Metric{}, err
+	}
+	var lossErr error
 	res, err := train.Run(ctx, s.Config.Train, train.Job{Dirs: job.Dirs, RuleSets: []*rules.RuleSet{s.Rules}, State: job.State,
 		Init: init, TargetSteps: target, Seed: s.Config.Seed, CodeVersion: s.CodeVersion, Records: records,
 		Progress: func(p train.Progress) {
-			last = p
+			// Recorded before anyone hears of the save (a distributed
+			// trainer uploads its state then): a record ahead of the
+			// state is cut back on resume, one behind loses losses.
+			losses.add(step, p)
+			step = p.Step
+			if lossErr == nil {
+				lossErr = losses.write(s.Store)
+			}
 			if job.Progress != nil {
 				job.Progress(p)
 			}
 		}})
 	if err != nil {
 		return Metric{}, err
+	}
+	if lossErr != nil {
+		return Metric{}, lossErr
 	}
 	if job.Finished != nil {
 		if err := job.Finished(); err != nil {
@@ -331,13 +361,34 @@ func (s *Stages) Train(ctx context.Context, job TrainJob) (Metric, error) {
 	if err := SaveNet(s.Store, NetKey(gen+1), ck); err != nil {
 		return Metric{}, err
 	}
-	m := Metric{Generation: gen, Stage: StageTrain, Network: NetKey(gen + 1), Steps: res.Steps, TotalSteps: ck.Steps,
-		TotalPositions: total, Window: last.Window, Seconds: res.Elapsed.Seconds()}
+	m := Metric{Generation: gen, Stage: StageTrain, Network: NetKey(gen + 1), TotalSteps: ck.Steps,
+		TotalPositions: total, Seconds: res.Elapsed.Seconds()}
+	losses.fill(&m, ck.Steps)
 	if res.Steps > 0 {
-		m.Loss, m.LastLoss = &res.Losses, &last.Losses
 		m.SamplesPerSecond = float64(res.Steps*int64(s.Config.Train.Batch)) / res.Elapsed.Seconds()
 	}
 	return m, nil
+}
+
+// trainStart is the trainer's step when generation gen's training began,
+// for a generation whose losses were never recorded (a run of an older
+// palace): generation gen-1's last step as its metric says (the initial
+// network's for generation 0), or, without one, step, where the trainer
+// is now.
+func (s *Stages) trainStart(gen int, init *model.Checkpoint, step int64) (int64, error) {
+	if gen == 0 {
+		return min(init.Steps, step), nil
+	}
+	ms, err := ReadMetrics(s.Store)
+	if err != nil {
+		return 0, err
+	}
+	for _, m := range ms {
+		if m.Generation == gen-1 && m.Stage == StageTrain && m.TotalSteps <= step {
+			return m.TotalSteps, nil
+		}
+	}
+	return step, nil
 }
 
 // GateMatch is candidate cand's gating match against best: the players,
@@ -406,6 +457,10 @@ func ArenaMetric(cand int, s arena.Summary, elapsed time.Duration) Metric {
 		Seconds: elapsed.Seconds()}
 }
 
+// ErrMatchNotOver is Gate's error for a match whose records do not decide
+// it yet.
+var ErrMatchNotOver = errors.New("loop: the match is not over")
+
 // Gate decides whether candidate cand replaces best: from its match's
 // records in the store, or at once with gating off. It returns the stage's
 // metric and, when the candidate is promoted and not yet the best, the new
@@ -418,8 +473,9 @@ func (s *Stages) Gate(cand int, best Best) (Metric, *Best, error) {
 	m := Metric{Generation: cand - 1, Stage: StageGate, Network: NetKey(cand), Best: best.Key}
 	promote := true
 	if s.Config.Gating {
-		// The records decide: reading them replays nothing, and a gate
-		// redone after a crash decides the same.
+		// The records decide, every game replayed so that only what its
+		// moves say counts, and a gate redone after a crash decides the
+		// same.
 		key := ArenaKey(cand)
 		data, err := s.Store.Read(key)
 		if err != nil {
@@ -429,9 +485,16 @@ func (s *Stages) Gate(cand int, best Best) (Metric, *Best, error) {
 		if err != nil {
 			return Metric{}, nil, err
 		}
+		ops, err := Openings(s.Config, s.ArenaRules)
+		if err != nil {
+			return Metric{}, nil, err
+		}
+		if err := arena.CheckRecords(key, s.ArenaRules, ops, recs); err != nil {
+			return Metric{}, nil, err
+		}
 		sum := arena.Summarize(h, recs)
 		if !sum.Done {
-			return Metric{}, nil, fmt.Errorf("loop: gate of generation %d: the match in %s is not over (%d games)", cand, key, sum.Games)
+			return Metric{}, nil, fmt.Errorf("%w: gate of generation %d: the match in %s has %d games", ErrMatchNotOver, cand, key, sum.Games)
 		}
 		promote, m.Reason = Decide(s.Config, sum)
 		m.Match = &sum

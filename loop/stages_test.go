@@ -2,13 +2,13 @@ package loop_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/palace-chess/palace/arena"
-	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/loop"
 	"github.com/palace-chess/palace/store"
 )
@@ -16,9 +16,10 @@ import (
 // The gate decides from the match's record file in the store, whoever
 // wrote it: here one written by hand as the distributed gatekeeper wrote
 // them before loop.Stages (its header, then the games in pair order, by
-// json.Encoder). An unfinished match decides nothing, a promotion already
-// made (killed before the state moved on) is not made again, and with
-// gating off every candidate is promoted.
+// json.Encoder). An unfinished match decides nothing, a record whose
+// moves say another result is refused, a promotion already made (killed
+// before the state moved on) is not made again, and with gating off every
+// candidate is promoted.
 func TestGateFromRecords(t *testing.T) {
 	c := tinyConfig(t)
 	st, _ := store.NewDir(t.TempDir())
@@ -53,6 +54,12 @@ func TestGateFromRecords(t *testing.T) {
 		t.Errorf("GateHeader %+v, the local match's %+v", h, lh)
 	}
 
+	// The games themselves, played as a worker plays them: the gate
+	// replays every record.
+	played, err := arena.PlayPairs(context.Background(), *m, []int{0, 1, 2, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
 	write := func(games int) {
 		t.Helper()
 		var buf bytes.Buffer
@@ -61,9 +68,7 @@ func TestGateFromRecords(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range games {
-			r := arena.GameRecord{Pair: i / 2, Game: i % 2, Opening: "o", Score: 0.5,
-				End: gamerec.End{Result: "1/2-1/2", Reason: "length-cap"}, Plies: 28}
-			if err := enc.Encode(&r); err != nil {
+			if err := enc.Encode(&played[i]); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -75,6 +80,16 @@ func TestGateFromRecords(t *testing.T) {
 	if _, _, err := s.Gate(1, best); err == nil || !strings.Contains(err.Error(), "not over") {
 		t.Errorf("the gate of an unfinished match: %v", err)
 	}
+	edited := played[3]
+	played[3].Result, played[3].Score = "1-0", 1-float64(played[3].Game)
+	if edited.Result == "1-0" {
+		played[3].Result, played[3].Score = "0-1", float64(played[3].Game)
+	}
+	write(2 * c.Arena.Pairs)
+	if _, _, err := s.Gate(1, best); err == nil || !strings.Contains(err.Error(), loop.ArenaKey(1)) || !strings.Contains(err.Error(), "pair 1 game 1") {
+		t.Errorf("the gate of a match with an edited result: %v", err)
+	}
+	played[3] = edited
 	write(2 * c.Arena.Pairs)
 	met, promoted, err := s.Gate(1, best)
 	if err != nil {

@@ -106,6 +106,34 @@ func TestRunKill9(t *testing.T) {
 	if rb != kb {
 		t.Errorf("best: uninterrupted %+v, resumed %+v", rb, kb)
 	}
+	// The same networks report the same training: every step of the
+	// generation and their mean loss, killed or not. (A kill that fell
+	// between the trainer's save and the record of its losses is said by
+	// LossSteps instead.)
+	trainLines := func(st store.Store) map[int]loop.Metric {
+		ms, err := loop.ReadMetrics(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[int]loop.Metric{}
+		for _, m := range ms {
+			if m.Stage == loop.StageTrain {
+				out[m.Generation] = m
+			}
+		}
+		return out
+	}
+	rt, kt := trainLines(rst), trainLines(kst)
+	for g := 0; g < 2; g++ {
+		a, b := rt[g], kt[g]
+		if b.LossSteps != 0 {
+			t.Logf("generation %d: a kill lost the losses of %d of its %d steps", g, b.Steps-b.LossSteps, b.Steps)
+			continue
+		}
+		if a.Steps != b.Steps || a.Loss == nil || b.Loss == nil || *a.Loss != *b.Loss {
+			t.Errorf("generation %d's training: uninterrupted %d steps, loss %+v; killed and resumed %d steps, loss %+v", g, a.Steps, a.Loss, b.Steps, b.Loss)
+		}
+	}
 	for g := 0; g < 2; g++ {
 		if code, out, errOut := runPalace(t, "", "shard", "verify", filepath.Join(dir, loop.SelfplayKey(g))); code != 0 {
 			t.Errorf("shard verify of generation %d: %s %s", g, out, errOut)

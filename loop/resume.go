@@ -1,0 +1,259 @@
+package loop
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/palace-chess/palace/nn/model"
+	"github.com/palace-chess/palace/store"
+)
+
+// What a resumed run checks before it trusts its files: that the state
+// agrees with the artifacts it implies, that the best network pointer
+// names the network its file holds, and (locally) that no temporary file
+// of a killed write is left behind. A match's records are replayed where
+// they are read (arena.CheckRecords), the trainer's losses kept beside its
+// state (losses.go).
+
+// stageIndex is a stage's place in a generation, -1 for no stage.
+func stageIndex(stage string) int {
+	switch stage {
+	case StageSelfplay:
+		return 0
+	case StageTrain:
+		return 1
+	case StageArena:
+		return 2
+	case StageGate:
+		return 3
+	case StageLadder:
+		return 4
+	}
+	return -1
+}
+
+// keyGeneration is the generation in key under prefix ("nets/gen-",
+// "selfplay/gen-", "arena/gen-"): the digits that follow it.
+func keyGeneration(key, prefix string) (int, bool) {
+	rest, ok := strings.CutPrefix(key, prefix)
+	if !ok {
+		return 0, false
+	}
+	end := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
+	if end < 0 {
+		end = len(rest)
+	}
+	g, err := strconv.Atoi(rest[:end])
+	return g, err == nil
+}
+
+// CheckState checks that the run's state at (generation at.Generation's
+// stage at.Stage is next) and best, its best network pointer, agree with
+// the artifacts in the store, as far as one listing of the store and the
+// metrics tell: the stage is one of this config's; every finished
+// generation left what it leaves (its self-play manifest, its metrics
+// lines for self-play, training and the gate, and when it was gated its
+// match record file and arena line); this generation holds what its
+// stages still to run need (the networks of every generation so far, the
+// candidate once trained, the match record file at the gate, the gate's
+// line at the ladder); nothing of a stage still to come is there (a
+// network, self-play directory, match record file or metrics line); and
+// best is the network the gates in the metrics promoted. A state or best
+// pointer that was edited, or copied from another run, is refused here
+// with what does not agree, rather than played on. It reads nothing big:
+// CheckBest reads the best network.
+func (s *Stages) CheckState(at State, best Best) error {
+	gen, idx := at.Generation, stageIndex(at.Stage)
+	fail := func(format string, a ...any) error {
+		return fmt.Errorf("loop: %s says generation %d's %s is next, but %s; restore %s (or what the run lacks), or start a new run directory",
+			StateKey, gen, at.Stage, fmt.Sprintf(format, a...), StateKey)
+	}
+	if gen < 0 || idx < 0 {
+		return fail("there is no such generation or stage")
+	}
+	// The stage must be one of this config's.
+	for st := (State{Generation: gen, Stage: StageSelfplay}); st.Stage != at.Stage; st = s.Next(st) {
+		if st.Generation != gen {
+			return fail("this run's config (gating %v, ladder every %d) has no %s stage", s.Config.Gating, s.Config.Ladder.Every, at.Stage)
+		}
+	}
+	trained := idx >= stageIndex(StageArena) // the candidate, generation gen+1's network, is written
+
+	keys, err := s.Store.List("")
+	if err != nil {
+		return fmt.Errorf("loop: %w", err)
+	}
+	has := make(map[string]bool, len(keys))
+	lastNet := -1
+	for _, k := range keys {
+		has[k] = true
+		if g, ok := keyGeneration(k, "nets/gen-"); ok && k == NetKey(g) {
+			lastNet = max(lastNet, g)
+		}
+	}
+	need := gen
+	if trained {
+		need = gen + 1
+	}
+	for g := 0; g <= need; g++ {
+		if !has[NetKey(g)] {
+			held := "the run holds no network"
+			if lastNet >= 0 {
+				held = fmt.Sprintf("the run's networks go to generation %d", lastNet)
+			}
+			return fail("%s is missing (%s)", NetKey(g), held)
+		}
+	}
+	for _, k := range keys {
+		allowed, what := gen, ""
+		if g, ok := keyGeneration(k, "nets/gen-"); ok && k == NetKey(g) {
+			// Training writes the candidate before the state moves on.
+			if idx >= stageIndex(StageTrain) {
+				allowed = gen + 1
+			}
+			if g > allowed {
+				what = k
+			}
+		} else if g, ok := keyGeneration(k, "selfplay/gen-"); ok && g > gen {
+			what = SelfplayKey(g)
+		} else if g, ok := keyGeneration(k, "arena/gen-"); ok && g > gen+1 {
+			what = k
+		}
+		if what != "" {
+			return fail("%s exists, which only a later stage makes", what)
+		}
+	}
+	for g := 0; g < gen; g++ {
+		if !has[ManifestKey(g)] {
+			return fail("generation %d's self-play manifest %s is missing", g, ManifestKey(g))
+		}
+	}
+
+	ms, err := ReadMetrics(s.Store)
+	if err != nil {
+		return err
+	}
+	type stageKey struct {
+		gen   int
+		stage string
+	}
+	lines := map[stageKey]Metric{}
+	for _, m := range ms {
+		if m.Generation > gen || (m.Generation == gen && stageIndex(m.Stage) > idx) {
+			return fail("%s has a line for generation %d's %s, which comes later", MetricsKey, m.Generation, m.Stage)
+		}
+		lines[stageKey{m.Generation, m.Stage}] = m
+	}
+	requireLine := func(g int, stage string) error {
+		if _, ok := lines[stageKey{g, stage}]; !ok {
+			return fail("%s has no line for generation %d's %s", MetricsKey, g, stage)
+		}
+		return nil
+	}
+	for g := 0; g < gen; g++ {
+		for _, stage := range []string{StageSelfplay, StageTrain, StageGate} {
+			if err := requireLine(g, stage); err != nil {
+				return err
+			}
+		}
+		if lines[stageKey{g, StageGate}].Match != nil {
+			if err := requireLine(g, StageArena); err != nil {
+				return err
+			}
+			if !has[ArenaKey(g+1)] {
+				return fail("candidate %d's match record file %s is missing", g+1, ArenaKey(g+1))
+			}
+		}
+	}
+	if at.Stage == StageGate && s.Config.Gating && !has[ArenaKey(gen+1)] {
+		return fail("candidate %d's match record file %s, which the gate decides from, is missing", gen+1, ArenaKey(gen+1))
+	}
+	if at.Stage == StageLadder {
+		// The ladder counts the promotions.
+		if err := requireLine(gen, StageGate); err != nil {
+			return err
+		}
+	}
+
+	// The best is the last candidate a gate promoted; a gate killed after
+	// promoting and before its metric leaves the candidate best already.
+	want := 0
+	for g := 0; g <= gen; g++ {
+		if m, ok := lines[stageKey{g, StageGate}]; ok && m.Promoted {
+			want = g + 1
+		}
+	}
+	_, gated := lines[stageKey{gen, StageGate}]
+	promoting := at.Stage == StageGate && !gated && best.Generation == gen+1
+	if best.Key != NetKey(best.Generation) || (best.Generation != want && !promoting) {
+		return fmt.Errorf("loop: %s names generation %d (%s), but the gates in %s make generation %d the best; restore %s, or start a new run directory",
+			BestKey, best.Generation, best.Key, MetricsKey, want, BestKey)
+	}
+	return nil
+}
+
+// CheckBest checks that the network file best names exists and holds the
+// network best says (its id).
+func (s *Stages) CheckBest(best Best) error {
+	data, err := s.Store.Read(best.Key)
+	if errors.Is(err, store.ErrNotExist) {
+		return fmt.Errorf("loop: %s names %s, which is missing; restore it (or %s), or start a new run directory", BestKey, best.Key, BestKey)
+	}
+	if err != nil {
+		return fmt.Errorf("loop: %s names %s: %w", BestKey, best.Key, err)
+	}
+	ck, err := model.DecodeCheckpoint(data)
+	if err != nil {
+		return fmt.Errorf("loop: %s names %s: %w", BestKey, best.Key, err)
+	}
+	if id := ck.Weights.ID(); id != best.NetworkID {
+		return fmt.Errorf("loop: %s says %s is network %s, but %s holds network %s; restore %s (or the network file), or start a new run directory",
+			BestKey, best.Key, best.NetworkID, best.Key, id, BestKey)
+	}
+	return nil
+}
+
+// isDebris reports whether name is the temporary file of a crash-safe
+// write (internal/atomicfile's, the datasets writer's and the store's
+// Create: "." + the target's name + ".tmp-" + a random suffix) that a kill
+// left behind.
+func isDebris(name string) bool {
+	i := strings.LastIndex(name, ".tmp-")
+	if !strings.HasPrefix(name, ".") || i < 2 {
+		return false
+	}
+	suffix := name[i+len(".tmp-"):]
+	return suffix != "" && strings.IndexFunc(suffix, func(r rune) bool {
+		return !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0
+}
+
+// removeDebris removes the temporary files that killed writes left in the
+// run directory root (regular files named as isDebris says, nothing else)
+// and returns how many it removed. The caller holds the run's lock: no
+// write of this run is in progress.
+func removeDebris(root string) (int, error) {
+	n := 0
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.Type().IsRegular() || !isDebris(d.Name()) {
+			return nil
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		n++
+		return nil
+	})
+	if err != nil {
+		return n, fmt.Errorf("loop: removing temporary files left in %s: %w", root, err)
+	}
+	return n, nil
+}
