@@ -205,8 +205,10 @@ func (m *Match) checkGames() error {
 		return errors.New("arena: no openings")
 	case m.A == nil || m.B == nil:
 		return errors.New("arena: a player is missing")
-	case m.Pairs < 1:
-		return fmt.Errorf("arena: %d pairs, want at least 1", m.Pairs)
+	case m.Pairs < 1 || m.Pairs > MaxPairs:
+		return fmt.Errorf("arena: %d pairs, want 1 to %d", m.Pairs, MaxPairs)
+	case m.Concurrency > MaxConcurrency:
+		return fmt.Errorf("arena: %d games at once, want at most %d", m.Concurrency, MaxConcurrency)
 	}
 	return nil
 }

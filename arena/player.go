@@ -102,6 +102,10 @@ func NewSearch(name string, params mcts.Params, newBackend func() (nn.Evaluator,
 	if err := params.Validate(); err != nil {
 		return nil, fmt.Errorf("arena: %s: %w", name, err)
 	}
+	if opt.Evaluators > MaxEvaluators || opt.CacheEntries > nn.MaxCacheEntries {
+		return nil, fmt.Errorf("arena: %s: %d evaluators, %d cache entries: want at most %d and %d",
+			name, opt.Evaluators, opt.CacheEntries, MaxEvaluators, nn.MaxCacheEntries)
+	}
 	n := max(opt.Evaluators, 1)
 	bs := opt.BatchSize
 	if bs <= 0 {

@@ -77,6 +77,14 @@ const (
 	maxSpecSimulations = 1 << 24
 )
 
+// MaxPairs bounds a match (its unplayed games are listed up front) and
+// MaxConcurrency the games it plays at once (each a search and its tree),
+// as self-play's concurrent_games is bounded.
+const (
+	MaxPairs       = 1 << 20
+	MaxConcurrency = 1 << 14
+)
+
 // ParsePlayer parses random, uniform[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1],
 // net:PATH[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,evaluators=N][,cache=N] or
 // uci:PATH[,...] (see PlayerHelp). Its errors are *SpecError.

@@ -195,8 +195,10 @@ func (c *Config) check() error {
 		return errors.New("experiment: a rule set is missing (want A and B)")
 	case c.Player == nil:
 		return errors.New("experiment: no player")
-	case c.Games < 1:
-		return fmt.Errorf("experiment: %d games, want at least 1", c.Games)
+	case c.Games < 1 || c.Games > arena.MaxPairs:
+		return fmt.Errorf("experiment: %d games, want 1 to %d", c.Games, arena.MaxPairs)
+	case c.Concurrency > arena.MaxConcurrency:
+		return fmt.Errorf("experiment: %d games at once, want at most %d", c.Concurrency, arena.MaxConcurrency)
 	case c.OpeningPlies < 0:
 		return fmt.Errorf("experiment: %d opening plies, want 0 or more", c.OpeningPlies)
 	case c.Records == "":

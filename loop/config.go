@@ -126,12 +126,12 @@ func (c *Config) Validate() error {
 		errs = append(errs, err)
 	}
 	a := &c.Arena
-	if a.Pairs < 1 {
-		errs = append(errs, fmt.Errorf("arena: pairs %d, want ≥ 1", a.Pairs))
+	if a.Pairs < 1 || a.Pairs > arena.MaxPairs {
+		errs = append(errs, fmt.Errorf("arena: pairs %d, want 1 to %d", a.Pairs, arena.MaxPairs))
 	}
-	if a.OpeningPlies < 0 || a.Concurrency < 1 || a.Evaluators < 1 || a.Evaluators > arena.MaxEvaluators || a.MaxPlies < 0 {
-		errs = append(errs, fmt.Errorf("arena: opening_plies %d, concurrent_games %d, evaluators %d, max_plies %d: want ≥ 0, ≥ 1, 1 to 256, ≥ 0",
-			a.OpeningPlies, a.Concurrency, a.Evaluators, a.MaxPlies))
+	if a.OpeningPlies < 0 || a.Concurrency < 1 || a.Concurrency > arena.MaxConcurrency || a.Evaluators < 1 || a.Evaluators > arena.MaxEvaluators || a.MaxPlies < 0 {
+		errs = append(errs, fmt.Errorf("arena: opening_plies %d, concurrent_games %d, evaluators %d, max_plies %d: want ≥ 0, 1 to %d, 1 to %d, ≥ 0",
+			a.OpeningPlies, a.Concurrency, a.Evaluators, a.MaxPlies, arena.MaxConcurrency, arena.MaxEvaluators))
 	}
 	if err := a.Search.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("arena: search: %w", err))
@@ -296,9 +296,9 @@ func givenNetworkKeys(data []byte) ([]string, error) {
 // rule set ruleSet; with Every 0 nothing is checked beyond the numbers.
 func (l *LadderConfig) validate(ruleSet string) error {
 	var errs []error
-	if l.Every < 0 || l.Pairs < 1 || l.Simulations < 0 || l.OpeningPlies < 0 || l.Concurrency < 1 || l.Evaluators < 1 || l.Evaluators > arena.MaxEvaluators {
-		errs = append(errs, fmt.Errorf("every %d, pairs %d, simulations %d, opening_plies %d, concurrent_games %d, evaluators %d: want ≥ 0, ≥ 1, ≥ 0, ≥ 0, ≥ 1, 1 to 256",
-			l.Every, l.Pairs, l.Simulations, l.OpeningPlies, l.Concurrency, l.Evaluators))
+	if l.Every < 0 || l.Pairs < 1 || l.Pairs > arena.MaxPairs || l.Simulations < 0 || l.OpeningPlies < 0 || l.Concurrency < 1 || l.Concurrency > arena.MaxConcurrency || l.Evaluators < 1 || l.Evaluators > arena.MaxEvaluators {
+		errs = append(errs, fmt.Errorf("every %d, pairs %d, simulations %d, opening_plies %d, concurrent_games %d, evaluators %d: want ≥ 0, 1 to %d, ≥ 0, ≥ 0, 1 to %d, 1 to %d",
+			l.Every, l.Pairs, l.Simulations, l.OpeningPlies, l.Concurrency, l.Evaluators, arena.MaxPairs, arena.MaxConcurrency, arena.MaxEvaluators))
 	}
 	if l.Every > 0 && len(errs) == 0 {
 		if _, err := l.scale(ruleSet); err != nil {

@@ -187,6 +187,10 @@ func TestConfigErrors(t *testing.T) {
 		{"rules: xiangqi\nseed: 1\narena: {evaluators: 100000000}", "evaluators 100000000"},
 		{"rules: xiangqi\nseed: 1\nladder: {evaluators: 100000000}", "evaluators 100000000"},
 		{"rules: xiangqi\nseed: 1\nselfplay: {cache_entries: 1000000000}", "cache_entries"},
+		{"rules: xiangqi\nseed: 1\narena: {pairs: 1000000000000}", "pairs 1000000000000, want 1 to 1048576"},
+		{"rules: xiangqi\nseed: 1\narena: {concurrent_games: 100000000}", "concurrent_games 100000000"},
+		{"rules: xiangqi\nseed: 1\nladder: {pairs: 1000000000000}", "pairs 1000000000000"},
+		{"rules: xiangqi\nseed: 1\nselfplay: {games: 4.5}", "line 3: games: 4.5: want a whole number"},
 	} {
 		_, err := loop.ParseConfig([]byte(tc.yaml), "t.yaml")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -18,8 +18,6 @@ import (
 const arenaPlayerHelp = `a player, given twice: first A (the candidate), then B (the baseline). One of
 ` + arena.PlayerHelp
 
-// maxArenaPairs bounds a match's pairs.
-const maxArenaPairs = 1 << 20
 
 func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("arena", stderr)
@@ -70,8 +68,11 @@ func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	// A match of more pairs than this would run for years; an opening
 	// beyond the pairs' would never be played, and each is found and kept
 	// before the first game.
-	if *pairs > maxArenaPairs {
-		return usagef("--pairs %d: want at most %d", *pairs, maxArenaPairs)
+	if *pairs > arena.MaxPairs {
+		return usagef("--pairs %d: want at most %d", *pairs, arena.MaxPairs)
+	}
+	if *concurrency > arena.MaxConcurrency {
+		return usagef("--concurrency %d: want at most %d", *concurrency, arena.MaxConcurrency)
 	}
 	if *openings > *pairs {
 		return usagef("--openings %d: more than the %d pairs would never be played", *openings, *pairs)

@@ -117,6 +117,7 @@ func TestArenaBadFlags(t *testing.T) {
 		{[]string{"--player", "uniform,sims=1000000000", "--player", "random"}, true, []string{"sims=1000000000"}},
 		{[]string{"--player", "random", "--player", "random", "--openings", "1000000000000"}, true, []string{"--openings", "never be played"}},
 		{[]string{"--player", "random", "--player", "random", "--pairs", "1000000000000"}, true, []string{"--pairs", "at most"}},
+		{[]string{"--player", "random", "--player", "random", "--concurrency", "100000000"}, true, []string{"--concurrency 100000000: want at most 16384"}},
 	} {
 		out, err := arenaRun(t, append(tc.args, "--records", records)...)
 		if err == nil {

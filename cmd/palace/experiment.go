@@ -79,6 +79,17 @@ func parseExperimentFlags(args []string, stdout, stderr io.Writer) (experimentOp
 	if err != nil {
 		return o, err
 	}
+	// Each of these reaches an allocation (a list of the games, a search
+	// a game at once, a network copy, cache entries).
+	for _, b := range []struct {
+		flag       string
+		value, max int
+	}{{"games", o.games, arena.MaxPairs}, {"concurrency", o.concurrency, arena.MaxConcurrency},
+		{"evaluators", o.evaluators, arena.MaxEvaluators}, {"cache", o.cache, nn.MaxCacheEntries}} {
+		if b.value > b.max {
+			return o, usagef("--%s %d: want at most %d", b.flag, b.value, b.max)
+		}
+	}
 	o.show, o.line, err = progressFlag(*progress, o.progressOut(stdout, stderr))
 	return o, err
 }
@@ -107,7 +118,7 @@ func experimentCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 	if err := experiment.SameGame(sets[0], sets[1]); err != nil {
 		return usagef("--rules-a %s --rules-b %s: %s", o.rulesA, o.rulesB, strings.TrimPrefix(err.Error(), "experiment: "))
 	}
-	player, about, err := experimentPlayer(o)
+	player, about, err := experimentPlayer(o, sets[0])
 	if err != nil {
 		return fmt.Errorf("--net %s: %w", o.net, err)
 	}
@@ -206,7 +217,7 @@ func capText(rs *rules.RuleSet) string {
 // uniform and net players with the experiment's search (their names say
 // only its simulations: its other settings are the defaults), or a search
 // over the random evaluator.
-func experimentPlayer(o experimentOptions) (arena.Player, string, error) {
+func experimentPlayer(o experimentOptions, rs *rules.RuleSet) (arena.Player, string, error) {
 	params := experiment.SearchParams(o.sims)
 	budget := fmt.Sprintf("%d simulations a move, Gumbel noise on every move", o.sims)
 	switch o.net {
@@ -219,7 +230,7 @@ func experimentPlayer(o experimentOptions) (arena.Player, string, error) {
 			arena.SearchOptions{Evaluators: 1})
 		return p, "random evaluator, " + budget, err
 	}
-	p, err := arena.PlayerSpec{Kind: arena.KindNet, Path: o.net, Search: params, Evaluators: o.evaluators, Cache: o.cache}.NewPlayer(nil)
+	p, err := arena.PlayerSpec{Kind: arena.KindNet, Path: o.net, Search: params, Evaluators: o.evaluators, Cache: o.cache}.NewPlayer(rs)
 	return p, fmt.Sprintf("%s, %s", o.net, budget), err
 }
 

@@ -39,6 +39,7 @@ func TestNetworkOfAnotherGame(t *testing.T) {
 		{"search", "--net", net, "--rules", "xiangqi", "--start", "--sims", "8"},
 		{"arena", "--rules", "xiangqi", "--player", "net:" + net + ",sims=8", "--player", "random", "--pairs", "1", "--records", filepath.Join(dir, "a.jsonl"), "--progress", "none"},
 		{"selfplay", "--config", withNet, "--progress", "none"},
+		{"experiment", "--rules-a", "xiangqi", "--rules-b", "xiangqi", "--net", net, "--games", "1", "--out", filepath.Join(dir, "e.jsonl"), "--progress", "none"},
 	} {
 		code, _, errOut := runPalace(t, "", args...)
 		if code != 1 || !strings.Contains(errOut, want) || !strings.Contains(errOut, "not xiangqi (xiangqi@") {
