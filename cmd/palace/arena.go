@@ -18,7 +18,6 @@ import (
 const arenaPlayerHelp = `a player, given twice: first A (the candidate), then B (the baseline). One of
 ` + arena.PlayerHelp
 
-
 func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("arena", stderr)
 	ruleSet := addRuleSetFlag(fs)
