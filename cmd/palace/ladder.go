@@ -130,6 +130,9 @@ func (f *ladderFlags) check() error {
 	if err != nil {
 		return err
 	}
+	if f.Pairs > arena.MaxPairs || f.Concurrency > arena.MaxConcurrency {
+		return usagef("--pairs %d, --concurrency %d: want at most %d and %d", f.Pairs, f.Concurrency, arena.MaxPairs, arena.MaxConcurrency)
+	}
 	if f.Dir == "" {
 		return usageError{"--dir: want a directory"}
 	}
