@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/palace-chess/palace/datasets"
+	"github.com/palace-chess/palace/internal/atomicfile"
 	"github.com/palace-chess/palace/rules"
 )
 
@@ -99,7 +100,7 @@ func isSelfplayDir(dir string) bool {
 
 // isGamesFile reports whether path starts with this package's header.
 func isGamesFile(path string) (bool, error) {
-	f, err := os.Open(path)
+	f, err := atomicfile.Open(path)
 	if err != nil {
 		return false, fmt.Errorf("gamerec: %w", err)
 	}

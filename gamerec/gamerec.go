@@ -18,7 +18,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/palace-chess/palace/internal/atomicfile"
@@ -394,12 +393,35 @@ func Write(path string, hdr Header, games []Game) error {
 
 // Read reads a games file (ReadFrom) at path.
 func Read(path string) (*File, error) {
-	f, err := os.Open(path)
+	f, err := atomicfile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("gamerec: %w", err)
 	}
 	defer f.Close()
 	return ReadFrom(f, path)
+}
+
+// maxLine bounds a line of a games file (a header, or one game: a game of
+// the longest rule-set cap is well under a megabyte).
+const maxLine = 64 << 20
+
+var errLongLine = fmt.Errorf("longer than %d MiB: not a games file", maxLine>>20)
+
+// readLine is br's next line, with its '\n', as ReadBytes gives it, up to
+// maxLine bytes (errLongLine beyond: a file of one endless line, such as
+// /dev/zero's, would otherwise be read into memory whole).
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(line)+len(frag) > maxLine {
+			return nil, errLongLine
+		}
+		line = append(line, frag...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, err
+		}
+	}
 }
 
 // ReadFrom reads a games file and checks its header (format, version,
@@ -418,7 +440,10 @@ func ReadFrom(r io.Reader, name string) (*File, error) {
 	legacy, legacyRules := false, ""
 	line := 0
 	for {
-		text, err := br.ReadBytes('\n')
+		text, err := readLine(br)
+		if errors.Is(err, errLongLine) {
+			return nil, bad("line %d: %v", line+1, err)
+		}
 		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("gamerec: reading %s: %w", name, err)
 		}

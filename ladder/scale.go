@@ -23,7 +23,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"slices"
 	"time"
@@ -149,7 +148,7 @@ func ParseScale(name string, data []byte) (*Scale, error) {
 
 // LoadScale reads a scale file.
 func LoadScale(file string) (*Scale, error) {
-	data, err := os.ReadFile(file)
+	data, err := atomicfile.ReadFile(file, atomicfile.MaxConfigBytes)
 	if err != nil {
 		return nil, fmt.Errorf("ladder: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/palace-chess/palace/internal/atomicfile"
 	"github.com/palace-chess/palace/internal/yamlconf"
 )
 
@@ -320,7 +321,7 @@ func LoadRuleSet(arg string) (*RuleSet, error) {
 	if !strings.HasSuffix(arg, ".yaml") && !strings.HasSuffix(arg, ".yml") && !strings.ContainsRune(arg, os.PathSeparator) {
 		return nil, fmt.Errorf("rules: unknown rule set %q: not a preset (%s) nor a .yaml file", arg, strings.Join(PresetNames(), ", "))
 	}
-	data, err := os.ReadFile(arg)
+	data, err := atomicfile.ReadFile(arg, atomicfile.MaxConfigBytes)
 	if err != nil {
 		return nil, fmt.Errorf("rules: %w", err)
 	}

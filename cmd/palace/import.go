@@ -15,6 +15,7 @@ import (
 
 	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/gib"
+	"github.com/palace-chess/palace/internal/atomicfile"
 	"github.com/palace-chess/palace/pgn"
 	"github.com/palace-chess/palace/rules"
 )
@@ -75,8 +76,13 @@ func runImport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	results := importAll(files, *format, pgn.Options{Encoding: enc})
 	var games []gamerec.Game
 	seen := map[string]string{} // rule set, start and moves → first game
-	failed, duplicates := 0, 0
+	failed, duplicates, unreadable := 0, 0, 0
 	for _, r := range results {
+		if r.unreadable {
+			fmt.Fprintf(stderr, "palace import: %v\n", r.errs[0])
+			unreadable++
+			continue
+		}
 		for _, e := range r.errs {
 			fmt.Fprintf(stderr, "palace import: %v\n", e)
 			failed++
@@ -111,9 +117,17 @@ func runImport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if failed > 0 || duplicates > 0 {
 		fmt.Fprintf(stdout, " (%d records not imported, %d duplicates skipped: see above)", failed, duplicates)
 	}
+	if unreadable > 0 {
+		fmt.Fprintf(stdout, "; %d files could not be read", unreadable)
+	}
 	fmt.Fprintln(stdout)
 	if *strict && failed > 0 {
 		return fmt.Errorf("%d records could not be imported (--strict)", failed)
+	}
+	// A bad record is a collection's; a file that cannot be read at all
+	// is the command's failure, even with the other files imported.
+	if unreadable > 0 {
+		return fmt.Errorf("%d of %d files could not be read (see above); the other files' games are in %s", unreadable, len(files), *out)
 	}
 	return nil
 }
@@ -172,8 +186,9 @@ func recordKind(path string, data []byte) string {
 }
 
 type importResult struct {
-	games []gamerec.Game
-	errs  []error
+	games      []gamerec.Game
+	errs       []error
+	unreadable bool // the file itself could not be read
 }
 
 // importAll reads the files on all cores; results keep the files' order
@@ -200,9 +215,9 @@ func importAll(files []string, format string, opt pgn.Options) []importResult {
 }
 
 func importFile(path, format string, opt pgn.Options) importResult {
-	data, err := os.ReadFile(path)
+	data, err := atomicfile.ReadFile(path, atomicfile.MaxGamesBytes)
 	if err != nil {
-		return importResult{errs: []error{err}}
+		return importResult{errs: []error{err}, unreadable: true}
 	}
 	kind := format
 	if kind == "auto" {

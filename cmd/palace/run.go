@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/palace-chess/palace/cluster"
 	"github.com/palace-chess/palace/configs"
+	"github.com/palace-chess/palace/internal/atomicfile"
 	"github.com/palace-chess/palace/loop"
 	"github.com/palace-chess/palace/store"
 )
@@ -52,7 +52,7 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var source string
 	var err error
 	if *config != "" {
-		if data, err = os.ReadFile(*config); err != nil {
+		if data, err = atomicfile.ReadFile(*config, atomicfile.MaxConfigBytes); err != nil {
 			return err
 		}
 		source = *config

@@ -105,7 +105,7 @@ func runTrain(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	var cfg train.GamesConfig
 	var cfgData []byte
 	if *configFile != "" {
-		if cfgData, err = os.ReadFile(*configFile); err != nil {
+		if cfgData, err = atomicfile.ReadFile(*configFile, atomicfile.MaxConfigBytes); err != nil {
 			return err
 		}
 		cfg, err = train.ParseGamesConfig(cfgData, *configFile)

@@ -4,10 +4,10 @@ import (
 	"context"
 	"flag"
 	"io"
-	"os"
 
 	"github.com/palace-chess/palace/cluster"
 	"github.com/palace-chess/palace/configs"
+	"github.com/palace-chess/palace/internal/atomicfile"
 	"github.com/palace-chess/palace/loop"
 	"github.com/palace-chess/palace/store"
 )
@@ -76,7 +76,7 @@ func startDistributed(ctx context.Context, c *cluster.Conn, cf *clusterFlags, co
 	var data []byte
 	switch {
 	case config != "":
-		if data, err = os.ReadFile(config); err != nil {
+		if data, err = atomicfile.ReadFile(config, atomicfile.MaxConfigBytes); err != nil {
 			return nil, "", loop.Config{}, err
 		}
 	case !started:

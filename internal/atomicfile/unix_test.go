@@ -5,6 +5,7 @@ package atomicfile
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -26,4 +27,46 @@ func TestRefuseDeviceNode(t *testing.T) {
 		t.Skip("cannot make a device node here:", err)
 	}
 	refuses(t, dev, "a device", os.ModeDevice|os.ModeCharDevice)
+}
+
+// ReadFile reads files and pipes, refuses devices and directories, and
+// stops at its limit, before reading where the size is known (issue 25:
+// --config /dev/zero and --net /dev/zero read for ever).
+func TestReadFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f")
+	if err := os.WriteFile(path, []byte("twelve bytes"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := ReadFile(path, 12); err != nil || string(data) != "twelve bytes" {
+		t.Errorf("a file at the limit: %q, %v", data, err)
+	}
+	if _, err := ReadFile(path, 11); err == nil || !strings.Contains(err.Error(), "12 bytes, more than the 11 bytes such a file can be") {
+		t.Errorf("a file over the limit: %v", err)
+	}
+	for _, dev := range []string{"/dev/zero", "/dev/urandom"} {
+		if _, err := os.Stat(dev); err != nil {
+			continue
+		}
+		if _, err := ReadFile(dev, 1<<40); err == nil || err.Error() != "read "+dev+": a device, not a file" {
+			t.Errorf("%s: %v", dev, err)
+		}
+	}
+	if _, err := ReadFile(dir, 1<<20); err == nil || !strings.Contains(err.Error(), "a directory, not a file") {
+		t.Errorf("a directory: %v", err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	go func() {
+		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err == nil {
+			w.Write(make([]byte, 100))
+			w.Close()
+		}
+	}()
+	if _, err := ReadFile(fifo, 10); err == nil || !strings.Contains(err.Error(), "longer than 10 bytes") {
+		t.Errorf("a FIFO over the limit: %v", err)
+	}
 }

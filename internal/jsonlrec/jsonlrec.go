@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/palace-chess/palace/internal/atomicfile"
 	"github.com/palace-chess/palace/internal/runlock"
 )
 
@@ -82,6 +83,12 @@ func Open[H, R any](path string, hdr H, s *Spec[H, R]) (*File[H, R], []R, error)
 		return nil, nil, fmt.Errorf("%s: %w", s.Pkg, err)
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0)
+	if err == nil {
+		// A device (/dev/zero) would be read for ever.
+		if err = atomicfile.CheckRegular(f); err != nil {
+			f.Close()
+		}
+	}
 	if err != nil {
 		unlock()
 		return nil, nil, fmt.Errorf("%s: %w", s.Pkg, err)
@@ -172,7 +179,7 @@ func (rf *File[H, R]) Close() error {
 // Read reads a record file without locking it: its header and records. A
 // torn last line (a job still being written, or killed) is ignored.
 func Read[H, R any](path string, s *Spec[H, R]) (H, []R, error) {
-	data, err := os.ReadFile(path)
+	data, err := atomicfile.ReadFile(path, atomicfile.MaxGamesBytes)
 	if err != nil {
 		var h H
 		return h, nil, fmt.Errorf("%s: %w", s.Pkg, err)

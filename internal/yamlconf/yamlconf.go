@@ -9,12 +9,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/palace-chess/palace/internal/atomicfile"
 	"gopkg.in/yaml.v3"
 )
 
@@ -121,7 +121,7 @@ func checkNumbers(data []byte, dst any) error {
 // which names path in its messages; a file it cannot read is an error
 // prefixed pkg, the package whose configuration it is ("loop: open …").
 func Load[T any](pkg, path string, parse func(data []byte, source string) (T, error)) (T, error) {
-	data, err := os.ReadFile(path)
+	data, err := atomicfile.ReadFile(path, atomicfile.MaxConfigBytes)
 	if err != nil {
 		var zero T
 		return zero, fmt.Errorf("%s: %w", pkg, err)

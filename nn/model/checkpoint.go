@@ -9,9 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"time"
@@ -267,14 +265,9 @@ func (ck *Checkpoint) Save(path string) error {
 
 // Load reads a checkpoint file; errors name the file.
 func Load(path string) (*Checkpoint, error) {
-	f, err := os.Open(path)
+	data, err := atomicfile.ReadFile(path, atomicfile.MaxCheckpointBytes)
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return nil, fmt.Errorf("model: reading %s: %w", path, err)
 	}
 	ck, err := DecodeCheckpoint(data)
 	if err != nil {
