@@ -165,6 +165,10 @@ func (w SetupWeights) pick(u float64) (cho, han rules.JanggiSetup) {
 }
 
 // Validate reports every setting that cannot work, naming the YAML key.
+// MaxGames bounds a run's games: the games to play are listed up front,
+// and at the fastest self-play this is months of play.
+const MaxGames = 1 << 24
+
 func (c *Config) Validate() error {
 	var errs []string
 	add := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
@@ -174,8 +178,8 @@ func (c *Config) Validate() error {
 	if c.Rules == "" {
 		add("rules: missing (a preset: %s; or a rule-set YAML file)", strings.Join(rules.PresetNames(), ", "))
 	}
-	if c.Games < 1 {
-		add("games: %d, want at least 1", c.Games)
+	if c.Games < 1 || c.Games > MaxGames {
+		add("games: %d, want 1 to %d", c.Games, MaxGames)
 	}
 	if c.ConcurrentGames < 1 || c.ConcurrentGames > 1<<14 {
 		add("concurrent_games: %d, want 1 to %d", c.ConcurrentGames, 1<<14)

@@ -3,7 +3,6 @@ package train
 import (
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/palace-chess/palace/internal/yamlconf"
 	"github.com/palace-chess/palace/nn/model"
@@ -74,8 +73,8 @@ func (c *GamesConfig) Validate() error {
 	if c.Train.Records != "" || c.Train.RecordsShare != 0 || c.Train.RecordsGenerations != 0 {
 		errs = append(errs, errors.New("train: records, records_share and records_generations are a self-play run's (here every position is a record's)"))
 	}
-	if !(c.Epochs > 0) || math.IsInf(c.Epochs, 0) {
-		errs = append(errs, fmt.Errorf("epochs %v, want > 0", c.Epochs))
+	if !(c.Epochs > 0 && c.Epochs <= MaxEpochs) {
+		errs = append(errs, fmt.Errorf("epochs %v, want more than 0 and at most %d", c.Epochs, MaxEpochs))
 	}
 	if c.EvalEvery < 0 {
 		errs = append(errs, fmt.Errorf("eval_every %d, want ≥ 0 (0: at the end only)", c.EvalEvery))
@@ -90,6 +89,10 @@ func (c *GamesConfig) Validate() error {
 func LoadGamesConfig(path string) (GamesConfig, error) {
 	return yamlconf.Load("train", path, ParseGamesConfig)
 }
+
+// MaxEpochs bounds a job's passes over its positions: more would not end
+// (and the step count would overflow).
+const MaxEpochs = 10000
 
 // ParseGamesConfig reads a YAML configuration over DefaultGamesConfig and
 // validates it; unknown keys are errors, and source names the input.

@@ -25,6 +25,9 @@ func runSelfplay(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if *games < 0 || *duration < 0 || *interval < 0 {
 		return usageError{"--games, --duration and --interval must not be negative"}
 	}
+	if *games > selfplay.MaxGames {
+		return usagef("--games %d: want at most %d", *games, selfplay.MaxGames)
+	}
 	cfg, err := selfplay.LoadConfig(*config)
 	if err != nil {
 		return err

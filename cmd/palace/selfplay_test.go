@@ -114,6 +114,7 @@ func TestSelfplayCommand(t *testing.T) {
 		{"selfplay", "--config", cfg, "--progress", "fancy"},
 		{"selfplay", "--config", cfg, "extra"},
 		{"selfplay", "--config", cfg, "--games", "-1"},
+		{"selfplay", "--config", cfg, "--games", "9223372036854775807"}, // issue 25: out of memory
 	} {
 		if code, _, errOut := runPalace(t, "", args...); code != 2 || errOut == "" {
 			t.Errorf("%v: exit %d, %q; want 2", args, code, errOut)

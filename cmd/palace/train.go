@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,8 +93,8 @@ func runTrain(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if *keep != "best" && *keep != "last" {
 		return usagef("--keep %q: want best or last", *keep)
 	}
-	if *epochs < 0 || math.IsNaN(*epochs) || math.IsInf(*epochs, 0) {
-		return usagef("--epochs %v: want a number > 0", *epochs)
+	if !(*epochs >= 0 && *epochs <= train.MaxEpochs) {
+		return usagef("--epochs %v: want more than 0 and at most %d", *epochs, train.MaxEpochs)
 	}
 	// The network is written at the end: a bad --out found now, not after
 	// the training.

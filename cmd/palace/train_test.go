@@ -87,6 +87,8 @@ train: {batch: 32, checkpoint_every: 5}
 		{"train", "--games", games},
 		{"train", "--games", games, "--out", net, "--held-out", "1"},
 		{"train", "--games", games, "--out", net, "--after", "2004/01"},
+		{"train", "--games", games, "--out", net, "--epochs", "1e18"}, // issue 25: trained for ever
+		{"train", "--games", games, "--out", net, "--epochs", "NaN"},
 		{"net", "eval", "--net", net, "--games", games, dir},
 	} {
 		if code, _, errOut := runPalace(t, "", bad...); code != 2 || errOut == "" {
