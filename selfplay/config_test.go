@@ -97,7 +97,7 @@ func TestConfigErrors(t *testing.T) {
 		{base + "bogus: 1\nother: 2\n", "unknown keys bogus, other"},
 		{base + "search: {simulation: 3}\n", "line 5: unknown key simulation in search"},
 		{base + "games: 0\n", "already defined"},
-		{"output: o\nrules: xiangqi\ngames: 0\nseed: 1\n", "games: 0, want at least 1"},
+		{"output: o\nrules: xiangqi\ngames: 0\nseed: 1\n", "games: 0, want 1 to 16777216"},
 		{base + "concurrent_games: 0\n", "concurrent_games: 0"},
 		{base + "concurrent_games: 2\nevaluators: 3\n", "more than concurrent_games"},
 		{base + "batch_size: -1\n", "batch_size: -1"},
