@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/palace-chess/palace/gamerec"
 )
@@ -140,8 +141,14 @@ func dayRange(s string) (lo, hi day, ok bool) {
 // filterDate reads a From or To bound: no unknown parts allowed.
 func filterDate(name, s string) (lo, hi day, err error) {
 	lo, hi, ok := dayRange(s)
-	if !ok || strings.Contains(s, "?") {
-		return 0, 0, fmt.Errorf("openings: %s date %q: want YYYY, YYYY.MM or YYYY.MM.DD", name, s)
+	// A bound is typed, not read from a record: it must be a date that
+	// exists (not 2024.02.30) and begin with its year (-1 is not year 1).
+	if ok && lo == hi {
+		y, m, d := int(lo)/10000, int(lo)/100%100, int(lo)%100
+		ok = time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC).Day() == d
+	}
+	if !ok || strings.Contains(s, "?") || s[0] < '0' || s[0] > '9' {
+		return 0, 0, fmt.Errorf("openings: %s date %q: want YYYY, YYYY.MM or YYYY.MM.DD, a day that exists", name, s)
 	}
 	return lo, hi, nil
 }

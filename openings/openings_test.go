@@ -433,7 +433,7 @@ func TestBadRecords(t *testing.T) {
 func TestFilterErrors(t *testing.T) {
 	for _, f := range []Filter{
 		{Depth: -1}, {MinGames: -2}, {RuleSet: "@abc"}, {RuleSet: "xiangqi@"},
-		{From: "2007.13"}, {To: "2007.??"}, {From: "yesterday"}, {From: "2008", To: "2007"},
+		{From: "2007.13"}, {From: "2024.02.30"}, {From: "-1"}, {To: "2023.02.29"}, {To: "2007.??"}, {From: "yesterday"}, {From: "2008", To: "2007"},
 		{Generations: &Generations{3, 2}}, {Generations: &Generations{-1, 2}},
 	} {
 		if err := f.Validate(); err == nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/palace-chess/palace/datasets"
 	"github.com/palace-chess/palace/gamerec"
@@ -52,8 +53,8 @@ func (f *GameFilter) Validate() error {
 		errs = append(errs, fmt.Sprintf("held-out share %v: want 0 ≤ share < 1", f.HeldOut))
 	}
 	for _, d := range []struct{ name, value string }{{"after", f.After}, {"before", f.Before}} {
-		if d.value != "" && !datePattern.MatchString(d.value) {
-			errs = append(errs, fmt.Sprintf("%s %q: want YYYY, YYYY.MM or YYYY.MM.DD", d.name, d.value))
+		if d.value != "" && !validBound(d.value) {
+			errs = append(errs, fmt.Sprintf("%s %q: want YYYY, YYYY.MM or YYYY.MM.DD, a day that exists", d.name, d.value))
 		}
 	}
 	for _, rs := range f.RuleSets {
@@ -68,6 +69,16 @@ func (f *GameFilter) Validate() error {
 }
 
 var datePattern = regexp.MustCompile(`^\d{4}(\.\d{2}(\.\d{2})?)?$`)
+
+// validBound reports a date bound of datePattern's form that exists
+// (time.Parse refuses month 13 and February 30).
+func validBound(s string) bool {
+	if !datePattern.MatchString(s) {
+		return false
+	}
+	_, err := time.Parse("2006.01.02"[:len(s)], s)
+	return err == nil
+}
 
 // Dropped counts the games a GameSelector left out, by reason.
 type Dropped struct {

@@ -272,7 +272,7 @@ func TestSelector(t *testing.T) {
 		t.Error("a xiangqi game dropped by a xiangqi filter")
 	}
 
-	for _, bad := range []train.GameFilter{{HeldOut: 1}, {HeldOut: -0.1}, {MinPlies: -1}, {After: "2004-11-02"}, {RuleSets: []string{""}}} {
+	for _, bad := range []train.GameFilter{{HeldOut: 1}, {HeldOut: -0.1}, {MinPlies: -1}, {After: "2004-11-02"}, {After: "2024.02.30"}, {Before: "2023.13"}, {RuleSets: []string{""}}} {
 		if _, err := train.NewSelector(bad); err == nil {
 			t.Errorf("filter %+v accepted", bad)
 		}

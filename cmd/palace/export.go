@@ -67,6 +67,9 @@ func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if *ruleSet != "" && len(games) == 0 && len(held) > 0 {
 		return usagef("--rules %s: no game is under it; the games are under %s", *ruleSet, strings.Join(slices.Sorted(maps.Keys(held)), ", "))
 	}
+	if len(games) == 0 {
+		return fmt.Errorf("no games in %s", strings.Join(paths, ", "))
+	}
 	rulesOf := func(g *gamerec.Game) *rules.RuleSet { return sets[g.RuleSet] }
 	if *out == "" {
 		bw := bufio.NewWriter(stdout)

@@ -103,6 +103,13 @@ func runOpenings(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	// Statistics of nothing would read as a result.
+	if tree.Games() == 0 {
+		if s := tree.Skipped(); s.Total() > 0 {
+			return fmt.Errorf("no game passes the filters: %d left out by rule set, %d by generation, %d by date", s.RuleSet, s.Generation, s.Date)
+		}
+		return fmt.Errorf("no games in %s", strings.Join(paths, ", "))
+	}
 	var buf bytes.Buffer
 	var drawChart func() error
 	if *setups {

@@ -231,9 +231,9 @@ func TestOpeningsChart(t *testing.T) {
 			t.Errorf("%s: not a PNG chart: %v", pngPath, err)
 		}
 	}
-	// Nothing to chart: an error, no file.
+	// Nothing to chart (no game passes the filter): an error, no file.
 	empty := filepath.Join(dir, "empty.png")
-	if code, _, errOut := openingsCLI(t, path, "--rules", "janggimodern", "--chart", empty); code != 1 || !strings.Contains(errOut, "nothing to draw") {
+	if code, _, errOut := openingsCLI(t, path, "--rules", "janggimodern", "--chart", empty); code != 1 || !strings.Contains(errOut, "no game passes the filters: 8 left out by rule set") {
 		t.Errorf("empty chart: exit %d, %s", code, errOut)
 	}
 	if _, err := os.Stat(empty); err == nil {

@@ -156,6 +156,15 @@ func runShardVerify(args []string, stdout, stderr io.Writer) error {
 	} else if !st.IsDir() {
 		return fmt.Errorf("%s is not a directory (palace shard inspect reads one shard)", dir)
 	}
+	// Verify reads a directory without a manifest as one before its
+	// first shard: nothing to check, which here would pass for a check.
+	if _, err := os.Stat(filepath.Join(dir, datasets.ManifestName)); errors.Is(err, os.ErrNotExist) {
+		hint := "palace selfplay writes one with its first shard"
+		if _, err := os.Stat(filepath.Join(dir, "selfplay")); err == nil {
+			hint = "a run's self-play directories are " + filepath.Join(dir, "selfplay", "gen-NNNN")
+		}
+		return fmt.Errorf("%s has no %s: not a self-play directory (%s)", dir, datasets.ManifestName, hint)
+	}
 	rep, err := selfplay.Verify(dir)
 	if err != nil {
 		return err
