@@ -200,6 +200,9 @@ func openRunner(cfg Config, opt Options) (r *runner, unlock func(), err error) {
 	if err := r.setup(); err != nil {
 		return nil, nil, err
 	}
+	if err := checkOwnDir(r.dir); err != nil {
+		return nil, nil, err
+	}
 	if err := os.MkdirAll(r.dir, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("selfplay: %w", err)
 	}
@@ -453,6 +456,24 @@ func (r *runner) play(parent context.Context, todo []uint64) error {
 		return err
 	}
 	return writeErr
+}
+
+// checkOwnDir refuses a directory that is not yet a self-play directory
+// (no manifest) but holds what a run killed before its first shard would
+// not have left: another job's files, which self-play's would mix with.
+func checkOwnDir(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, datasets.ManifestName)); !errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		name := e.Name()
+		if _, ours := shardNumber(name); !ours && !isDebris(name) && name != lockName {
+			return fmt.Errorf("selfplay: %s is not a self-play directory (no %s) and holds other files (%s); give self-play a new or empty directory",
+				dir, datasets.ManifestName, name)
+		}
+	}
+	return nil
 }
 
 // lockName is the file a run holds locked for its life, so that two runs

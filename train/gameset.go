@@ -119,6 +119,9 @@ type BuildProgress struct {
 // not exist. A game that does not replay stops the build with an error
 // naming it: a games file that palace import wrote replays, so one that
 // does not is damaged, and training on what is left would hide it.
+//
+// One build at a time in dir's parent (palace train locks its work
+// directory): a build's start removes what a killed one left there.
 func BuildGameSet(dir string, paths []string, filter GameFilter, codeVersion string, progress func(BuildProgress)) (*GameSet, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("train: game set: no games files given")
@@ -133,6 +136,13 @@ func BuildGameSet(dir string, paths []string, filter GameFilter, codeVersion str
 	parent := filepath.Dir(filepath.Clean(dir))
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, fmt.Errorf("train: game set: %w", err)
+	}
+	// A build killed part way left its temporary directory: the caller
+	// holds the job, so no other build is under way here.
+	if old, err := filepath.Glob(filepath.Join(parent, "."+filepath.Base(dir)+".tmp-*")); err == nil {
+		for _, o := range old {
+			os.RemoveAll(o)
+		}
 	}
 	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp-*")
 	if err != nil {

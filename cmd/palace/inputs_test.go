@@ -35,3 +35,53 @@ func TestNothingToWorkOn(t *testing.T) {
 		}
 	}
 }
+
+// A new job goes into a new or empty directory, never into another job's
+// (issue 25's hostile pass: palace run --dir of a self-play directory and
+// palace train --work of a run wrote their files among its files); a
+// network of the other game does not start a training; debris of a killed
+// game-set build is cleared.
+func TestJobsKeepToTheirDirectories(t *testing.T) {
+	dir := t.TempDir()
+	other := filepath.Join(dir, "other")
+	os.Mkdir(other, 0o755)
+	os.WriteFile(filepath.Join(other, "notes.txt"), []byte("mine"), 0o644)
+	games := filepath.Join(dir, "games.jsonl")
+	if code, _, errOut := runPalace(t, "", "import", "--out", games, "../../pgn/testdata/ccpd_sample"); code != 0 {
+		t.Fatalf("import: exit %d: %s", code, errOut)
+	}
+	shape := filepath.Join(dir, "tiny.yaml")
+	os.WriteFile(shape, []byte("blocks: 1\nfilters: 8\npolicy_channels: 2\nvalue_channels: 1\nvalue_hidden: 8\n"), 0o644)
+	janggi := filepath.Join(dir, "janggi.palnet")
+	if code, _, errOut := runPalace(t, "", "net", "init", "--config", shape, "--out", janggi, "--rules", "janggi"); code != 0 {
+		t.Fatalf("net init: exit %d: %s", code, errOut)
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"run", "--dir", other, "--generations", "1"}, 1, other + " is not a run (no config.yaml) and holds other files (notes.txt)"},
+		{[]string{"selfplay", "--config", tinySelfplayConfig(t, other, "xiangqi", 2, 20, "")}, 1, other + " is not a self-play directory (no manifest.json) and holds other files (notes.txt)"},
+		{[]string{"train", "--games", games, "--out", filepath.Join(dir, "n.palnet"), "--work", other}, 1, other + " is not a palace train job (no job.json) and holds other files (notes.txt)"},
+		{[]string{"train", "--games", games, "--out", filepath.Join(dir, "n.palnet"), "--eval-every", "-2"}, 2, "--eval-every -2"},
+		{[]string{"train", "--games", games, "--out", filepath.Join(dir, "x.palnet"), "--init", janggi}, 1, "--init " + janggi + ": model: the network was made for janggi"},
+	} {
+		code, _, errOut := runPalace(t, "", tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.want) {
+			t.Errorf("palace %s: exit %d, %q; want exit %d and %q", strings.Join(tc.args, " "), code, errOut, tc.code, tc.want)
+		}
+	}
+	if entries, _ := os.ReadDir(other); len(entries) != 1 {
+		t.Errorf("the refused jobs left %d entries in %s, want only notes.txt", len(entries), other)
+	}
+	// A killed build's temporary directory goes when the next build starts.
+	work := filepath.Join(dir, "y.palnet.work")
+	debris := filepath.Join(work, ".gameset.tmp-123")
+	os.MkdirAll(filepath.Join(debris, "train"), 0o755)
+	os.WriteFile(filepath.Join(work, ".lock"), nil, 0o644)
+	runPalace(t, "", "train", "--games", games, "--out", filepath.Join(dir, "y.palnet"), "--epochs", "0.01", "--eval-every", "0", "--progress", "none")
+	if _, err := os.Stat(debris); err == nil {
+		t.Errorf("%s is still there", debris)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -78,6 +79,11 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 		data, source = saved, st.Local(loop.ConfigKey)
 	case errors.Is(err, store.ErrNotExist):
+		// A new run goes into a new or empty directory: its files would
+		// mix with another job's (a self-play directory, a checkout).
+		if other := foreignEntries(*dir); len(other) > 0 {
+			return fmt.Errorf("%s is not a run (no %s) and holds other files (%s); give a new or empty --dir", *dir, loop.ConfigKey, strings.Join(other, ", "))
+		}
 		if data == nil {
 			if data, err = configs.FS.ReadFile(defaultRunConfig); err != nil {
 				return err
@@ -117,6 +123,24 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	return interruption(ctx, "the same command resumes the run in %s", *dir)
+}
+
+// foreignEntries lists (up to three of) the entries of dir that a run
+// killed before it wrote its config would not have left: anything but its
+// lock and temporary files.
+func foreignEntries(dir string) []string {
+	entries, _ := os.ReadDir(dir)
+	var other []string
+	for _, e := range entries {
+		name := e.Name()
+		if name == "run.lock" || (strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-")) {
+			continue
+		}
+		if other = append(other, name); len(other) == 3 {
+			break
+		}
+	}
+	return other
 }
 
 // runDistributed is palace run --distributed: the trainer, the gatekeeper

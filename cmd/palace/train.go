@@ -120,6 +120,9 @@ func runTrain(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if *epochs > 0 {
 		cfg.Epochs = *epochs
 	}
+	if *evalEvery < -1 {
+		return usagef("--eval-every %d: want 0 (at the end only) or more", *evalEvery)
+	}
 	if *evalEvery >= 0 {
 		cfg.EvalEvery = *evalEvery
 	}
@@ -144,12 +147,15 @@ func runTrain(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if dir == "" {
 		dir = *out + ".work"
 	}
+	if err := checkWorkDir(dir); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	unlock, err := runlock.Lock(filepath.Join(dir, ".lock"))
 	if err != nil {
-		return fmt.Errorf("palace train: %s: %w", dir, err)
+		return fmt.Errorf("%s: %w", dir, err)
 	}
 	defer unlock()
 	job := trainJob{Format: "palace-train-games", Inputs: games, Filter: filter, Config: string(cfgData),
@@ -167,7 +173,7 @@ func runTrain(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	switch {
 	case err == nil:
 		if !set.Same(games, filter) { // job.json says otherwise: a bug, or a hand edit
-			return fmt.Errorf("palace train: %s was built from other games or filters than this job's", setDir)
+			return fmt.Errorf("%s was built from other games or filters than this job's", setDir)
 		}
 	case errors.Is(err, os.ErrNotExist):
 		set, err = train.BuildGameSet(setDir, games, filter, codeVersion(), func(p train.BuildProgress) {
@@ -180,6 +186,15 @@ func runTrain(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	printGameSet(status.output(), set)
+	if init != nil {
+		// A network of the other game would learn this one from a
+		// nonsense start.
+		for _, rs := range set.RuleSets {
+			if err := init.CheckRuleSet(rs); err != nil {
+				return fmt.Errorf("--init %s: %w", *initFile, err)
+			}
+		}
+	}
 	if init == nil {
 		if _, err := os.Stat(filepath.Join(dir, "state.palnet")); errors.Is(err, os.ErrNotExist) {
 			if init, err = model.RandomCheckpoint(cfg.Network, set.RuleSets, model.Provenance{CodeVersion: codeVersion(), Seed: cfg.NetworkSeed,
@@ -221,7 +236,7 @@ func runTrain(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 			return err
 		}
 		if best.Steps != curve.BestStep {
-			return fmt.Errorf("palace train: %s is step %d's network, the curve says step %d: remove both and run again to redo the evaluations", filepath.Join(dir, "best.palnet"), best.Steps, curve.BestStep)
+			return fmt.Errorf("%s is step %d's network, the curve says step %d: remove both and run again to redo the evaluations", filepath.Join(dir, "best.palnet"), best.Steps, curve.BestStep)
 		}
 		final = *best
 		which = fmt.Sprintf("step %d's (least held-out loss; the last step's is in %s)", best.Steps, filepath.Join(dir, "state.palnet"))
@@ -235,6 +250,22 @@ func runTrain(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(status.output(), "wrote %s: network %s, %s of %d steps (%.0f s of training); curve in %s\n",
 		*out, final.Weights.ID(), which, ck.Steps, curve.Points[len(curve.Points)-1].Seconds, filepath.Join(dir, "curve.json"))
+	return nil
+}
+
+// checkWorkDir refuses a work directory that is neither a palace train
+// job's (job.json) nor new or empty (its lock and temporary files aside):
+// nothing of another job's is taken for this one's, or mixed in.
+func checkWorkDir(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, "job.json")); err == nil {
+		return nil
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Name() != ".lock" && !strings.Contains(e.Name(), ".tmp-") {
+			return fmt.Errorf("%s is not a palace train job (no job.json) and holds other files (%s); give a new or empty --work", dir, e.Name())
+		}
+	}
 	return nil
 }
 
@@ -254,7 +285,7 @@ func checkTrainJob(path string, job trainJob) error {
 		return err
 	}
 	if !bytes.Equal(have, want) {
-		return fmt.Errorf("palace train: %s was started with other games, filters, config or initial network (see %s); give another --work, or remove it to start over",
+		return fmt.Errorf("%s was started with other games, filters, config or initial network (see %s); give another --work, or remove it to start over",
 			filepath.Dir(path), path)
 	}
 	return nil
