@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"io"
-	"os"
 
 	"github.com/palace-chess/palace/engine"
+	"github.com/palace-chess/palace/nn/model"
 )
 
 // runUCI speaks UCI, UCI_Variant or UCCI on stdin and stdout: palace as an
@@ -25,8 +25,10 @@ func runUCI(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return usagef("--threads %d: want 1–256", *threads)
 	}
 	if *netFile != "" {
-		// Loaded later, but a missing file is better said now.
-		if _, err := os.Stat(*netFile); err != nil {
+		// Loaded again at isready (for the variant then set), but a file
+		// that is no network is better said now, with an exit status a
+		// GUI shows, than as an info string it may hide.
+		if _, err := model.LoadPlayable(*netFile); err != nil {
 			return err
 		}
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -88,5 +90,13 @@ func TestUCIFlags(t *testing.T) {
 	}
 	if err := runUCI([]string{"--net", "no/such/file.palnet"}, strings.NewReader(""), &out, &out); err == nil {
 		t.Errorf("--net of a missing file: no error")
+	}
+	// Not a network: said at start, not as an info string later.
+	notNet := filepath.Join(t.TempDir(), "x.palnet")
+	os.WriteFile(notNet, []byte("PALACENN but not one"), 0o644)
+	for _, f := range []string{notNet, "/dev/zero"} {
+		if err := runUCI([]string{"--net", f}, strings.NewReader("uci\n"), &out, &out); err == nil {
+			t.Errorf("--net %s: no error", f)
+		}
 	}
 }
