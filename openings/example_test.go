@@ -3,6 +3,7 @@ package openings_test
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/openings"
@@ -24,7 +25,7 @@ func ExampleBuilder() {
 		{"h3e3 b10c8", "1/2-1/2"},
 		{"c4c5 g7g6", "0-1"},
 	} {
-		game := gamerec.Game{Index: i + 1, RuleSet: xq.String(), Line: gamerec.Line{StartFEN: rules.XiangqiStartFEN, Moves: g.moves}, End: gamerec.End{Result: g.result}}
+		game := gamerec.Game{Index: i + 1, RuleSet: xq.String(), Line: gamerec.Line{StartFEN: rules.XiangqiStartFEN, Moves: g.moves}, Plies: len(strings.Fields(g.moves)), End: gamerec.End{Result: g.result}}
 		if err := b.Add(&game, xq); err != nil {
 			fmt.Println(err)
 			return

@@ -476,3 +476,26 @@ func TestDayRange(t *testing.T) {
 		}
 	}
 }
+
+// A record whose moves and plies disagree is damaged, and refused as every
+// other reader of games files refuses it (issue 25's hostile pass: an
+// edited plies count went into the tree unnoticed).
+func TestAddRefusesMovesAndPliesThatDisagree(t *testing.T) {
+	xq := rules.MustPreset("xiangqi")
+	for _, depth := range []int{0, 1} {
+		b, err := NewBuilder(Filter{Depth: depth})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := gamerec.Game{Index: 1, RuleSet: xq.String(), Line: gamerec.Line{StartFEN: rules.XiangqiStartFEN, Moves: "h3e3 h10g8"}, Plies: 3,
+			End: gamerec.End{Result: gamerec.Draw}}
+		if err := b.Add(&g, xq); err == nil || !strings.Contains(err.Error(), "2 moves, the record says 3 plies") {
+			t.Errorf("depth %d: %v", depth, err)
+		}
+		b, _ = NewBuilder(Filter{Depth: depth})
+		g.Plies = 2
+		if err := b.Add(&g, xq); err != nil {
+			t.Errorf("depth %d: %v", depth, err)
+		}
+	}
+}

@@ -222,6 +222,11 @@ func (b *Builder) add(g *gamerec.Game, rs *rules.RuleSet) error {
 			i++
 		}
 		if i == len(moves) || (depth > 0 && ply == depth) {
+			// A record whose moves and plies disagree is damaged (every
+			// other reader of games files refuses it too).
+			if n := ply + countFields(moves[i:]); n != g.Plies {
+				return fmt.Errorf("%d moves, the record says %d plies", n, g.Plies)
+			}
 			break
 		}
 		j := i
@@ -248,6 +253,18 @@ func (b *Builder) add(g *gamerec.Game, rs *rules.RuleSet) error {
 		m.Other++
 	}
 	return nil
+}
+
+// countFields is len(strings.Fields(s)) for ASCII move text, without
+// the slice.
+func countFields(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if !isSpace(s[i]) && (i == 0 || isSpace(s[i-1])) {
+			n++
+		}
+	}
+	return n
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

@@ -338,6 +338,17 @@ func (r *runner) resume() (map[uint64]bool, error) {
 		if !strings.HasSuffix(s.Name, gamerec.ShardSuffix) {
 			return nil, fmt.Errorf("selfplay: %s lists %s, which self-play did not write; give self-play a directory of its own", filepath.Join(r.dir, datasets.ManifestName), s.Name)
 		}
+		// A listed shard's games count as played: a shard lost or cut
+		// short since would lose them without a word. (Its size is
+		// checked here; palace shard verify checks its bytes.)
+		if info, err := os.Stat(filepath.Join(r.dir, s.Name)); err != nil || info.Size() != s.Bytes {
+			what := "is missing"
+			if err == nil {
+				what = fmt.Sprintf("has %d bytes, the manifest says %d", info.Size(), s.Bytes)
+			}
+			return nil, fmt.Errorf("selfplay: shard %s %s: the directory is damaged (palace shard verify %s says more); restore it, or use a new directory",
+				filepath.Join(r.dir, s.Name), what, r.dir)
+		}
 		gf, err := gamerec.Read(gpath)
 		if err != nil {
 			return nil, fmt.Errorf("selfplay: shard %s is listed but its game records are unreadable: %w", s.Name, err)

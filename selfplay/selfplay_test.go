@@ -368,6 +368,41 @@ func TestResumeRefusesOtherGames(t *testing.T) {
 	}
 }
 
+// A listed shard that is gone or of another size stops a resumed run
+// (issue 25's hostile pass: its games counted as played, lost without a
+// word), and so does a new run in a directory of other files.
+func TestResumeRefusesDamage(t *testing.T) {
+	cfg := tinyConfig(t, "xiangqi", 4)
+	cfg.GamesPerShard = 2
+	mustRun(t, cfg)
+	m, err := datasets.ReadManifest(cfg.Output)
+	if err != nil || len(m.Shards) < 2 {
+		t.Fatalf("%d shards, %v", len(m.Shards), err)
+	}
+	first := filepath.Join(cfg.Output, m.Shards[0].Name)
+	data, _ := os.ReadFile(first)
+	os.WriteFile(first, data[:len(data)/2], 0o644)
+	os.Remove(filepath.Join(cfg.Output, m.Shards[1].Name))
+	c := cfg
+	c.Games = 6
+	_, err = Run(context.Background(), c, withTestEvaluator(Options{}))
+	if err == nil || !strings.Contains(err.Error(), first+" has ") || !strings.Contains(err.Error(), "the directory is damaged") {
+		t.Errorf("a truncated shard: %v", err)
+	}
+	os.WriteFile(first, data, 0o644)
+	_, err = Run(context.Background(), c, withTestEvaluator(Options{}))
+	if err == nil || !strings.Contains(err.Error(), m.Shards[1].Name+" is missing") {
+		t.Errorf("a missing shard: %v", err)
+	}
+
+	other := tinyConfig(t, "xiangqi", 2)
+	os.MkdirAll(other.Output, 0o755)
+	os.WriteFile(filepath.Join(other.Output, "notes.txt"), nil, 0o644)
+	if _, err := Run(context.Background(), other, withTestEvaluator(Options{})); err == nil || !strings.Contains(err.Error(), "holds other files (notes.txt)") {
+		t.Errorf("a directory of other files: %v", err)
+	}
+}
+
 // Two runs never share a directory.
 func TestRunLock(t *testing.T) {
 	cfg := tinyConfig(t, "xiangqi", 1)
