@@ -27,7 +27,8 @@ const uciHelp = `  uci:PATH[,nodes=N][,depth=N][,movetime=MS][,tc=SEC[+INC]][,op
                                          then notation defaults to ranks 1–10, else 0–9; a move taking
                                          longer than timeout (default 60s; with movetime, twice it plus 5s;
                                          with tc, the time left plus 5s) loses the game and the engine is
-                                         restarted; args, or one arg= each, are the program's arguments
+                                         restarted (timeout, when given, also bounds the start-up handshake,
+                                         else 30s); args, or one arg= each, are the program's arguments
                                          (palace: arg=uci); log appends every line exchanged to FILE`
 
 // UCISpec is an external engine player: a uci:PATH[,...] spec parsed,
@@ -232,6 +233,9 @@ func NewUCIPlayer(spec UCISpec, rs *rules.RuleSet) (*UCIPlayer, error) {
 	p := &UCIPlayer{spec: spec, name: spec.Name(), cfg: uci.ClientConfig{
 		Path: spec.Path, Args: spec.Args, Dir: spec.Dir, Protocol: spec.Protocol, Notation: spec.Notation,
 		Rules: rs, Options: spec.Options,
+		// A timeout the user gave bounds every answer: an engine that
+		// never says uciok is not waited on longer than a move would be.
+		StartTimeout: spec.Timeout,
 	}}
 	if spec.Log != "" {
 		f, err := os.OpenFile(spec.Log, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)

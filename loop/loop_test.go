@@ -191,7 +191,9 @@ func TestConfigErrors(t *testing.T) {
 		{"rules: xiangqi\nseed: 1\narena: {concurrent_games: 100000000}", "concurrent_games 100000000"},
 		{"rules: xiangqi\nseed: 1\nladder: {pairs: 1000000000000}", "pairs 1000000000000"},
 		{"rules: xiangqi\nseed: 1\nselfplay: {games: 4.5}", "line 3: games: 4.5: want a whole number"},
-		{"rules: xiangqi\nseed: 1\nselfplay: {games: 1e18}", "games: 1000000000000000000, want 1 to 16777216"},
+		{"rules: xiangqi\nseed: 1\nselfplay: {games: 1e18}", "games: 1e18: too large a whole number to read exactly"},
+		{"rules: xiangqi\nseed: 18446744073709551616", "seed: 18446744073709551616: too large"},
+		{"rules: xiangqi\nseed: 1\nselfplay: {games: 100000000}", "games: 100000000, want 1 to 16777216"},
 	} {
 		_, err := loop.ParseConfig([]byte(tc.yaml), "t.yaml")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -110,6 +110,8 @@ func TestArenaBadFlags(t *testing.T) {
 		{[]string{"--player", "uci:fsf,nodes=1,option.Hash=1,option.hash=2", "--player", "random"}, true, []string{"option hash given twice"}},
 		{[]string{"--player", "uci:fsf,nodes=1,sims=2", "--player", "random"}, true, []string{`uci has no option "sims"`}},
 		{[]string{"--player", "uci:/nonexistent/engine,nodes=1", "--player", "random"}, false, []string{"/nonexistent/engine"}},
+		// An engine that never answers uci is given its timeout, not 30 s.
+		{[]string{"--player", "uci:/bin/cat,nodes=1,timeout=1s", "--player", "random"}, false, []string{"no answer to uci within 1s"}},
 		// Numbers that would exhaust memory or never end are refused
 		// before anything is allocated or played.
 		{[]string{"--player", "net:x,cache=100000000000", "--player", "random"}, true, []string{"cache=100000000000", "0 to 16777216"}},

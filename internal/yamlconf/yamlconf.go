@@ -68,7 +68,10 @@ func checkNumbers(data []byte, dst any) error {
 		return err
 	}
 	var msgs []string
-	fractions := map[int][]string{} // line → "key: value" of each number with a fraction
+	// line → "key: value: problem" of each number an integer field must
+	// not take: a fraction, or one too large for a float to hold exactly
+	// (yaml.v3 reads 18446744073709551616 as a float, then wraps it).
+	fractions := map[int][]string{}
 	var walk func(n *yaml.Node, key string)
 	walk = func(n *yaml.Node, key string) {
 		switch n.Kind {
@@ -90,7 +93,10 @@ func checkNumbers(data []byte, dst any) error {
 				// .nan, .inf and their spellings: ParseFloat reads none of them.
 				msgs = append(msgs, fmt.Sprintf("line %d: %s: %s is not a number palace can use", n.Line, key, n.Value))
 			case v != math.Trunc(v):
-				fractions[n.Line] = append(fractions[n.Line], key+": "+n.Value)
+				fractions[n.Line] = append(fractions[n.Line], key+": "+n.Value+": want a whole number")
+				n.Value = fractionProbe
+			case math.Abs(v) >= 1<<53:
+				fractions[n.Line] = append(fractions[n.Line], key+": "+n.Value+": too large a whole number to read exactly")
 				n.Value = fractionProbe
 			}
 		}
@@ -104,7 +110,7 @@ func checkNumbers(data []byte, dst any) error {
 				if sm := probeRefused.FindStringSubmatch(m); sm != nil {
 					line, _ := strconv.Atoi(sm[1])
 					for _, kv := range fractions[line] {
-						msgs = append(msgs, fmt.Sprintf("line %d: %s: want a whole number", line, kv))
+						msgs = append(msgs, fmt.Sprintf("line %d: %s", line, kv))
 					}
 					delete(fractions, line)
 				}

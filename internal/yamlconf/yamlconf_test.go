@@ -98,6 +98,7 @@ func TestMissing(t *testing.T) {
 
 type numbers struct {
 	Games  int                `yaml:"games"`
+	Seed   uint64             `yaml:"seed"`
 	Rate   float64            `yaml:"rate"`
 	Search Section[inner]     `yaml:"search"`
 	Counts []uint16           `yaml:"counts"`
@@ -111,7 +112,7 @@ type numbers struct {
 // and .nan and .inf are refused everywhere.
 func TestDecodeNumbers(t *testing.T) {
 	var n numbers
-	ok := "games: 4.0\nrate: 0.5\nsearch: {sims: 1e3}\ncounts: [1, 2.0]\nnamed: {a: 3}\nfloats: {x: 2.5}\n"
+	ok := "games: 4.0\nrate: 0.5\nsearch: {sims: 1e3}\ncounts: [1, 2.0]\nnamed: {a: 3}\nfloats: {x: 2.5, y: 1e30}\n"
 	if err := Decode([]byte(ok), &n, nil); err != nil || n.Games != 4 || n.Rate != 0.5 || n.Search.Value.Sims != 1000 || n.Floats["x"] != 2.5 {
 		t.Fatalf("%+v, %v", n, err)
 	}
@@ -120,6 +121,8 @@ func TestDecodeNumbers(t *testing.T) {
 		"rate: 1\n\nsearch:\n  sims: 0.25": "line 4: sims: 0.25: want a whole number",
 		"counts: [1, 2.5]":                 "line 1: counts: 2.5: want a whole number",
 		"named: {a: -7.5}":                 "line 1: a: -7.5: want a whole number",
+		"seed: 18446744073709551616":       "line 1: seed: 18446744073709551616: too large a whole number to read exactly",
+		"games: 1e18":                      "line 1: games: 1e18: too large a whole number to read exactly",
 		"rate: .nan":                       "line 1: rate: .nan is not a number palace can use",
 		"games: 3\nrate: -.Inf":            "line 2: rate: -.Inf is not a number palace can use",
 		"games: .inf":                      "line 1: cannot unmarshal !!float `.inf` into int",
