@@ -117,7 +117,7 @@ func (e *evaluation) finish() (EvalReport, error) {
 	}
 	rep := *e.rep
 	if rep.Positions == 0 {
-		return rep, errors.New("train: eval: no records")
+		return rep, errors.New("train: eval: no positions to evaluate (none given, or every one left out by the filters)")
 	}
 	n := float64(rep.ValuePositions)
 	mean := 0.0

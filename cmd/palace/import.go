@@ -99,6 +99,10 @@ func runImport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			games = append(games, *g)
 		}
 	}
+	// An empty games file would read as a collection imported.
+	if len(games) == 0 {
+		return fmt.Errorf("no game could be imported from %d files (%d records refused, %d files unreadable: see above); nothing written", len(files), failed, unreadable)
+	}
 	sets := map[string]*rules.RuleSet{}
 	for _, name := range rules.PresetNames() {
 		rs := rules.MustPreset(name)

@@ -13,6 +13,8 @@ import (
 // nothing and exited 0), and a typed date that does not exist is refused.
 func TestNothingToWorkOn(t *testing.T) {
 	empty := t.TempDir()
+	garbage := filepath.Join(t.TempDir(), "garbage.pgn")
+	os.WriteFile(garbage, []byte("[Event \"x\"]\n\n1. zz99 *\n"), 0o644)
 	run := t.TempDir()
 	os.WriteFile(filepath.Join(run, "state.json"), []byte("{}"), 0o644)
 	os.Mkdir(filepath.Join(run, "selfplay"), 0o755)
@@ -24,6 +26,7 @@ func TestNothingToWorkOn(t *testing.T) {
 		{[]string{"shard", "verify", empty}, 1, "has no manifest.json: not a self-play directory"},
 		{[]string{"shard", "verify", run}, 1, "a run's self-play directories are " + filepath.Join(run, "selfplay", "gen-NNNN")},
 		{[]string{"export", empty}, 1, "no games in " + empty},
+		{[]string{"import", garbage, "--out", filepath.Join(empty, "g.jsonl")}, 1, "no game could be imported from 1 files (1 records refused"},
 		{[]string{"openings", empty}, 1, "no games in " + empty},
 		{[]string{"openings", "--from", "2024.02.30", empty}, 2, `from date "2024.02.30"`},
 		{[]string{"openings", "--from", "-1", empty}, 2, `from date "-1"`},

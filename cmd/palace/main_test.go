@@ -110,6 +110,11 @@ func TestBatchErrorsNameTheLine(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "stdin line 1") || !strings.Contains(errOut, "from 0 to 20") {
 		t.Errorf("perft batch depth 1000000000: exit %d, %q", code, errOut)
 	}
+	// A line with no end (/dev/zero's) is named, not a scanner's error.
+	code, _, errOut = runPalace(t, "4k4/9/9/9/9/9/9/9/9/4K4 w - - 0 1\t1\n"+strings.Repeat("a", 2<<20), "perft", "--batch", "-")
+	if code != 1 || !strings.Contains(errOut, "stdin line 2: longer than 1 MiB, not a position") {
+		t.Errorf("perft batch of a 2 MiB line: exit %d, %q", code, errOut)
+	}
 	code, _, errOut = runPalace(t, "4k4/9/9/9/9/9/9/9/9/4L4 w - - 0 1\n", "moves", "--batch", "-")
 	if code != 1 || !strings.Contains(errOut, "stdin line 1") || !strings.Contains(errOut, "unknown piece letter 'L'") {
 		t.Errorf("moves: exit %d, %q", code, errOut)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -96,7 +97,9 @@ func batchLines(name string, stdin io.Reader, fn func(line string) error) error 
 			return fmt.Errorf("%s line %d: %w", batchName(name), n, err)
 		}
 	}
-	if err := sc.Err(); err != nil {
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return fmt.Errorf("%s line %d: longer than 1 MiB, not a position", batchName(name), n+1)
+	} else if err != nil {
 		return fmt.Errorf("%s after line %d: %w", batchName(name), n, err)
 	}
 	return nil
