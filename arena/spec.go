@@ -1,6 +1,7 @@
 package arena
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -180,12 +181,17 @@ func ParsePlayer(spec string) (PlayerSpec, error) {
 // NewPlayer makes the player for rule set rs, loading its network or
 // starting its engine (an *UCIPlayer, to be closed when the match ends).
 func (ps PlayerSpec) NewPlayer(rs *rules.RuleSet) (Player, error) {
+	return ps.StartPlayer(context.Background(), rs)
+}
+
+// StartPlayer is NewPlayer whose external engine's start ends with ctx.
+func (ps PlayerSpec) StartPlayer(ctx context.Context, rs *rules.RuleSet) (Player, error) {
 	switch ps.Kind {
 	case KindUCI:
 		if ps.UCI == nil {
 			return nil, fmt.Errorf("arena: player %q: no engine", ps.Spec)
 		}
-		p, err := NewUCIPlayer(*ps.UCI, rs)
+		p, err := StartUCIPlayer(ctx, *ps.UCI, rs)
 		if err != nil {
 			return nil, err
 		}

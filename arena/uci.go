@@ -224,6 +224,13 @@ type UCIPlayer struct {
 // NewUCIPlayer starts one engine to check that it works with the rule
 // set; it becomes the first game's.
 func NewUCIPlayer(spec UCISpec, rs *rules.RuleSet) (*UCIPlayer, error) {
+	return StartUCIPlayer(context.Background(), spec, rs)
+}
+
+// StartUCIPlayer is NewUCIPlayer whose first engine's start ends with ctx:
+// a job stopped while a hung engine is in its handshake stops at once,
+// not after the handshake's timeout.
+func StartUCIPlayer(ctx context.Context, spec UCISpec, rs *rules.RuleSet) (*UCIPlayer, error) {
 	if spec.Path == "" {
 		return nil, fmt.Errorf("arena: an engine player without a program")
 	}
@@ -244,7 +251,7 @@ func NewUCIPlayer(spec UCISpec, rs *rules.RuleSet) (*UCIPlayer, error) {
 		}
 		p.logf = f
 	}
-	c, err := p.start()
+	c, err := p.start(ctx)
 	if err != nil {
 		p.Close()
 		return nil, err
@@ -258,8 +265,8 @@ func NewUCIPlayer(spec UCISpec, rs *rules.RuleSet) (*UCIPlayer, error) {
 	return p, nil
 }
 
-// start starts another engine process.
-func (p *UCIPlayer) start() (*uci.Client, error) {
+// start starts another engine process, its handshake ending with ctx.
+func (p *UCIPlayer) start(ctx context.Context) (*uci.Client, error) {
 	cfg := p.cfg
 	if p.logf != nil {
 		p.mu.Lock()
@@ -272,7 +279,7 @@ func (p *UCIPlayer) start() (*uci.Client, error) {
 			fmt.Fprintf(p.logf, "%s %s%s\n", time.Now().UTC().Format("15:04:05.000"), tag, line)
 		}
 	}
-	return uci.StartClient(context.Background(), cfg)
+	return uci.StartClient(ctx, cfg)
 }
 
 // Name is the spec's name.
@@ -290,7 +297,7 @@ func (p *UCIPlayer) NewGame(uint64) (Mover, error) {
 	for tries := 0; ; tries++ {
 		var err error
 		if c == nil {
-			if c, err = p.start(); err != nil {
+			if c, err = p.start(context.Background()); err != nil {
 				return nil, err
 			}
 		}

@@ -143,7 +143,7 @@ func Calibrate(ctx context.Context, c Calibration) (*Scale, error) {
 		}
 	}()
 	for i, n := range c.Nodes {
-		p, err := arena.NewUCIPlayer(RungSpec(c.Program, n, c.Options), c.RuleSet)
+		p, err := arena.StartUCIPlayer(ctx, RungSpec(c.Program, n, c.Options), c.RuleSet)
 		if err != nil {
 			return nil, fmt.Errorf("ladder: rung %d: %w", n, err)
 		}

@@ -107,6 +107,11 @@ func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		capped.MaxPlies = *maxPlies
 		rs = &capped
 	}
+	// Interrupted, the match stops with every finished game recorded;
+	// the games in progress are played again by the next run. An engine
+	// hung in its start-up handshake is given up at once too.
+	ctx, stop := stopContext(0)
+	defer stop()
 	var players [2]arena.Player
 	defer func() {
 		// External engines end with the match.
@@ -117,8 +122,11 @@ func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 	}()
 	for i, ps := range parsed {
-		p, err := ps.NewPlayer(rs)
+		p, err := ps.StartPlayer(ctx, rs)
 		if err != nil {
+			if ierr := interruption(ctx, "no game was played"); ierr != nil {
+				return ierr
+			}
 			return fmt.Errorf("--player %s: %w", ps.Spec, err)
 		}
 		players[i] = p
@@ -161,10 +169,6 @@ func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		m.Progress = func(s arena.Summary) { status.update(arenaStatusLine(s, maxGames, sprt != nil)) }
 	}
 
-	// Interrupted, the match stops with every finished game recorded;
-	// the games in progress are played again by the next run.
-	ctx, stop := stopContext(0)
-	defer stop()
 	sum, playErr := arena.Play(ctx, m)
 	interrupted := stoppedBy(ctx, playErr)
 	if playErr != nil && !interrupted {

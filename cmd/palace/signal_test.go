@@ -82,3 +82,39 @@ func TestSignalExitStatus(t *testing.T) {
 		}
 	}
 }
+
+// A signal during an external engine's start-up handshake stops the job
+// at once, not after the handshake's 30 s (issue 25's hostile pass:
+// ladder calibrate with an engine that never answers outlived SIGTERM).
+func TestSignalDuringEngineStart(t *testing.T) {
+	if _, err := os.Stat("/bin/cat"); err != nil {
+		t.Skip("no /bin/cat")
+	}
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"arena", "--player", "uci:/bin/cat,nodes=1", "--player", "random", "--pairs", "1", "--records", filepath.Join(dir, "a.jsonl"), "--progress", "none"},
+		{"ladder", "calibrate", "--out", filepath.Join(dir, "s.json"), "--engine", "/bin/cat", "--nodes", "1,2", "--pairs", "1", "--dir", filepath.Join(dir, "cal"), "--progress", "none"},
+	} {
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = append(os.Environ(), asPalaceEnv+"=1")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(500 * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != 143 || !strings.Contains(stderr.String(), "interrupted by SIGTERM") {
+				t.Errorf("%s: %v, stderr %q; want exit 143, interrupted", args[0], err, stderr.String())
+			}
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+			t.Errorf("%s: still running 5 s after SIGTERM", args[0])
+		}
+	}
+}
