@@ -54,10 +54,10 @@ func collectPath(p string, fn func(*Game, *rules.RuleSet) error) error {
 	if !info.IsDir() {
 		return collectFile(p, nil, fn)
 	}
-	if isRunDir(p) {
+	switch DirKind(p) {
+	case RunDir:
 		return collectRun(p, fn)
-	}
-	if isSelfplayDir(p) {
+	case SelfplayDir:
 		return collectSelfplay(p, nil, fn)
 	}
 	entries, err := os.ReadDir(p)
@@ -75,7 +75,7 @@ func collectPath(p string, fn func(*Game, *rules.RuleSet) error) error {
 			// Only this package's games files: other JSON lines files
 			// (metrics, arena records) are not games to collect, so
 			// peek at the header before committing to the file.
-			if ok, err := isGamesFile(sub); err != nil {
+			if ok, err := IsGamesFile(sub); err != nil {
 				return err
 			} else if ok {
 				if err := collectFile(sub, nil, fn); err != nil {
@@ -87,19 +87,29 @@ func collectPath(p string, fn func(*Game, *rules.RuleSet) error) error {
 	return nil
 }
 
-func isRunDir(dir string) bool {
+// What Collect takes a directory for (DirKind): its words, for messages.
+const (
+	RunDir      = "a run directory"
+	SelfplayDir = "a self-play directory"
+)
+
+// DirKind says what Collect takes dir for: RunDir (state.json and
+// selfplay/), SelfplayDir (a shard manifest), or "" for a plain directory
+// whose games files it walks.
+func DirKind(dir string) string {
 	_, err1 := os.Stat(filepath.Join(dir, "state.json"))
 	info, err2 := os.Stat(filepath.Join(dir, "selfplay"))
-	return err1 == nil && err2 == nil && info.IsDir()
+	if err1 == nil && err2 == nil && info.IsDir() {
+		return RunDir
+	}
+	if _, err := os.Stat(filepath.Join(dir, datasets.ManifestName)); err == nil {
+		return SelfplayDir
+	}
+	return ""
 }
 
-func isSelfplayDir(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, datasets.ManifestName))
-	return err == nil
-}
-
-// isGamesFile reports whether path starts with this package's header.
-func isGamesFile(path string) (bool, error) {
+// IsGamesFile reports whether path starts with this package's header.
+func IsGamesFile(path string) (bool, error) {
 	f, err := atomicfile.Open(path)
 	if err != nil {
 		return false, fmt.Errorf("gamerec: %w", err)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -11,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/palace-chess/palace/datasets"
 	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/internal/atomicfile"
 	"github.com/palace-chess/palace/pgn"
@@ -148,7 +146,7 @@ func checkGamesOut(flag, out string, paths []string, others ...string) error {
 		// From out's directory up to p: is any a run or self-play directory?
 		for d := rel; ; d = filepath.Dir(d) {
 			full := filepath.Join(top, d)
-			if kind := gamesDirKind(full); kind != "" {
+			if kind := gamerec.DirKind(full); kind != "" {
 				return usagef("--%s %s is inside %s, %s being read; palace writes there only its own files", flag, out, filepath.Join(p, d), kind)
 			}
 			if d == "." {
@@ -162,33 +160,12 @@ func checkGamesOut(flag, out string, paths []string, others ...string) error {
 	return nil
 }
 
-// gamesDirKind says what gamerec.Collect takes dir for: "a run
-// directory", "a self-play directory", or "" for a plain one.
-func gamesDirKind(dir string) string {
-	_, err := os.Stat(filepath.Join(dir, "state.json"))
-	if info, err2 := os.Stat(filepath.Join(dir, "selfplay")); err == nil && err2 == nil && info.IsDir() {
-		return "a run directory"
-	}
-	if _, err := os.Stat(filepath.Join(dir, datasets.ManifestName)); err == nil {
-		return "a self-play directory"
-	}
-	return ""
-}
-
 // isGamesFile reports whether path is a file gamerec.Collect reads in a
 // directory it walks: a .jsonl file that starts with a games file's header.
 func isGamesFile(path string) bool {
 	if !strings.HasSuffix(path, ".jsonl") {
 		return false
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	line, _ := bufio.NewReaderSize(f, 4096).ReadSlice('\n')
-	var h struct {
-		Format string `json:"format"`
-	}
-	return json.Unmarshal(line, &h) == nil && h.Format == gamerec.Format
+	ok, _ := gamerec.IsGamesFile(path)
+	return ok
 }
