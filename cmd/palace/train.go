@@ -260,11 +260,8 @@ func checkWorkDir(dir string) error {
 	if _, err := os.Stat(filepath.Join(dir, "job.json")); err == nil {
 		return nil
 	}
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		if e.Name() != ".lock" && !strings.Contains(e.Name(), ".tmp-") {
-			return fmt.Errorf("%s is not a palace train job (no job.json) and holds other files (%s); give a new or empty --work", dir, e.Name())
-		}
+	if other := otherFiles(dir, ".lock"); len(other) > 0 {
+		return fmt.Errorf("%s is not a palace train job (no job.json) and holds other files (%s); give a new or empty --work", dir, strings.Join(other, ", "))
 	}
 	return nil
 }
