@@ -120,6 +120,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		// is a failure, whatever the command thought of it.
 		err = fmt.Errorf("writing the output: %w", out.err)
 	}
+	var interrupted interruptedError
 	switch {
 	case err == nil:
 		return 0
@@ -128,11 +129,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case errors.As(err, new(usageError)):
 		fmt.Fprintf(stderr, "palace %s: %v\n", args[0], err)
 		return 2
-	case errors.As(err, new(interruptedError)):
-		var ie interruptedError
-		errors.As(err, &ie)
+	case errors.As(err, &interrupted):
 		fmt.Fprintf(stderr, "palace %s: %v\n", args[0], err)
-		return ie.exitCode()
+		return interrupted.exitCode()
 	default:
 		fmt.Fprintf(stderr, "palace %s: %v\n", args[0], err)
 		return 1
