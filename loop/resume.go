@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/palace-chess/palace/internal/atomicfile"
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/store"
 )
@@ -218,23 +219,8 @@ func (s *Stages) CheckBest(best Best) error {
 	return nil
 }
 
-// isDebris reports whether name is the temporary file of a crash-safe
-// write (internal/atomicfile's, the datasets writer's and the store's
-// Create: "." + the target's name + ".tmp-" + a random suffix) that a kill
-// left behind.
-func isDebris(name string) bool {
-	i := strings.LastIndex(name, ".tmp-")
-	if !strings.HasPrefix(name, ".") || i < 2 {
-		return false
-	}
-	suffix := name[i+len(".tmp-"):]
-	return suffix != "" && strings.IndexFunc(suffix, func(r rune) bool {
-		return !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-	}) < 0
-}
-
 // removeDebris removes the temporary files that killed writes left in the
-// run directory root (regular files named as isDebris says, nothing else)
+// run directory root (regular files named as atomicfile.IsTemp says, nothing else)
 // and returns how many it removed. The caller holds the run's lock: no
 // write of this run is in progress.
 func removeDebris(root string) (int, error) {
@@ -243,7 +229,7 @@ func removeDebris(root string) (int, error) {
 		if err != nil {
 			return err
 		}
-		if !d.Type().IsRegular() || !isDebris(d.Name()) {
+		if !d.Type().IsRegular() || !atomicfile.IsTemp(d.Name()) {
 			return nil
 		}
 		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {

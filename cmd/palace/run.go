@@ -133,7 +133,7 @@ func otherFiles(dir, lock string) []string {
 	var other []string
 	for _, e := range entries {
 		name := e.Name()
-		if name == lock || (strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-")) {
+		if name == lock || atomicfile.IsTemp(name) {
 			continue
 		}
 		if other = append(other, name); len(other) == 3 {

@@ -18,6 +18,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // maxLinks bounds a chain of symlinks, as the kernel's own limit does
@@ -179,6 +180,21 @@ func CheckNotInput(out string, inputs ...string) error {
 		}
 	}
 	return nil
+}
+
+// IsTemp reports whether name is a temporary file's as Write names them
+// ("." + the target's name + ".tmp-" + a random suffix of letters and
+// digits; palace's other crash-safe writers, the shard writer's and the
+// store's Create, follow it): what a kill during a write leaves behind.
+func IsTemp(name string) bool {
+	i := strings.LastIndex(name, ".tmp-")
+	if !strings.HasPrefix(name, ".") || i < 2 {
+		return false
+	}
+	suffix := name[i+len(".tmp-"):]
+	return suffix != "" && strings.IndexFunc(suffix, func(r rune) bool {
+		return !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0
 }
 
 // SyncDir fsyncs a directory, so that a rename or a new entry in it
