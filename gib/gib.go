@@ -64,32 +64,52 @@ type Error struct {
 	Source string
 	Game   int // 1-based position in the file
 	Line   int // 1-based line where the problem is
-	Msg    string
+	// Kind is the gamerec refusal reason (gamerec.ErrRecordMove…).
+	Kind error
+	Msg  string
+	// illegal: a move is not among the legal ones (for the bikjang hint).
+	illegal bool
 }
 
 func (e *Error) Error() string {
 	return fmt.Sprintf("gib: %s game %d, line %d: %s", e.Source, e.Game, e.Line, e.Msg)
 }
 
-// Unwrap makes every Error match ErrGame.
-func (e *Error) Unwrap() error { return ErrGame }
+// Unwrap makes every Error match ErrGame and its Kind.
+func (e *Error) Unwrap() []error {
+	if e.Kind == nil {
+		return []error{ErrGame}
+	}
+	return []error{ErrGame, e.Kind}
+}
 
 // Import reads every game of a .gib file (CP949 or UTF-8). Each game that
-// cannot be read (stray bytes, no tags, no moves, an illegal move, a wrong
-// captured piece, an unknown piece name, a result the rules contradict) is
-// reported as an *Error and skipped; the others are returned, each of which
-// replays under the janggi preset (gamerec.Game.Replay). source names the
-// file in games and errors.
-func Import(data []byte, source string) (games []gamerec.Game, errs []error) {
+// cannot be read (no tags, no moves, an illegal move, a wrong captured
+// piece, an unknown piece name, an unknown result wording, a result the
+// rules contradict under opt.Strict) is reported as an *Error and skipped;
+// the others are returned, each of which replays under the rule set
+// (gamerec.Game.Replay): opt.RuleSet, else the janggi preset. notices say
+// what was changed or skipped in games that were imported: stray bytes
+// between tokens, tokens that are not moves (<0>), results corrected to
+// the rules' forced end. source names the file in games and errors.
+func Import(data []byte, source string, opt gamerec.ImportOptions) (games []gamerec.Game, errs []error, notices []gamerec.Notice) {
+	rs := opt.RuleSet
+	if rs == nil {
+		rs = rules.MustPreset(RuleSetName)
+	}
+	if rs.Game != rules.Janggi {
+		return nil, []error{&Error{Source: source, Kind: gamerec.ErrRecordSetup,
+			Msg: fmt.Sprintf("rule set %s is for %s; .gib records are janggi", rs.Name, rs.Game)}}, nil
+	}
 	text, err := gibDecode(data)
 	if err != nil {
-		return nil, []error{fmt.Errorf("gib: %s: %w", source, err)}
+		return nil, []error{&Error{Source: source, Kind: gamerec.ErrRecordSyntax, Msg: err.Error()}}, nil
 	}
-	rs := rules.MustPreset(RuleSetName)
 	segs := gibSplit(text)
 	type outcome struct {
-		game gamerec.Game
-		err  *Error
+		game    gamerec.Game
+		err     *Error
+		notices []gamerec.Notice
 	}
 	out := make([]outcome, len(segs))
 	// Games are independent: replay them on every core (most of the time
@@ -100,22 +120,32 @@ func Import(data []byte, source string) (games []gamerec.Game, errs []error) {
 	for w := min(runtime.GOMAXPROCS(0), len(segs)); w > 0; w-- {
 		wg.Go(func() {
 			for i := int(next.Add(1)) - 1; i < len(segs); i = int(next.Add(1)) - 1 {
-				out[i].game, out[i].err = gibConvert(rs, &segs[i])
+				out[i].game, out[i].notices, out[i].err = gibConvert(rs, &segs[i], opt)
 			}
 		})
 	}
 	wg.Wait()
 	for i := range out {
+		// The scanner's notices (stray bytes) stand whatever became of the
+		// game: they may be the file's, between games.
+		for _, n := range segs[i].notices {
+			n.Source, n.Game = source, i+1
+			notices = append(notices, n)
+		}
 		if err := out[i].err; err != nil {
 			err.Source, err.Game = source, i+1
 			errs = append(errs, err)
 			continue
 		}
+		for _, n := range out[i].notices {
+			n.Source, n.Game = source, i+1
+			notices = append(notices, n)
+		}
 		g := &out[i].game
 		g.Source, g.Index = source, i+1
 		games = append(games, *g)
 	}
-	return games, errs
+	return games, errs, notices
 }
 
 // gibDecode returns the file's text: UTF-8 (without a byte-order mark) when
@@ -160,6 +190,12 @@ type gibSegment struct {
 	tokens  []gibToken
 	comment bool   // a comment followed the tags
 	err     *Error // the first problem the scanner saw
+	// notices are the stray bytes skipped in the game's text; Source and
+	// Game are filled in by Import.
+	notices []gamerec.Notice
+	// nonMoves counts the tokens like <0> that some sites write after
+	// every move, skipped.
+	nonMoves int
 }
 
 type gibTag struct {
@@ -174,9 +210,11 @@ type gibToken struct {
 	line int
 }
 
+// fail records the segment's first problem, a syntax error: the scanner
+// sees nothing else.
 func (s *gibSegment) fail(line int, format string, args ...any) {
 	if s.err == nil {
-		s.err = &Error{Line: line, Msg: fmt.Sprintf(format, args...)}
+		s.err = &Error{Line: line, Kind: gamerec.ErrRecordSyntax, Msg: fmt.Sprintf(format, args...)}
 	}
 }
 
@@ -207,6 +245,21 @@ func gibSpace(r rune) bool {
 	return unicode.IsSpace(r) || r == 0x1a || r == '\ufeff'
 }
 
+// gibSpaceOrStray is gibSpace or a byte that is not text (U+FFFD after
+// decoding), trimmed around a tag line.
+func gibSpaceOrStray(r rune) bool { return gibSpace(r) || r == utf8.RuneError }
+
+func gibStrayNotice(line int) gamerec.Notice {
+	return gamerec.Notice{Line: line, Kind: gamerec.NoticeStrayBytes, Msg: "bytes that are not CP949 or UTF-8 text"}
+}
+
+// gibNonMove reports the tokens some sites write in the move list that are
+// not moves: <0> after every move in Hangame's league records (a
+// time or marker field).
+func gibNonMove(tok string) bool {
+	return len(tok) >= 2 && tok[0] == '<' && tok[len(tok)-1] == '>' && !strings.ContainsAny(tok[1:len(tok)-1], "<>")
+}
+
 // gibSplit cuts a file's text into games. A game starts with a tag line
 // that follows moves or comments, or repeats a tag of the current game;
 // text before the first tags is a game of its own (reported as lacking
@@ -225,7 +278,10 @@ func gibSplit(text string) []gibSegment {
 	for lineNo := 1; text != ""; lineNo++ {
 		var line string
 		line, text, _ = strings.Cut(text, "\n")
-		if t := strings.TrimFunc(line, gibSpace); strings.HasPrefix(t, "[") {
+		if t := strings.TrimFunc(line, gibSpaceOrStray); strings.HasPrefix(t, "[") {
+			if t != strings.TrimFunc(line, gibSpace) {
+				cur(lineNo).notices = append(cur(lineNo).notices, gibStrayNotice(lineNo))
+			}
 			key, value, ok := gibParseTag(t)
 			if inComment && ok {
 				// A tag line ends a comment left open: the game that opened
@@ -280,8 +336,18 @@ func gibSplit(text string) []gibSegment {
 			tok := line[:end]
 			line = line[end:]
 			s := cur(lineNo)
+			if strings.Trim(tok, "\ufffd") == "" {
+				// Bytes that are no text between tokens (0xFF runs between
+				// games, say): skipped, the games around them kept.
+				s.notices = append(s.notices, gibStrayNotice(lineNo))
+				continue
+			}
 			if strings.ContainsRune(tok, utf8.RuneError) {
 				s.fail(lineNo, "stray bytes (not CP949 or UTF-8 text) in %q", tok)
+				continue
+			}
+			if gibNonMove(tok) {
+				s.nonMoves++
 				continue
 			}
 			// A move number, "12.", possibly with its move glued on.
@@ -436,6 +502,11 @@ func gibParseMove(tok gibToken) (gibMove, string) {
 	} else if strings.HasSuffix(s, "멍군") {
 		s = strings.TrimSuffix(s, "멍군")
 	}
+	// Some sites mark a capture with 타 before the captured piece
+	// (09차49타졸).
+	if rest, ok := strings.CutPrefix(s, "타"); ok && rest != "" {
+		s = rest
+	}
 	if s != "" {
 		r, size := utf8.DecodeRuneInString(s)
 		if m.captured = gibPiece(r); m.captured == rules.NoPieceType || size != len(s) {
@@ -470,37 +541,84 @@ type gibStart struct {
 }
 
 // gibConvert checks one game against the rules and builds its record.
-func gibConvert(rs *rules.RuleSet, seg *gibSegment) (gamerec.Game, *Error) {
+func gibConvert(rs *rules.RuleSet, seg *gibSegment, opt gamerec.ImportOptions) (gamerec.Game, []gamerec.Notice, *Error) {
 	var g gamerec.Game
 	if seg.err != nil {
-		return g, seg.err
+		return g, nil, seg.err
 	}
 	if len(seg.tags) == 0 {
-		return g, &Error{Line: seg.line, Msg: "no tags ([초차림 \"...\"] and the like): not a .gib game"}
+		return g, nil, &Error{Line: seg.line, Kind: gamerec.ErrRecordSyntax, Msg: "no tags ([초차림 \"...\"] and the like): not a .gib game"}
 	}
 	if len(seg.tokens) == 0 {
-		return g, &Error{Line: seg.line, Msg: "no moves"}
+		return g, nil, &Error{Line: seg.line, Kind: gamerec.ErrRecordNoMoves, Msg: "no moves"}
 	}
 	moves := make([]gibMove, len(seg.tokens))
 	for i, tok := range seg.tokens {
 		if tok.num != 0 && tok.num != i+1 {
-			return g, &Error{Line: tok.line, Msg: fmt.Sprintf("move %q numbered %d, want %d", tok.text, tok.num, i+1)}
+			return g, nil, &Error{Line: tok.line, Kind: gamerec.ErrRecordSyntax, Msg: fmt.Sprintf("move %q numbered %d, want %d", tok.text, tok.num, i+1)}
 		}
 		m, msg := gibParseMove(tok)
 		if msg != "" {
-			return g, &Error{Line: tok.line, Msg: fmt.Sprintf("move %d %q: %s", i+1, tok.text, msg)}
+			return g, nil, &Error{Line: tok.line, Kind: gamerec.ErrRecordMove, Msg: fmt.Sprintf("move %d %q: %s", i+1, tok.text, msg)}
 		}
 		moves[i] = m
 	}
 	tagResult, _ := seg.tag("대국결과")
 	result, reason, err := gibResult(tagResult)
 	if err != nil {
-		return g, &Error{Line: seg.tagLine("대국결과"), Msg: err.Error()}
+		return g, nil, &Error{Line: seg.tagLine("대국결과"), Kind: gamerec.ErrRecordResult, Msg: err.Error()}
 	}
 	starts, fail := gibStarts(seg)
 	if fail != nil {
-		return g, fail
+		return g, nil, fail
 	}
+	game, start, fail := gibFit(rs, seg.line, starts, moves)
+	if fail != nil {
+		if fail.illegal && rs.Facing != rules.FacingIgnored {
+			fail.Msg += gibBikjangHint(rs, starts, moves)
+		}
+		return g, nil, fail
+	}
+	g.SetMoves(game)
+	if game.RootFEN() == start.fen { // not when Han moved first
+		g.Setup = start.setup
+	}
+	var notices []gamerec.Notice
+	corrected, err := g.SettleImport(game, result, reason, opt)
+	last := moves[len(moves)-1].tok.line
+	if err != nil {
+		return g, nil, &Error{Line: last, Kind: gamerec.ErrRecordResult, Msg: fmt.Sprintf("%v (%q)", err, tagResult)}
+	}
+	if corrected != "" {
+		notices = append(notices, gamerec.Notice{Line: last, Kind: gamerec.NoticeResultCorrected,
+			Msg: fmt.Sprintf("%s (대국결과 %q)", corrected, tagResult)})
+	}
+	if seg.nonMoves > 0 {
+		notices = append(notices, gamerec.Notice{Line: seg.line, Kind: gamerec.NoticeTokens,
+			Msg: fmt.Sprintf("%d tokens like <0> in the move list", seg.nonMoves)})
+	}
+	for _, t := range seg.tags {
+		switch t.key {
+		case "초대국자":
+			g.White = gibKnown(t.value)
+		case "한대국자":
+			g.Black = gibKnown(t.value)
+		default:
+			if t.key == "대국일자" {
+				g.Date = gibDate(t.value)
+			}
+			if g.Tags == nil {
+				g.Tags = map[string]string{}
+			}
+			g.Tags[t.key] = t.value
+		}
+	}
+	return g, notices, nil
+}
+
+// gibFit replays the moves from each candidate start and returns the one
+// they fit; an error when they fit none, or several.
+func gibFit(rs *rules.RuleSet, line int, starts []gibStart, moves []gibMove) (*rules.Game, gibStart, *Error) {
 	var game *rules.Game
 	var start gibStart
 	var first *Error
@@ -519,37 +637,33 @@ func gibConvert(rs *rules.RuleSet, seg *gibSegment) (gamerec.Game, *Error) {
 	}
 	switch {
 	case fits == 0 && len(starts) > 1:
+		first.Kind = gamerec.ErrRecordSetup
 		first.Msg = fmt.Sprintf("setup tags (초차림, 한차림) missing or unknown, and the moves fit no setup (with the first, %s)", first.Msg)
-		return g, first
+		return nil, start, first
 	case fits == 0:
-		return g, first
+		return nil, start, first
 	case fits > 1:
-		return g, &Error{Line: seg.line, Msg: fmt.Sprintf("no setup tags (초차림, 한차림), and the moves fit %d setups", fits)}
+		return nil, start, &Error{Line: line, Kind: gamerec.ErrRecordSetup,
+			Msg: fmt.Sprintf("no setup tags (초차림, 한차림), and the moves fit %d setups", fits)}
 	}
-	g.SetMoves(game)
-	if game.RootFEN() == start.fen { // not when Han moved first
-		g.Setup = start.setup
-	}
-	if err := g.Settle(game, result, reason); err != nil {
-		return g, &Error{Line: moves[len(moves)-1].tok.line, Msg: fmt.Sprintf("%v (%q)", err, tagResult)}
-	}
-	for _, t := range seg.tags {
-		switch t.key {
-		case "초대국자":
-			g.White = gibKnown(t.value)
-		case "한대국자":
-			g.Black = gibKnown(t.value)
-		default:
-			if t.key == "대국일자" {
-				g.Date = gibDate(t.value)
-			}
-			if g.Tags == nil {
-				g.Tags = map[string]string{}
-			}
-			g.Tags[t.key] = t.value
+	return game, start, nil
+}
+
+// gibBikjangHint says whether a game refused for an illegal move under rs
+// would import under a preset that gives facing generals no meaning: the
+// sites that play without the bikjang obligation (Kakao, Hangame) record
+// moves that janggi's rule forbids.
+func gibBikjangHint(rs *rules.RuleSet, starts []gibStart, moves []gibMove) string {
+	for _, name := range rules.PresetNames() {
+		other := rules.MustPreset(name)
+		if other.Game != rules.Janggi || other.Facing != rules.FacingIgnored {
+			continue
+		}
+		if _, _, err := gibFit(other, 0, starts, moves); err == nil {
+			return fmt.Sprintf("; illegal under %s only because of bikjang (the side whose general faces the other's must break it or pass): the record imports with --rules %s", rs.Name, name)
 		}
 	}
-	return g, nil
+	return ""
 }
 
 // gibKnown drops the word for "unknown".
@@ -582,7 +696,7 @@ func gibStarts(seg *gibSegment) ([]gibStart, *Error) {
 	if board, ok := seg.tag("판"); ok {
 		fen, err := gibBoardFEN(board)
 		if err != nil {
-			return nil, &Error{Line: seg.tagLine("판"), Msg: err.Error()}
+			return nil, &Error{Line: seg.tagLine("판"), Kind: gamerec.ErrRecordSetup, Msg: err.Error()}
 		}
 		// The board decides (handicap games lack pieces); it is named by
 		// its setups when it is a standard one.
@@ -663,13 +777,13 @@ func gibReplay(rs *rules.RuleSet, fen string, moves []gibMove) (*rules.Game, *Er
 	}
 	game, err := rules.NewGame(rs, fen)
 	if err != nil {
-		return nil, &Error{Line: moves[0].tok.line, Msg: err.Error()}
+		return nil, &Error{Line: moves[0].tok.line, Kind: gamerec.ErrRecordSetup, Msg: err.Error()}
 	}
 	var buf [rules.MaxMoves]rules.Move
 	for i := range moves {
 		m := &moves[i]
 		bad := func(format string, args ...any) (*rules.Game, *Error) {
-			return nil, &Error{Line: m.tok.line, Msg: fmt.Sprintf("move %d %q: %s", i+1, m.tok.text, fmt.Sprintf(format, args...))}
+			return nil, &Error{Line: m.tok.line, Kind: gamerec.ErrRecordMove, Msg: fmt.Sprintf("move %d %q: %s", i+1, m.tok.text, fmt.Sprintf(format, args...))}
 		}
 		// Only a forced end stops play: players may play on past an
 		// end the rules give on a claim (gamerec.Game.Settle).
@@ -701,7 +815,9 @@ func gibReplay(rs *rules.RuleSet, fen string, moves []gibMove) (*rules.Game, *Er
 		}
 		mv := rules.NewMove(m.from, m.to)
 		if !gibContains(legal, mv) {
-			return bad("%s is not legal (%s)", mv, pos.FEN())
+			game, err := bad("%s is not legal (%s)", mv, pos.FEN())
+			err.illegal = true
+			return game, err
 		}
 		switch got := pos.Board(m.to); {
 		case got == rules.NoPiece && m.captured != rules.NoPieceType:
@@ -765,7 +881,9 @@ func gibSideName(c rules.Color) string {
 // gibResult reads a 대국결과 tag: who won (초/楚 or 한/漢) and how (완승, an
 // outright win: the loser resigned unless the rules ended the game;
 // 기권승, resignation; 시간승, time; 점수승 and other wins, recorded), or
-// 무승부, a draw; 미상 or nothing, unknown. A move count (166수) may precede it.
+// 무승부, a draw; 미상 or nothing, unknown. 승리 and 패배 are 승 and 패
+// written out (초 승리); 0.5점 승 is a win on points. A move count (166수)
+// may precede it. A wording it does not know is an error, never a guess.
 func gibResult(v string) (result, reason string, err error) {
 	s := strings.Map(func(r rune) rune {
 		if gibSpace(r) {
@@ -778,10 +896,16 @@ func gibResult(v string) (result, reason string, err error) {
 		s = s[i+len("수"):] // "166수 초 완승"
 	}
 	switch s {
-	case "", "미상", "?", "*", "진행중", "미완":
+	case "", "미상", "?", "*", "진행중", "미완", "미정", "없음":
 		return gamerec.Unknown, gamerec.ReasonUnfinished, nil
-	case "무승부", "비김", "무":
+	case "무승부", "비김", "무", "빅장무승부", "무승부(빅장)":
 		return gamerec.Draw, gamerec.ReasonRecorded, nil
+	}
+	// 승리 and 패배 are the long words for a win and a loss (초 승리).
+	if t, ok := strings.CutSuffix(s, "승리"); ok {
+		s = t + "승"
+	} else if t, ok := strings.CutSuffix(s, "패배"); ok {
+		s = t + "패"
 	}
 	winner := -1
 	for _, r := range s {
@@ -792,7 +916,7 @@ func gibResult(v string) (result, reason string, err error) {
 	}
 	win, loss := strings.HasSuffix(s, "승"), strings.HasSuffix(s, "패")
 	if winner < 0 || win == loss {
-		return "", "", fmt.Errorf("result %q: want 초 or 한 with 승 (완승, 기권승, 시간승, 점수승), 무승부 or 미상", v)
+		return "", "", fmt.Errorf("result %q: a wording palace does not know (want 초 or 한 with 승 or 승리: 완승, 기권승, 시간승, 점수승, 0.5점 승…; 무승부; 미상)", v)
 	}
 	if loss {
 		winner = 1 - winner
@@ -804,7 +928,7 @@ func gibResult(v string) (result, reason string, err error) {
 	switch {
 	case strings.Contains(s, "시간"):
 		return result, gamerec.ReasonTime, nil
-	case strings.Contains(s, "기권"), strings.Contains(s, "완승"):
+	case strings.Contains(s, "기권"), strings.Contains(s, "완승"), strings.Contains(s, "불계"):
 		return result, gamerec.ReasonResignation, nil
 	}
 	return result, gamerec.ReasonRecorded, nil

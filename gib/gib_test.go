@@ -39,7 +39,7 @@ func TestImportSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	games, errs := Import(data, "donga_ilbo_1937.gib")
+	games, errs, _ := Import(data, "donga_ilbo_1937.gib", gamerec.ImportOptions{})
 	if len(errs) > 0 || len(games) != 1 {
 		t.Fatalf("%d games, errors %v", len(games), errs)
 	}
@@ -69,13 +69,13 @@ func TestImportSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, errs := Import(append([]byte("\ufeff"), utf...), "donga_ilbo_1937.gib")
+	again, errs, _ := Import(append([]byte("\ufeff"), utf...), "donga_ilbo_1937.gib", gamerec.ImportOptions{})
 	if len(errs) > 0 || len(again) != 1 || again[0].Moves != g.Moves || again[0].Tags["대회명"] != g.Tags["대회명"] {
 		t.Fatalf("UTF-8 copy: %d games, %v", len(again), errs)
 	}
 	// Without setup tags, the moves decide the setup.
 	stripped := bytes.ReplaceAll(utf, []byte("[초차림 \"상마상마\"]\n[한차림 \"상마마상\"]\n"), nil)
-	derived, errs := Import(stripped, "no-setup")
+	derived, errs, _ := Import(stripped, "no-setup", gamerec.ImportOptions{})
 	if len(errs) > 0 || len(derived) != 1 || derived[0].Setup != g.Setup || derived[0].Moves != g.Moves {
 		t.Fatalf("setup from the moves: %d games, %v", len(derived), errs)
 	}
@@ -91,7 +91,7 @@ func TestImportMaeilSinbo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	games, errs := Import(data, "maeil.gib")
+	games, errs, _ := Import(data, "maeil.gib", gamerec.ImportOptions{})
 	if len(games) != 11 || len(errs) != 0 {
 		t.Fatalf("%d games (want 11), errors %v", len(games), errs)
 	}
@@ -132,6 +132,9 @@ func TestImportMaeilSinbo(t *testing.T) {
 // gibStyle is how a synthetic record writes its moves.
 type gibStyle struct {
 	hanja, sideMarks bool
+	ta               bool // 타 before a captured piece (09차49타졸)
+	markers          bool // <0> after every move, as Hangame's league records
+	pojin            bool // setups under 초포진/한포진 instead of 초차림/한차림
 }
 
 var gibHanja = map[rules.PieceType][2]string{
@@ -157,7 +160,11 @@ func gibTestSquare(s rules.Square) string {
 // gibWrite writes a game as a .gib record (UTF-8), for the tests.
 func gibWrite(b *strings.Builder, g *rules.Game, cho, han rules.JanggiSetup, result string, style gibStyle) {
 	fmt.Fprintf(b, "[대회명 \"시험\"]\n[초대국자 \"초\"]\n[한대국자 \"한\"]\n[대국일자 \"2024-03-09\"]\n")
-	fmt.Fprintf(b, "[초차림 \"%s\"]\n[한차림 \"%s\"]\n[총수 \"%d\"]\n[대국결과 \"%s\"]\n\n", gibSetupWords[cho], gibSetupWords[han], g.Ply(), result)
+	tags := [2]string{"초차림", "한차림"}
+	if style.pojin {
+		tags = [2]string{"초포진", "한포진"}
+	}
+	fmt.Fprintf(b, "[%s \"%s\"]\n[%s \"%s\"]\n[총수 \"%d\"]\n[대국결과 \"%s\"]\n\n", tags[0], gibSetupWords[cho], tags[1], gibSetupWords[han], g.Ply(), result)
 	moves := g.Moves(nil)
 	r, _ := rules.NewGame(g.Rules(), g.RootFEN())
 	names := gibHangul
@@ -187,11 +194,17 @@ func gibWrite(b *strings.Builder, g *rules.Game, cho, han rules.JanggiSetup, res
 		b.WriteString(names[pc.Type()][pc.Color()])
 		b.WriteString(gibTestSquare(m.To()))
 		if cap := pos.Board(m.To()); cap != rules.NoPiece {
+			if style.ta {
+				b.WriteString("타")
+			}
 			b.WriteString(names[cap.Type()][cap.Color()])
 		}
 		r.Play(m)
 		if r.InCheck() {
 			b.WriteString("장군")
+		}
+		if style.markers {
+			b.WriteString(" <0>")
 		}
 	}
 	b.WriteString("\n{끝}\n\n")
@@ -214,6 +227,12 @@ var gibTagResults = []struct{ tag, result, reason string }{
 	{"미상", gamerec.Unknown, gamerec.ReasonUnfinished},
 	{"120수 한 완승", gamerec.BlackWins, gamerec.ReasonResignation},
 	{"초 패", gamerec.BlackWins, gamerec.ReasonRecorded},
+	{"초 승리", gamerec.WhiteWins, gamerec.ReasonRecorded},
+	{"한 0.5점 승", gamerec.BlackWins, gamerec.ReasonRecorded},
+	{"한 불계승", gamerec.BlackWins, gamerec.ReasonResignation},
+	{"초 반칙승", gamerec.WhiteWins, gamerec.ReasonRecorded},
+	{"漢 勝", gamerec.BlackWins, gamerec.ReasonRecorded},
+	{"초 패배", gamerec.BlackWins, gamerec.ReasonRecorded},
 }
 
 // gibSynthetic writes n random games in one file and returns it with the
@@ -238,7 +257,7 @@ func gibSynthetic(seed uint64, n int) (string, []*rules.Game, []int) {
 				result, tag = "무승부", 4
 			}
 		}
-		gibWrite(&b, g, cho, han, result, gibStyle{hanja: i%3 != 0, sideMarks: i%2 == 0})
+		gibWrite(&b, g, cho, han, result, gibStyle{hanja: i%3 != 0, sideMarks: i%2 == 0, ta: i%5 == 1, markers: i%7 == 3, pojin: i%3 == 2})
 		games = append(games, g)
 		tags = append(tags, tag)
 	}
@@ -254,7 +273,7 @@ func TestImportRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, data := range []string{text, cp949} {
-		games, errs := Import([]byte(data), "synthetic.gib")
+		games, errs, _ := Import([]byte(data), "synthetic.gib", gamerec.ImportOptions{})
 		if len(errs) > 0 || len(games) != len(want) {
 			t.Fatalf("%d games of %d, errors %v", len(games), len(want), errs)
 		}
@@ -317,7 +336,7 @@ func TestImportErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			games, errs := Import([]byte(strings.ReplaceAll(enc, "@@", "\xff")), "bad.gib")
+			games, errs, _ := Import([]byte(strings.ReplaceAll(enc, "@@", "\xff")), "bad.gib", gamerec.ImportOptions{})
 			if len(games) != 2 || games[0].Index != 1 || games[1].Index != 3 {
 				t.Fatalf("%d games around the bad one (%v)", len(games), errs)
 			}
@@ -335,13 +354,13 @@ func TestImportErrors(t *testing.T) {
 	}
 	// Moves before the first tags are a game without tags; moves after a
 	// game's moves, with no tags between, are more moves of that game.
-	games, errs := Import([]byte("1. 79졸78\n\n"+good+"\n1. 79졸78\n"), "x")
+	games, errs, _ := Import([]byte("1. 79졸78\n\n"+good+"\n1. 79졸78\n"), "x", gamerec.ImportOptions{})
 	if len(games) != 0 || len(errs) != 2 || !strings.Contains(errs[0].Error(), "game 1, line 1: no tags") ||
 		!strings.Contains(errs[1].Error(), "game 2, line 9: move \"79졸78\" numbered 1, want 3") {
 		t.Errorf("moves without tags: %d games, %v", len(games), errs)
 	}
 	// A stray byte in a UTF-8 file spoils only its game.
-	games, errs = Import([]byte(good+"\n"+strings.Replace(good, "41병42", "41병\xff42", 1)+"\n"+good), "x")
+	games, errs, _ = Import([]byte(good+"\n"+strings.Replace(good, "41병42", "41병\xff42", 1)+"\n"+good), "x", gamerec.ImportOptions{})
 	if len(games) != 2 || len(errs) != 1 || !strings.Contains(errs[0].Error(), "game 2, line 11: stray bytes") {
 		t.Errorf("UTF-8 with a stray byte: %d games, %v", len(games), errs)
 	}
@@ -356,14 +375,24 @@ func TestImportErrors(t *testing.T) {
 		wrong = "한 완승"
 	}
 	gibWrite(&b, g, rules.MaSangSangMa, rules.MaSangSangMa, wrong, gibStyle{})
-	if games, errs := Import([]byte(b.String()), "x"); len(games) != 0 || len(errs) != 1 || !strings.Contains(errs[0].Error(), "the rules end the game") {
-		t.Errorf("contradicted result: %d games, %v", len(games), errs)
+	if games, errs, _ := Import([]byte(b.String()), "x", gamerec.ImportOptions{Strict: true}); len(games) != 0 || len(errs) != 1 ||
+		!strings.Contains(errs[0].Error(), "the rules end the game") || !errors.Is(errs[0], gamerec.ErrRecordResult) {
+		t.Errorf("contradicted result, strict: %d games, %v", len(games), errs)
 	}
+	// Without --strict the game is imported with the rules' result, and
+	// the correction is reported.
+	games, errs, notices := Import([]byte(b.String()), "x", gamerec.ImportOptions{})
+	if len(games) != 1 || len(errs) != 0 || len(notices) != 1 || notices[0].Kind != gamerec.NoticeResultCorrected ||
+		games[0].Result != g.Result().Score() || games[0].Reason != g.Result().Reason.String() ||
+		!strings.Contains(notices[0].String(), "x game 1, line ") || !strings.Contains(notices[0].Msg, "the record says") {
+		t.Errorf("contradicted result: %d games, %v, %v", len(games), errs, notices)
+	}
+	gibTestReplay(t, games)
 	// Garbage that is not a .gib file at all.
-	if games, errs := Import([]byte("\x00\x01 hello"), "x"); len(games) != 0 || len(errs) != 1 {
+	if games, errs, _ := Import([]byte("\x00\x01 hello"), "x", gamerec.ImportOptions{}); len(games) != 0 || len(errs) != 1 {
 		t.Errorf("garbage: %d games, %v", len(games), errs)
 	}
-	if games, errs := Import(nil, "x"); len(games) != 0 || len(errs) != 0 {
+	if games, errs, _ := Import(nil, "x", gamerec.ImportOptions{}); len(games) != 0 || len(errs) != 0 {
 		t.Errorf("empty: %d games, %v", len(games), errs)
 	}
 }
@@ -407,7 +436,7 @@ func FuzzImport(f *testing.F) {
 	f.Add([]byte("[판 \"차마상사1사마상차/4장/1포5포/졸1졸1졸1졸1졸///兵1兵1兵1兵1兵/7包/4將/車馬象士1士馬象車\"]\n1. 49兵48 2. 한수쉼"))
 	rs := rules.MustPreset(RuleSetName)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		games, errs := Import(data, "fuzz")
+		games, errs, _ := Import(data, "fuzz", gamerec.ImportOptions{})
 		for i := range games {
 			if _, err := games[i].Replay(rs); err != nil {
 				t.Fatalf("imported game does not replay: %v", err)
@@ -435,7 +464,7 @@ func BenchmarkImport(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	cpu := gibCPUSeconds()
 	for b.Loop() {
-		games, errs := Import(data, "bench")
+		games, errs, _ := Import(data, "bench", gamerec.ImportOptions{})
 		if len(errs) > 0 || len(games) != n {
 			b.Fatalf("%d games, %v", len(games), errs)
 		}
@@ -443,5 +472,109 @@ func BenchmarkImport(b *testing.B) {
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "games/s")
 	if cpu := gibCPUSeconds() - cpu; cpu > 0 {
 		b.ReportMetric(float64(n)*float64(b.N)/cpu, "games/cpu-s")
+	}
+}
+
+// TestImportWild: what real collections hold beside clean records: bytes
+// that are no text between games, the bikjang obligation that Kakao and
+// Hangame do not play, result wordings palace does not know.
+func TestImportWild(t *testing.T) {
+	good := "[초차림 \"마상상마\"]\n[한차림 \"마상상마\"]\n[대국결과 \"한 승리\"]\n\n1. 79졸78 2. 41병42\n"
+	// 0xFF runs between games (and before a tag line): skipped with a
+	// notice, every game kept.
+	data := []byte(good + "\xff\xff\xff\n" + good + "\xff\xff" + good + "\n\xff\n")
+	games, errs, notices := Import(data, "ff.gib", gamerec.ImportOptions{})
+	if len(games) != 3 || len(errs) != 0 {
+		t.Fatalf("%d games, errors %v", len(games), errs)
+	}
+	gibTestReplay(t, games)
+	if len(notices) != 3 {
+		t.Fatalf("notices %v", notices)
+	}
+	for i, want := range []string{"ff.gib game 1, line 6: stray bytes skipped", "ff.gib game 2, line 12: stray bytes skipped", "ff.gib game 3, line 18: stray bytes skipped"} {
+		if got := notices[i].String(); !strings.HasPrefix(got, want) {
+			t.Errorf("notice %d: %q, want %q…", i, got, want)
+		}
+	}
+	if games[0].Result != gamerec.BlackWins {
+		t.Errorf("한 승리 read as %s", games[0].Result)
+	}
+
+	// Bikjang: Cho's e4 and Han's e7 soldiers step aside, the generals
+	// face each other, and Cho moves a chariot instead of breaking it.
+	bikjang := "[초차림 \"마상상마\"]\n[한차림 \"마상상마\"]\n[대국결과 \"미상\"]\n\n1. 75졸74 2. 45병44 3. 01차91\n"
+	games, errs, _ = Import([]byte(bikjang), "kakao.gib", gamerec.ImportOptions{})
+	if len(games) != 0 || len(errs) != 1 || !errors.Is(errs[0], gamerec.ErrRecordMove) ||
+		!strings.Contains(errs[0].Error(), "move 3 \"01차91\": a1a2 is not legal") ||
+		!strings.Contains(errs[0].Error(), "illegal under janggi only because of bikjang") ||
+		!strings.Contains(errs[0].Error(), "--rules janggimodern") {
+		t.Fatalf("bikjang under janggi: %d games, %v", len(games), errs)
+	}
+	modern := rules.MustPreset("janggimodern")
+	games, errs, _ = Import([]byte(bikjang), "kakao.gib", gamerec.ImportOptions{RuleSet: modern})
+	if len(games) != 1 || len(errs) != 0 || games[0].RuleSet != modern.String() {
+		t.Fatalf("bikjang under janggimodern: %d games, %v", len(games), errs)
+	}
+	if _, err := games[0].Replay(modern); err != nil {
+		t.Fatal(err)
+	}
+	// A move illegal under every rule set gets no hint.
+	games, errs, _ = Import([]byte(strings.Replace(bikjang, "01차91", "01차51", 1)), "x.gib", gamerec.ImportOptions{})
+	if len(games) != 0 || len(errs) != 1 || strings.Contains(errs[0].Error(), "bikjang") {
+		t.Errorf("illegal move: %v", errs)
+	}
+	// The xiangqi rule set is refused for the whole file.
+	games, errs, _ = Import([]byte(good), "x.gib", gamerec.ImportOptions{RuleSet: rules.MustPreset("xiangqi")})
+	if len(games) != 0 || len(errs) != 1 || !errors.Is(errs[0], gamerec.ErrRecordSetup) || !strings.Contains(errs[0].Error(), "janggi") {
+		t.Errorf("xiangqi rule set: %v", errs)
+	}
+	// A result wording palace does not know is an error, never a guess.
+	games, errs, _ = Import([]byte(strings.Replace(good, "한 승리", "한 대승리함", 1)), "x.gib", gamerec.ImportOptions{})
+	if len(games) != 0 || len(errs) != 1 || !errors.Is(errs[0], gamerec.ErrRecordResult) || !strings.Contains(errs[0].Error(), "does not know") {
+		t.Errorf("unknown wording: %v", errs)
+	}
+	// 타 before the captured piece, <0> tokens after moves.
+	ta := "[초차림 \"상마상마\"]\n[한차림 \"상마상마\"]\n\n1. 71졸61 <0> 2. 41병51 <0>\n3. 61졸51타병 <0>\n"
+	games, errs, notices = Import([]byte(ta), "x.gib", gamerec.ImportOptions{})
+	if len(games) != 1 || len(errs) != 0 || games[0].Plies != 3 || len(notices) != 1 || notices[0].Kind != gamerec.NoticeTokens {
+		t.Errorf("타 and <0>: %d games, %v, %v", len(games), errs, notices)
+	}
+}
+
+// TestImportTrainCollections: the Kakao and Hangame collections import
+// whole under the rule set those sites play (janggimodern); under janggi
+// the only records refused are those in which a side ignored bikjang, each
+// refused saying so.
+func TestImportTrainCollections(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "train", "*.gib"))
+	if err != nil || len(files) != 4 {
+		t.Fatalf("%d files, %v", len(files), err)
+	}
+	modern := rules.MustPreset("janggimodern")
+	for _, path := range files {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		games, errs, _ := Import(data, path, gamerec.ImportOptions{RuleSet: modern})
+		if len(errs) != 0 {
+			t.Errorf("%s under janggimodern: %v", path, errors.Join(errs...))
+		}
+		for i := range games {
+			if _, err := games[i].Replay(modern); err != nil {
+				t.Fatal(err)
+			}
+		}
+		all := len(games)
+		games, errs, _ = Import(data, path, gamerec.ImportOptions{})
+		if len(games)+len(errs) != all {
+			t.Errorf("%s: %d games and %d errors under janggi, %d games under janggimodern", path, len(games), len(errs), all)
+		}
+		for _, err := range errs {
+			if !strings.Contains(err.Error(), "only because of bikjang") || !errors.Is(err, gamerec.ErrRecordMove) {
+				t.Errorf("%s under janggi: %v", path, err)
+			}
+		}
+		t.Logf("%s: %d games; %d refused under janggi for bikjang", filepath.Base(path), all, len(errs))
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/gib"
 	"github.com/palace-chess/palace/internal/ffishtest"
 	"github.com/palace-chess/palace/internal/gametest"
@@ -300,7 +301,7 @@ func sanGoldenGames(t *testing.T) []sanGame {
 	if err != nil {
 		t.Fatal(err)
 	}
-	imported, errs := gib.Import(gibData, "donga_ilbo_1937.gib")
+	imported, errs, _ := gib.Import(gibData, "donga_ilbo_1937.gib", gamerec.ImportOptions{})
 	if len(errs) > 0 || len(imported) == 0 {
 		t.Fatalf("gib sample: %v", errors.Join(errs...))
 	}

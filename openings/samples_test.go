@@ -103,7 +103,7 @@ func TestCCPDSample(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		gs, errs := pgn.Import(data, path, pgn.Options{})
+		gs, errs, _ := pgn.Import(data, path, pgn.Options{})
 		for _, err := range errs {
 			t.Logf("import: %v", err)
 		}
@@ -205,7 +205,7 @@ func TestGIBSample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	games, errs := gib.Import(data, path)
+	games, errs, _ := gib.Import(data, path, gamerec.ImportOptions{})
 	for _, err := range errs {
 		t.Errorf("import: %v", err)
 	}

@@ -35,7 +35,7 @@ func FuzzRead(f *testing.F) {
 	xiangqi := rules.MustPreset("xiangqi")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, opt := range []Options{{}, {CutAtRulesEnd: true}, {Encoding: Big5}} {
-			games, errs := Import(data, "fuzz.pgn", opt)
+			games, errs, _ := Import(data, "fuzz.pgn", opt)
 			for _, err := range errs {
 				var e *Error
 				if !errors.As(err, &e) || !strings.HasPrefix(err.Error(), "pgn: fuzz.pgn: ") {

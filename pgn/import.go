@@ -18,31 +18,36 @@ import (
 // gamerec.Game that replays under gamerec.Game.Replay:
 //
 //   - the rule set is the Variant tag's palace preset (absent: opt.Variant,
-//     else xiangqi); the start is the FEN tag (either side to move);
+//     else xiangqi), replaced by opt.RuleSet when that is given (a game of
+//     the other game is then an error); the start is the FEN tag (either
+//     side to move; "r" is read as Red, "w");
 //   - every move, in whichever notation (ICCS, WXF, Chinese, SAN) each
 //     token is written, resolves to exactly one legal move;
 //   - the result is the Result tag or the closing token, which must agree,
-//     settled with the rules by gamerec.Game.Settle: a forced end (mate,
-//     stalemate) must agree and gives the reason; no move may follow it,
-//     while moves after an end the rules give on a claim are the
-//     players' (see Options.CutAtRulesEnd);
+//     settled with the rules by gamerec.Game.SettleImport: a forced end
+//     (mate, stalemate) gives the result and reason, correcting a record
+//     that says otherwise (a notice; an error under opt.Strict); no move
+//     may follow it, while moves after an end the rules give on a claim
+//     are the players' (see Options.CutAtRulesEnd);
 //   - Date is normalised to YYYY.MM.DD (?? for unknown parts), White and
 //     Black come from White/Red and Black, Source is source and Index the
 //     game's place in the file; the other non-empty tags go into Tags.
 //
 // A game that fails any of this is reported as an *Error and left out;
-// errors come back in file order. A bad opt.Variant is the one error
+// errors come back in file order. Notices say what an imported game lost
+// (comments, variations, notes after the moves) or had corrected. A bad opt.Variant is the one error
 // that is not an *Error: nothing is imported then. A large file's games
 // are checked on all CPUs; the result is the same.
-func Import(data []byte, source string, opt Options) ([]gamerec.Game, []error) {
+func Import(data []byte, source string, opt Options) ([]gamerec.Game, []error, []gamerec.Notice) {
 	if opt.Variant != "" {
 		if _, err := rules.Preset(strings.ToLower(opt.Variant)); err != nil {
-			return nil, []error{fmt.Errorf("pgn: Options.Variant: %w", err)}
+			return nil, []error{fmt.Errorf("pgn: Options.Variant: %w", err)}, nil
 		}
 	}
 	games, errs := Read(data, source, opt)
 	recs := make([]gamerec.Game, len(games))
 	gameErrs := make([]error, len(games))
+	gameNotices := make([][]gamerec.Notice, len(games))
 	// Workers take batches of games in turn; a batch is big enough that
 	// taking one costs nothing, small enough to share out a short file.
 	const batch = 16
@@ -56,7 +61,7 @@ func Import(data []byte, source string, opt Options) ([]gamerec.Game, []error) {
 				return
 			}
 			for i := lo; i < min(lo+batch, len(games)); i++ {
-				recs[i], gameErrs[i] = im.game(&games[i], source)
+				recs[i], gameNotices[i], gameErrs[i] = im.game(&games[i], source)
 			}
 		}
 	}
@@ -67,11 +72,13 @@ func Import(data []byte, source string, opt Options) ([]gamerec.Game, []error) {
 	work()
 	wg.Wait()
 	out := recs[:0]
+	var notices []gamerec.Notice
 	for i := range recs {
 		if gameErrs[i] != nil {
 			errs = append(errs, gameErrs[i])
 		} else {
 			out = append(out, recs[i])
+			notices = append(notices, gameNotices[i]...)
 		}
 	}
 	// Syntax errors came first; put them all in file order.
@@ -82,7 +89,7 @@ func Import(data []byte, source string, opt Options) ([]gamerec.Game, []error) {
 		}
 		return ea.Game - eb.Game
 	})
-	return out, errs
+	return out, errs, notices
 }
 
 // importer holds what one worker's games share.
@@ -111,9 +118,9 @@ func (im *importer) newGame(rs *rules.RuleSet, fen string) (*rules.Game, error) 
 var consumed = map[string]bool{"Variant": true, "FEN": true, "SetUp": true, "Result": true,
 	"Date": true, "White": true, "Red": true, "Black": true}
 
-func (im *importer) game(pg *Game, source string) (gamerec.Game, error) {
-	fail := func(line int, kind error, format string, args ...any) (gamerec.Game, error) {
-		return gamerec.Game{}, &Error{Source: source, Game: pg.Index, Line: line,
+func (im *importer) game(pg *Game, source string) (gamerec.Game, []gamerec.Notice, error) {
+	fail := func(line int, kind error, format string, args ...any) (gamerec.Game, []gamerec.Notice, error) {
+		return gamerec.Game{}, nil, &Error{Source: source, Game: pg.Index, Line: line,
 			Err: fmt.Errorf("%w: %w", kind, fmt.Errorf(format, args...))}
 	}
 	if len(pg.Moves) == 0 {
@@ -134,6 +141,12 @@ func (im *importer) game(pg *Game, source string) (gamerec.Game, error) {
 		}
 		im.ruleSets[variant] = rs
 	}
+	if want := im.opt.RuleSet; want != nil {
+		if want.Game != rs.Game {
+			return fail(pg.Line, ErrSetup, "the game is %s (variant %s), the rule set %s is for %s", rs.Game, variant, want.Name, want.Game)
+		}
+		rs = want
+	}
 	fen, hasFEN := pg.LookupTag("FEN")
 	fen = strings.TrimSpace(fen)
 	if !hasFEN || fen == "" {
@@ -142,6 +155,7 @@ func (im *importer) game(pg *Game, source string) (gamerec.Game, error) {
 		}
 		fen = rs.StartFEN()
 	}
+	fen = redToMove(fen)
 	g, err := im.newGame(rs, fen)
 	if err != nil {
 		return fail(pg.Line, ErrSetup, "tag FEN: %w", err)
@@ -185,11 +199,30 @@ func (im *importer) game(pg *Game, source string) (gamerec.Game, error) {
 
 	rec := gamerec.Game{Source: source, Index: pg.Index}
 	rec.SetMoves(g)
+	var notices []gamerec.Notice
+	notice := func(kind, format string, args ...any) {
+		notices = append(notices, gamerec.Notice{Source: source, Game: pg.Index, Line: pg.Line, Kind: kind, Msg: fmt.Sprintf(format, args...)})
+	}
 	if cut != "" {
 		r := g.Result()
 		rec.End = gamerec.EndOf(r)
-	} else if err := rec.Settle(g, result, gamerec.ReasonRecorded); err != nil {
+	} else if corrected, err := rec.SettleImport(g, result, gamerec.ReasonRecorded, im.opt.ImportOptions); err != nil {
 		return fail(pg.Line, ErrResult, "%w", err)
+	} else if corrected != "" {
+		notice(gamerec.NoticeResultCorrected, "%s", corrected)
+	}
+	var aside []string
+	if pg.Comments > 0 {
+		aside = append(aside, plural(pg.Comments, "comment"))
+	}
+	if pg.Trailing > 0 {
+		aside = append(aside, plural(pg.Trailing, "line")+" of notes after the moves")
+	}
+	if len(aside) > 0 {
+		notice(gamerec.NoticeComments, "%s", strings.Join(aside, ", "))
+	}
+	if pg.Variations > 0 {
+		notice(gamerec.NoticeVariations, "%s", plural(pg.Variations, "variation"))
 	}
 
 	rec.White = strings.TrimSpace(pg.Tag("White"))
@@ -217,7 +250,30 @@ func (im *importer) game(pg *Game, source string) (gamerec.Game, error) {
 		}
 		rec.Tags["PalaceCut"] = cut
 	}
-	return rec, nil
+	return rec, notices, nil
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// redToMove reads the side-to-move field "r" (Red), as xqbase's PGN
+// standard and XQWizard write it, as FEN's "w".
+func redToMove(fen string) string {
+	board, rest, ok := strings.Cut(fen, " ")
+	if !ok {
+		return fen
+	}
+	if side, tail, _ := strings.Cut(rest, " "); side == "r" || side == "R" {
+		if tail == "" {
+			return board + " w"
+		}
+		return board + " w " + tail
+	}
+	return fen
 }
 
 // cutNote says where CutAtRulesEnd cut a game and what it dropped.

@@ -66,7 +66,7 @@ var rulesEnded = map[string]int{
 func TestImportSamples(t *testing.T) {
 	total, cut := 0, 0
 	for _, s := range samples(t) {
-		games, errs := Import(s.data, s.path, Options{})
+		games, errs, _ := Import(s.data, s.path, Options{})
 		for _, err := range errs {
 			t.Errorf("%v", err)
 		}
@@ -75,7 +75,7 @@ func TestImportSamples(t *testing.T) {
 		}
 		total += len(games)
 
-		all, allErrs := Import(s.data, s.path, Options{CutAtRulesEnd: true})
+		all, allErrs, _ := Import(s.data, s.path, Options{CutAtRulesEnd: true})
 		if len(allErrs) != 0 || len(all) != len(games) {
 			t.Errorf("%s with CutAtRulesEnd: %d games, %v", s.path, len(all), allErrs)
 		}
@@ -163,7 +163,7 @@ func TestSampleNotationsAgree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		games, _ := Import(data, path, Options{})
+		games, _, _ := Import(data, path, Options{})
 		for _, g := range games {
 			moves[i] = append(moves[i], fmt.Sprintf("%d: %s", g.Index, g.Moves))
 		}
@@ -204,7 +204,7 @@ func TestImportFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	games, errs := Import(data, "c1.pgn", Options{})
+	games, errs, _ := Import(data, "c1.pgn", Options{})
 	if len(errs) != 0 || len(games) != 1 {
 		t.Fatal(errs)
 	}
@@ -228,7 +228,7 @@ func TestImportFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	games, _ = Import(data, "x.pgn", Options{})
+	games, _, _ = Import(data, "x.pgn", Options{})
 	if g := games[6]; g.Index != 7 || g.Result != "1-0" || g.Reason != "checkmate" || g.White != "LE Thien Vi" {
 		t.Errorf("game 7: %+v", g)
 	}
@@ -283,8 +283,9 @@ func TestImportMalformed(t *testing.T) {
 		{"[Event \"ambiguous\"]\n[FEN \"3k5/9/9/9/9/9/R8/9/R8/4K4 w - - 0 1\"]\n1. R9+1 *", ErrMove,
 			`ply 1: notation: WXF "R9+1": ambiguous move: matches a1a2, a3a4 (ICCS)`, 2},
 		{"[Event \"bad FEN\"]\n[FEN \"rnbakabnr/9/1c5c1 w\"]\n1. h2e2 *", ErrSetup, `tag FEN: rules: bad FEN`, 0},
-		{"[Event \"mated\"]\n[Result \"0-1\"]\n" + strings.Join(mate, " "), ErrResult,
-			"the rules end the game 1-0 checkmate, the record says 0-1", 0},
+		// Imported with the rules' result and a notice (refused under
+		// Strict: below).
+		{"[Event \"mated\"]\n[Result \"0-1\"]\n" + strings.Join(mate, " "), nil, "", 0},
 		{"[Event \"after mate\"]\n" + strings.Join(mate, " ") + " e9e8", ErrMove,
 			`ply 44 "e9e8": the game was over before it (1-0 checkmate after ply 43)`, 1},
 		{"[Event \"results differ\"]\n[Result \"1-0\"]\n1. h2e2 0-1", ErrResult, "tag Result 1-0, the movetext ends 0-1", 0},
@@ -302,7 +303,16 @@ func TestImportMalformed(t *testing.T) {
 		file.WriteString(r.text + "\n\n")
 		line += strings.Count(r.text, "\n") + 2
 	}
-	games, errs := Import([]byte(file.String()), "bad.pgn", Options{})
+	games, errs, notices := Import([]byte(file.String()), "bad.pgn", Options{})
+	if len(notices) != 1 || notices[0].Game != 9 || notices[0].Kind != gamerec.NoticeResultCorrected ||
+		notices[0].Msg != "the record says 0-1, the rules end the game 1-0 checkmate" {
+		t.Errorf("notices %v", notices)
+	}
+	strict, strictErrs, _ := Import([]byte(records[8].text), "mated.pgn", Options{ImportOptions: gamerec.ImportOptions{Strict: true}})
+	if len(strict) != 0 || len(strictErrs) != 1 || !errors.Is(strictErrs[0], ErrResult) || !errors.Is(strictErrs[0], gamerec.ErrRecordResult) ||
+		!strings.Contains(strictErrs[0].Error(), "the rules end the game 1-0 checkmate, the record says 0-1") {
+		t.Errorf("strict: %d games, %v", len(strict), strictErrs)
+	}
 	var imported []int
 	for i := range games {
 		imported = append(imported, games[i].Index)
@@ -332,6 +342,9 @@ func TestImportMalformed(t *testing.T) {
 	}
 	if !slices.Equal(imported, wantImported) {
 		t.Errorf("imported games %v, want %v", imported, wantImported)
+	}
+	if g := games[slices.Index(imported, 9)]; g.Result != gamerec.WhiteWins || g.Reason != "checkmate" {
+		t.Errorf("corrected game: %s %s", g.Result, g.Reason)
 	}
 	if g := games[len(games)-1]; g.Date != "2005.01.04" || g.White != "A" || g.Black != "B" || g.Result != "1-0" || g.Reason != gamerec.ReasonRecorded {
 		t.Errorf("WXF game: %+v", g)
@@ -364,7 +377,7 @@ func BenchmarkImport(b *testing.B) {
 		cpu := cpuSeconds()
 		for b.Loop() {
 			for _, s := range files {
-				g, _ := Import(s.data, s.path, Options{CutAtRulesEnd: true})
+				g, _, _ := Import(s.data, s.path, Options{CutAtRulesEnd: true})
 				games += len(g)
 			}
 		}
@@ -381,14 +394,61 @@ func BenchmarkImport(b *testing.B) {
 }
 
 func TestImportOptions(t *testing.T) {
-	if games, errs := Import([]byte("1. h2e2 *"), "o.pgn", Options{Variant: "shogi"}); len(games) != 0 || len(errs) != 1 ||
+	if games, errs, _ := Import([]byte("1. h2e2 *"), "o.pgn", Options{Variant: "shogi"}); len(games) != 0 || len(errs) != 1 ||
 		!strings.HasPrefix(errs[0].Error(), "pgn: Options.Variant: ") {
 		t.Errorf("bad Options.Variant: %v, %v", games, errs)
 	}
 	// Janggi by option: the first move is legal in janggi, not xiangqi (a
 	// pass). ICCS writes the pass as the general's square twice.
-	games, errs := Import([]byte("1. e1e1 *"), "o.pgn", Options{Variant: "Janggi"})
+	games, errs, _ := Import([]byte("1. e1e1 *"), "o.pgn", Options{Variant: "Janggi"})
 	if len(errs) != 0 || len(games) != 1 || !strings.HasPrefix(games[0].RuleSet, "janggi@") || games[0].Moves != "e2e2" {
 		t.Errorf("janggi by option: %+v, %v", games, errs)
+	}
+}
+
+// TestImportWild: PGN as XQWizard and online servers write it: a FEN with
+// "r" for Red to move, a comment before the moves, a variation, and notes
+// after a separator line that follows the result.
+func TestImportWild(t *testing.T) {
+	const xqwizard = "[Game \"Chinese Chess\"]\n[Event \"让九子\"]\n[Result \"1-0\"]\n" +
+		"[FEN \"rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/9/1C5C1/9/RN2K2NR r - - 0 1\"]\n" +
+		"{　　评注：许银川}\n1. 炮八平五 炮８平５\n{　　红方首着}\n2. 炮五进五 象７进５ (2... 士４进５) 3. 炮二平五 1-0\n" +
+		"============================\n 欢迎访问《象棋百科全书网》\n 推荐用《象棋巫师》观赏棋谱\n\n" +
+		"[Game \"Chinese Chess\"]\n[Result \"*\"]\n1. h2e2 h9g7\n=====\n notes without a result\n\n[Event \"last\"]\n1. h2e2 *\n"
+	games, errs, notices := Import([]byte(xqwizard), "xqw.pgn", Options{})
+	if len(errs) != 0 || len(games) != 3 {
+		t.Fatalf("%d games, errors %v", len(games), errs)
+	}
+	for i := range games {
+		replay(t, &games[i])
+	}
+	if g := games[0]; g.Plies != 5 || !strings.Contains(g.StartFEN, " w ") || g.Result != gamerec.WhiteWins {
+		t.Errorf("game 1: %d plies from %s, %s", g.Plies, g.StartFEN, g.Result)
+	}
+	want := []string{
+		"xqw.pgn game 1, line 1: comments dropped: 2 comments, 2 lines of notes after the moves",
+		"xqw.pgn game 1, line 1: variations dropped: 1 variation",
+		"xqw.pgn game 2, line 13: comments dropped: 1 line of notes after the moves",
+	}
+	if len(notices) != len(want) {
+		t.Fatalf("notices %v", notices)
+	}
+	for i := range want {
+		if notices[i].String() != want[i] {
+			t.Errorf("notice %d: %q, want %q", i, notices[i], want[i])
+		}
+	}
+	// A collection's rule set replaces the Variant tag's preset of the
+	// same game, and refuses a game of the other.
+	janggi := "[Variant \"janggi\"]\n1. e1e1 *\n"
+	modern := rules.MustPreset("janggimodern")
+	games, errs, _ = Import([]byte(janggi), "j.pgn", Options{ImportOptions: gamerec.ImportOptions{RuleSet: modern}})
+	if len(errs) != 0 || len(games) != 1 || games[0].RuleSet != modern.String() {
+		t.Errorf("--rules janggimodern: %d games, %v", len(games), errs)
+	}
+	games, errs, _ = Import([]byte(janggi), "j.pgn", Options{ImportOptions: gamerec.ImportOptions{RuleSet: rules.MustPreset("xiangqi")}})
+	if len(games) != 0 || len(errs) != 1 || !errors.Is(errs[0], gamerec.ErrRecordSetup) ||
+		!strings.Contains(errs[0].Error(), "the game is janggi (variant janggi), the rule set xiangqi is for xiangqi") {
+		t.Errorf("--rules xiangqi on a janggi game: %d games, %v", len(games), errs)
 	}
 }

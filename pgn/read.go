@@ -7,12 +7,12 @@
 package pgn
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/notation"
 )
 
@@ -20,17 +20,17 @@ import (
 var (
 	// ErrSyntax: the record is malformed (a tag, comment or variation,
 	// bytes the file's encoding cannot read).
-	ErrSyntax = errors.New("pgn: malformed record")
+	ErrSyntax = fmt.Errorf("pgn: %w", gamerec.ErrRecordSyntax)
 	// ErrNoMoves: the game has no moves.
-	ErrNoMoves = errors.New("pgn: no moves")
+	ErrNoMoves = fmt.Errorf("pgn: %w", gamerec.ErrRecordNoMoves)
 	// ErrSetup: the game's variant or start position is unusable.
-	ErrSetup = errors.New("pgn: bad setup")
+	ErrSetup = fmt.Errorf("pgn: %w", gamerec.ErrRecordSetup)
 	// ErrMove: a move is unreadable, illegal or ambiguous, or comes
 	// after the rules ended the game.
-	ErrMove = errors.New("pgn: bad move")
+	ErrMove = fmt.Errorf("pgn: %w", gamerec.ErrRecordMove)
 	// ErrResult: the results the record gives disagree with each other or
 	// with the rules.
-	ErrResult = errors.New("pgn: bad result")
+	ErrResult = fmt.Errorf("pgn: %w", gamerec.ErrRecordResult)
 )
 
 // Error is a problem with one game of a file (Game 0: with the file
@@ -71,6 +71,11 @@ type Game struct {
 	// Result is the movetext's termination token (1-0, 0-1, 1/2-1/2 or *),
 	// "" when the record ends without one.
 	Result string
+	// Comments and Variations count what the movetext held beside its
+	// main line, which palace's games file cannot keep; Trailing counts
+	// the lines of notes after a separator line that ends the movetext
+	// (XQWizard's ===== and text after the result).
+	Comments, Variations, Trailing int
 }
 
 // Tag is the value of the tag named name ("" when absent).
@@ -91,6 +96,10 @@ func (g *Game) LookupTag(name string) (string, bool) {
 
 // Options steer reading and importing.
 type Options struct {
+	// ImportOptions: the collection's rule set (it replaces the rule set
+	// a game's Variant tag names when both are of one game) and --strict's
+	// refusal of results the rules contradict.
+	gamerec.ImportOptions
 	// Encoding is the files' encoding; AutoEncoding detects it.
 	Encoding Encoding
 	// Variant is the rule set of games without a Variant tag (a palace
@@ -121,7 +130,10 @@ func Read(data []byte, source string, opt Options) ([]Game, []error) {
 // of the line), variations (…) at any depth, NAGs ($1) and annotation
 // marks (! ? !? …) skipped, up to a result (1-0 0-1 1/2-1/2 *, full-width
 // and Chinese forms too). A tag after movetext, or movetext after a
-// result, starts the next game; a game may lack tags, or a result.
+// result, starts the next game; a game may lack tags, or a result. A
+// line of three or more = - * _ or ~ ends the movetext: the lines after
+// it, up to the next tag, are the game's notes (XQWizard writes them),
+// counted in Trailing.
 func Parse(text, source string) ([]Game, []error) {
 	p := parser{s: text, line: 1, source: source}
 	// Room for the moves up front (a move and its share of numbers and
@@ -150,6 +162,8 @@ type parser struct {
 	// of their own.
 	moveBuf   []Move
 	moveStart int
+	// lastKept: the game last closed was kept (the last of games).
+	lastKept bool
 }
 
 // hasTagAt reports whether the open game already has the tag whose pair
@@ -183,11 +197,16 @@ func (p *parser) run() {
 		case c == '[':
 			p.tagPair()
 		case c == '{':
+			p.countAside(&p.cur.Comments)
 			p.comment()
 		case c == ';':
+			p.countAside(&p.cur.Comments)
 			p.skipLine()
 		case c == '(':
+			p.countAside(&p.cur.Variations)
 			p.variation()
+		case p.separatorLine():
+			p.trailing()
 		case c == ')' || c == '}' || c == ']':
 			p.fail(p.line, "unmatched %q", c)
 			p.i++
@@ -237,6 +256,72 @@ func (p *parser) end() {
 	}
 	p.in = false
 	p.cur = Game{}
+	p.lastKept = p.bad == nil
+}
+
+// countAside counts a comment or variation of the open game.
+func (p *parser) countAside(n *int) {
+	if p.in {
+		*n++
+	}
+}
+
+// separatorLine reports whether the parser stands at the start of a line
+// that is only a separator (=====, -----, *****: three or more), as
+// XQWizard writes between a game's moves and its notes.
+func (p *parser) separatorLine() bool {
+	s := p.s
+	c := s[p.i]
+	if c != '=' && c != '-' && c != '*' && c != '_' && c != '~' {
+		return false
+	}
+	for j := p.i - 1; j >= 0 && s[j] != '\n'; j-- {
+		if s[j] != ' ' && s[j] != '\t' {
+			return false
+		}
+	}
+	n := 0
+	j := p.i
+	for ; j < len(s) && s[j] == c; j++ {
+		n++
+	}
+	for ; j < len(s) && s[j] != '\n'; j++ {
+		if s[j] != ' ' && s[j] != '\t' && s[j] != '\r' {
+			return false
+		}
+	}
+	return n >= 3
+}
+
+// trailing skips a separator line and the notes after it, up to the
+// next line that starts with a tag: the notes of the game they follow
+// (the open one, else the one just read), counted in its Trailing.
+func (p *parser) trailing() {
+	var n *int
+	switch {
+	case p.in:
+		n = &p.cur.Trailing
+	case p.lastKept && len(p.games) > 0:
+		n = &p.games[len(p.games)-1].Trailing
+	}
+	s := p.s
+	for first := true; p.i < len(s); first = false {
+		end := strings.IndexByte(s[p.i:], '\n')
+		if end < 0 {
+			end = len(s) - p.i
+		}
+		if !first && strings.HasPrefix(strings.TrimLeft(s[p.i:p.i+end], " \t\ufeff"), "[") {
+			return
+		}
+		if n != nil && !first && strings.TrimSpace(s[p.i:p.i+end]) != "" {
+			*n++
+		}
+		p.i += end
+		if p.i < len(s) {
+			p.i++
+			p.line++
+		}
+	}
 }
 
 // fail records a syntax problem of the open game (its first one counts),

@@ -82,7 +82,7 @@ func writeTestGames(t testing.TB, n int) *writeTestSet {
 	if err != nil {
 		t.Fatal(err)
 	}
-	imported, errs := gib.Import(data, "donga_ilbo_1937.gib")
+	imported, errs, _ := gib.Import(data, "donga_ilbo_1937.gib", gamerec.ImportOptions{})
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
@@ -247,7 +247,7 @@ func TestWriteImportRoundTrip(t *testing.T) {
 	if err := Write(&out, keep, set.rulesOf); err != nil {
 		t.Fatal(err)
 	}
-	back, errs := Import(out.Bytes(), "written.pgn", Options{})
+	back, errs, _ := Import(out.Bytes(), "written.pgn", Options{})
 	if len(errs) > 0 || len(back) != len(keep) {
 		t.Fatalf("%d of %d games imported, errors %v", len(back), len(keep), errs)
 	}

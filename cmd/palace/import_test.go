@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/palace-chess/palace/gamerec"
+	"github.com/palace-chess/palace/pgn"
+	"github.com/palace-chess/palace/rules"
 )
 
 // sampleDir copies the real-game samples (the pgn and gib packages' test
@@ -137,5 +139,165 @@ func TestImportExport(t *testing.T) {
 	}
 	if code, _, stderr := runPalace(t, "", "import", filepath.Join(dir, "missing.pgn")); code != 1 || !strings.Contains(stderr, "missing.pgn") {
 		t.Errorf("missing file: exit %d, %s", code, stderr)
+	}
+}
+
+// TestImportWildCollections: palace import on collections as they come:
+// Kakao records that ignore bikjang, stray bytes between games, a result
+// the rules contradict, duplicates whose results disagree; the summary
+// says what became of every record.
+func TestImportWildCollections(t *testing.T) {
+	dir := t.TempDir()
+	// Cho's e4 and Han's e7 soldiers step aside, the generals face each
+	// other, and Cho moves a chariot instead of breaking bikjang.
+	kakao := "[대국장소 \"장기 for Kakao\"]\n[초차림 \"마상상마\"]\n[한차림 \"마상상마\"]\n[대국결과 \"초 승리\"]\n\n1. 75졸74 <0> 2. 45병44 <0> 3. 01차91 <0>\n" +
+		"\xff\xff\n[초차림 \"마상상마\"]\n[한차림 \"마상상마\"]\n[대국결과 \"한 승리\"]\n\n1. 79졸78 2. 41병42\n"
+	if err := os.WriteFile(filepath.Join(dir, "kakao.gib"), []byte(kakao), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A mate (the xqdb sample's game 7, Red mates on ply 43) recorded as
+	// Black's win, then the same game recorded right, then again with
+	// another result.
+	xq, err := os.ReadFile("../../pgn/testdata/xqdb_sample15/xqdb_sample15_iccs.pgn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, _ := pgn.Read(xq, "x", pgn.Options{})
+	var moves []string
+	for _, m := range read[6].Moves {
+		moves = append(moves, m.Text)
+	}
+	mate := strings.Join(moves, " ")
+	records := "[Result \"0-1\"]\n" + mate + "\n\n[Result \"1-0\"]\n" + mate + "\n\n[Result \"1-0\"]\n1. h2e2 h9g7 2. h0g2\n\n[Result \"0-1\"]\n1. h2e2 h9g7 2. h0g2\n"
+	if err := os.WriteFile(filepath.Join(dir, "mates.pgn"), []byte(records), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "games.jsonl")
+	code, stdout, stderr := runPalace(t, "", "import", "--out", out, dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"kakao.gib game 1, line 6: move 3 \"01차91\": a1a2 is not legal",
+		"illegal under janggi only because of bikjang",
+		"the record imports with --rules janggimodern",
+		"kakao.gib game 1, line 7: stray bytes skipped",
+		"mates.pgn game 1, line 1: result corrected: the record says 0-1, the rules end the game 1-0 checkmate",
+		"mates.pgn game 2: duplicate of " + filepath.Join(dir, "mates.pgn") + " game 1, skipped",
+		"mates.pgn game 4: duplicate of " + filepath.Join(dir, "mates.pgn") + " game 3 with a different result (0-1, there 1-0), skipped",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	for _, want := range []string{
+		"records imported duplicates  refused corrected  file\n",
+		"       2        1          0        1         0  " + filepath.Join(dir, "kakao.gib") + "\n",
+		"       4        2          2        0         1  " + filepath.Join(dir, "mates.pgn") + "\n",
+		"refused: 1 (bad move 1)\n",
+		"duplicates skipped: 2 (1 with a different recorded result)\n",
+		"imported with changes (records): result corrected 1, stray bytes skipped 1\n",
+		"imported 3 games from 2 files",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	// Under the rule set Kakao plays, every record imports, recorded
+	// with it.
+	code, stdout, stderr = runPalace(t, "", "import", "--rules", "janggimodern", "--out", out, filepath.Join(dir, "kakao.gib"))
+	if code != 0 || !strings.Contains(stdout, "imported 2 games from 1 files") || strings.Contains(stdout, "refused:") {
+		t.Fatalf("--rules janggimodern: exit %d\n%s%s", code, stdout, stderr)
+	}
+	f, err := gamerec.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	modern := rules.MustPreset("janggimodern")
+	for i := range f.Games {
+		if g := &f.Games[i]; g.RuleSet != modern.String() {
+			t.Errorf("game %d under %s", i, g.RuleSet)
+		} else if _, err := g.Replay(f.RuleSet(g)); err != nil {
+			t.Error(err)
+		}
+	}
+	// --strict refuses the contradicted result, and fails.
+	code, stdout, stderr = runPalace(t, "", "import", "--strict", "--out", out, filepath.Join(dir, "mates.pgn"))
+	if code != 1 || !strings.Contains(stderr, "bad result: the rules end the game 1-0 checkmate, the record says 0-1") ||
+		!strings.Contains(stdout, "refused: 1 (bad result 1)") {
+		t.Errorf("--strict: exit %d\n%s%s", code, stdout, stderr)
+	}
+	// The rule set of the other game, or none palace knows.
+	code, _, stderr = runPalace(t, "", "import", "--rules", "xiangqi", "--out", out, filepath.Join(dir, "kakao.gib"))
+	if code != 1 || !strings.Contains(stderr, "rule set xiangqi is for xiangqi; .gib records are janggi") {
+		t.Errorf("--rules xiangqi on .gib: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr = runPalace(t, "", "import", "--rules", "nope", "--out", out, dir); code != 2 || !strings.Contains(stderr, "--rules") {
+		t.Errorf("--rules nope: exit %d, %s", code, stderr)
+	}
+}
+
+// TestImportBinaryFormats: XQStudio's .xqf and CCBridge's .cbr and .cbl
+// through palace import, found in a directory by extension and, named
+// otherwise, by their signatures.
+func TestImportBinaryFormats(t *testing.T) {
+	dir := t.TempDir()
+	for _, src := range []string{"../../xqf/testdata/encrypted_v18.xqf", "../../xqf/testdata/endgame_v10.xqf",
+		"../../ccbridge/testdata/le_1997.cbr", "../../ccbridge/testdata/two_games.cbl"} {
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(src)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "games.jsonl")
+	code, stdout, stderr := runPalace(t, "", "import", "--out", out, dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s%s", code, stdout, stderr)
+	}
+	// The library's second game is the .cbr's.
+	for _, want := range []string{"imported 4 games from 4 files", "duplicates skipped: 1\n",
+		"imported with changes (records): comments dropped 2, variations dropped 1\n"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	f, err := gamerec.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	players := map[string]bool{}
+	for i := range f.Games {
+		g := &f.Games[i]
+		if _, err := g.Replay(f.RuleSet(g)); err != nil {
+			t.Error(err)
+		}
+		players[g.White+"-"+g.Black] = true
+	}
+	for _, want := range []string{"赵国荣-柯永庆", "LE Thien Vi-BI BingJian", "LIU DianZhong-LIU DaHua"} {
+		if !players[want] {
+			t.Errorf("no game of %s: %v", want, players)
+		}
+	}
+	// Named otherwise, each is told by its signature.
+	for _, name := range []string{"encrypted_v18.xqf", "two_games.cbl"} {
+		data, _ := os.ReadFile(filepath.Join(dir, name))
+		renamed := filepath.Join(t.TempDir(), "download.bin")
+		if err := os.WriteFile(renamed, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if code, stdout, stderr := runPalace(t, "", "import", "--out", out, renamed); code != 0 || !strings.Contains(stdout, "imported") {
+			t.Errorf("%s as download.bin: exit %d %s%s", name, code, stdout, stderr)
+		}
+	}
+	// A broken file is reported by name and reason, the others import.
+	if err := os.WriteFile(filepath.Join(dir, "cut.xqf"), []byte("XQ\x12"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = runPalace(t, "", "import", "--out", out, dir)
+	if code != 0 || !strings.Contains(stderr, "xqf: "+filepath.Join(dir, "cut.xqf")+": truncated") || !strings.Contains(stdout, "refused: 1 (malformed record 1)") {
+		t.Errorf("truncated .xqf: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
