@@ -59,4 +59,5 @@ func BenchmarkImport(b *testing.B) {
 			b.Fatalf("%d games, errors %v", len(games), errs)
 		}
 	}
+	b.ReportMetric(60*float64(b.N)/b.Elapsed().Seconds(), "games/s")
 }

@@ -447,6 +447,7 @@ func BenchmarkImport(b *testing.B) {
 			b.Fatalf("%d games, errors %v", len(games), errs)
 		}
 	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "games/s")
 }
 
 // TestRepeatedRecord: a record repeating the move before it only holds a

@@ -42,9 +42,9 @@ rule set (--rules: Kakao and Hangame play janggi without the bikjang
 obligation, --rules janggimodern). A record that cannot be read is
 reported with its file, game and reason, and the import goes on; a
 recorded result that the rules' forced end (a mate) contradicts is
-corrected and reported. The summary counts what happened to every
-record, by file and by reason; --strict makes any refused or corrected
-record fail the command.`
+corrected and reported (--strict refuses it instead, and fails the
+command on any refused record). The summary counts what happened to
+every record, by file and by reason.`
 
 // importFormats are the record formats palace import reads.
 var importFormats = []string{"pgn", "gib", "xqf", "ccbridge"}
