@@ -356,7 +356,14 @@ type output struct {
 	err error
 }
 
+// silent is the line a reporter returns to write nothing (CECP's thinking
+// output after nopost, its answer to a search it abandoned).
+const silent = "\x00"
+
 func (o *output) line(s string) {
+	if s == silent {
+		return
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.err == nil {

@@ -8,7 +8,7 @@ import (
 )
 
 // protocol is one text protocol the engine speaks. The line that names one
-// (protocolNamed: "uci", "ucci") makes it the protocol in force, and from
+// (protocolNamed: "uci", "ucci", "xboard") makes it the protocol in force, and from
 // then on every line is its command. A protocol owns its words: the
 // handshake and how options are declared, its commands and their
 // arguments (a search's limits), which options it offers, the move
@@ -55,6 +55,8 @@ func protocolNamed(name string) protocol {
 		return uciProtocol{}
 	case "ucci":
 		return ucciProtocol{}
+	case "xboard":
+		return newCECP()
 	}
 	return nil
 }
