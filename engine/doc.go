@@ -1,12 +1,13 @@
 // Package engine is palace as an engine: it speaks the text protocols chess
 // GUIs and match runners drive engines with (UCI, UCI with Fairy-Stockfish's
-// UCI_Variant, and UCCI) and answers with palace's search. Engine reads
+// UCI_Variant, UCCI, and CECP, xboard's protocol) and answers with palace's
+// search. Engine reads
 // commands line by line and answers them; its search runs in a goroutine of
 // its own, so stop, isready and quit are answered while it thinks. (Package
 // uci is the other direction: palace driving another engine program.)
 //
 // Each protocol is a type behind the protocol interface (protocol.go): the
-// line that names one ("uci", "ucci") chooses it, and it owns its commands,
+// line that names one ("uci", "ucci", "xboard") chooses it, and it owns its commands,
 // its handshake, how options are declared, move and score text and go's
 // parameters; the Engine keeps what every protocol shares (the options'
 // values, the position, the search and its job). The notes it writes to
@@ -115,4 +116,79 @@
 // 1000) is written when the client sets UCI_ShowWDL. UCCI writes "info depth
 // D score S nodes N time MS pv M..." with S in centipawns and a mate as
 // ±(10000 − plies), ElephantEye's convention (above 9900 is a mate).
+//
+// # CECP (xboard)
+//
+// A first line "xboard" chooses CECP, the Chess Engine Communication
+// Protocol (version 2) as XBoard 4.9 and Fairy-Stockfish speak it
+// (cecp.go). Unlike UCI the engine keeps the game: the GUI sends the moves
+// one by one, and the engine answers "move M" when it is the side it
+// plays. Moves have ranks 0–9 in every variant (h2e2), as XBoard numbers
+// the 10-rank board; a pass is written "@@@@" (Fairy-Stockfish's CECP
+// pass), and read as "@@@@" or as the general's square twice (e1e1).
+//
+//	protover N             the features: done=0, myname="palace VERSION",
+//	                       variants="xiangqi,janggi,..." (rules.PresetNames),
+//	                       setboard=1 usermove=1 ping=1 sigint=0 san=0
+//	                       colors=0 analyze=1 memory=0 reuse=1 name=0
+//	                       debug=1 exclude=0, an option= for each option
+//	                       (spin, check as 0/1, combo, a ...File string as
+//	                       -file), done=1
+//	new                    the variant's start position; leave force mode,
+//	                       the engine plays Black; drop the tree and sd's
+//	                       depth (the variant and time control stay)
+//	variant NAME           one of rules.PresetNames (a "9x10_" prefix is
+//	                       allowed), at its start position
+//	force                  play neither side (a search under way is dropped,
+//	                       its move unsent)
+//	go | playother         play the side to move (and start) | the other side
+//	usermove M | M         the opponent's move (in force mode either side's);
+//	                       then the engine moves when it is its turn
+//	?                      move now
+//	time N, otim N         the engine's and the opponent's clocks, centiseconds
+//	level MPS BASE INC     moves per session (0: all), minutes or MIN:SEC,
+//	                       seconds; st S: S seconds a move; sd D: go depth D
+//	nps N                  unsupported: a note, ignored
+//	post | nopost          thinking output while playing
+//	analyze | exit | .     analysis (thinking output until exit; moves,
+//	                       undo and setboard change the position); . is
+//	                       accepted and answered with nothing
+//	setboard FEN           the position ("tellusererror Illegal position"
+//	                       for a bad one); a FEN that is the game's position
+//	                       after a pass is played as that pass, as XBoard
+//	                       tells passes it cannot send
+//	undo | remove          take back one ply | two
+//	option NAME=VALUE      set an option (NAME as declared)
+//	ping N                 pong N
+//	result R {C}           the game is over: force mode
+//	d                      "# Fen: FEN"
+//	quit                   end
+//
+// hard, easy, random, computer, name, rating, ics, accepted, rejected,
+// draw, hint, bk, cores, memory and egtpath are accepted and ignored. With
+// a time control (level, st, or time) the search uses the clock as go's
+// wtime/btime/movestogo would (movestogo from MPS and the move number);
+// without one, the Nodes budget; sd caps either as go depth does.
+// Thinking output is "PLY SCORE TIME NODES PV": the principal variation's
+// length, centipawns for the side to move (a proven win ±(100000 + moves),
+// XBoard's mate score), centiseconds, simulations. When a move of the
+// engine's ends the game, the result follows it ("1-0 {Red mates}", Cho and
+// Han in janggi), and so after a move of the GUI's outside force mode.
+// Malformed input is answered "Error (REASON): COMMAND", an illegal move
+// "Illegal move (REASON): M", an unknown command "Error (unknown command):
+// WORD"; other notes are "# ..." lines (debug output, which XBoard
+// ignores).
+//
+// XBoard does not know janggi. After "variant janggi" (or another janggi
+// preset), and at new in one, the engine sends what XBoard needs to show
+// and check the game, as Fairy-Stockfish does for the variants XBoard
+// lacks: "setup (PN.R.AB..K.C.pn.r.ab..k.c.) 9x10+0_xiangqi FEN" (the
+// xiangqi board and XBoard's xiangqi piece table, with palace's letters so
+// that FENs read the same both ways; FEN the start position), then the
+// pieces' moves in Betza notation as Fairy-Stockfish sends them ("piece R&
+// RB", "piece C& pRpB", "piece P& fsWfF", "piece N& nN", "piece B&
+// mafsmafW", "piece A& WF", "piece K& WF"). Betza cannot confine moves to
+// the palace and its diagonals nor forbid the cannon to jump cannons, so
+// XBoard allows a superset of the moves and the engine rejects the rest as
+// illegal.
 package engine

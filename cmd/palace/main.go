@@ -33,7 +33,7 @@ var commands = map[string]command{
 	"search":     {"search a position with MCTS (a network, or a uniform evaluator)", runSearch},
 	"selfplay":   {"play games against itself and write training shards (resumes where it stopped)", runSelfplay},
 	"shard":      {"describe (inspect) one shard, or check (verify) a shard directory and replay its games", runShard},
-	"uci":        {"speak UCI/UCCI to GUIs and other programs (palace as an engine)", runUCI},
+	"uci":        {"speak UCI/UCCI or xboard (CECP) to GUIs and other programs (palace as an engine)", runUCI},
 	"worker":     {"play a distributed run's self-play and arena jobs from its NATS queue (any number, anywhere)", runWorker},
 	"train":      {"learn from recorded games: train a network on imported game records, measured on held-out games", runTrain},
 	"trainer":    {"a distributed run's trainer: starts the run, enqueues self-play, trains (one per run)", runTrainer},

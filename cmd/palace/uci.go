@@ -8,10 +8,22 @@ import (
 	"github.com/palace-chess/palace/nn/model"
 )
 
-// runUCI speaks UCI, UCI_Variant or UCCI on stdin and stdout: palace as an
-// engine for GUIs and match runners (see package engine).
+const uciUsage = `palace uci [flags]
+
+Speaks an engine protocol on standard input and output; the first line
+chooses it: "uci" (UCI, Pikafish's ranks 0–9, or Fairy-Stockfish's ranks
+1–10 once UCI_Variant is set), "ucci" (UCCI), or "xboard" (CECP, xboard's
+protocol 2, as XBoard 4.9 and Fairy-Stockfish speak it: ranks 0–9, a pass
+as @@@@; janggi is sent to XBoard as a setup command and its pieces' moves
+in Betza notation). The variants are xiangqi and the janggi presets. See
+the engine package's documentation (go doc ./engine) for the commands.`
+
+// runUCI speaks UCI, UCI_Variant, UCCI or CECP (xboard) on stdin and
+// stdout, the first line choosing: palace as an engine for GUIs and match
+// runners (see package engine).
 func runUCI(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("uci", stderr)
+	setUsage(fs, uciUsage)
 	netFile := fs.String("net", "", "network checkpoint, loaded at the first isready or go; without it a uniform evaluator (equal priors, value 0) stands in")
 	nodes := fs.Int("nodes", 800, "simulations of a go without limits (the Nodes option)")
 	threads := fs.Int("threads", 1, "copies of the network evaluating each batch in parallel (the Threads option)")

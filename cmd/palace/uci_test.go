@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,5 +99,25 @@ func TestUCIFlags(t *testing.T) {
 		if err := runUCI([]string{"--net", f}, strings.NewReader("uci\n"), &out, &out); err == nil {
 			t.Errorf("--net %s: no error", f)
 		}
+	}
+}
+
+// The first line "xboard" chooses CECP.
+func TestUCIXboardSession(t *testing.T) {
+	in := strings.Join([]string{"xboard", "protover 2", "new", "variant janggi", "force", "usermove b0c2", "sd 2", "go", "ping 1"}, "\n")
+	var out, errOut bytes.Buffer
+	if err := runUCI([]string{"--nodes", "32"}, strings.NewReader(in+"\n"), &out, &errOut); err != nil {
+		t.Fatalf("runUCI: %v (%s)", err, errOut.String())
+	}
+	got := out.String()
+	for _, want := range []string{"feature done=0\n", `feature myname="palace `, `feature option="Nodes -spin 32 `, "\nfeature done=1\n",
+		"\nsetup (PN.R.AB..K.C.pn.r.ab..k.c.) 9x10+0_xiangqi rnba1abnr/", "\npiece C& pRpB\n", "\npong 1\n", "\nmove "} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in:\n%s", want, got)
+		}
+	}
+	var help bytes.Buffer
+	if err := runUCI([]string{"-h"}, strings.NewReader(""), &out, &help); !errors.Is(err, flag.ErrHelp) || !strings.Contains(help.String(), `"xboard" (CECP`) {
+		t.Errorf("-h: %v, %q", err, help.String())
 	}
 }
