@@ -74,6 +74,7 @@ func (g *Gatekeeper) arena(ctx context.Context, s State) (State, error) {
 		return s, err
 	}
 	have := map[[2]int]arena.GameRecord{}
+	added := false
 	var sum arena.Summary
 	err = g.c.followResults(ctx, KindArena, gen, func(r *Result) (bool, error) {
 		if r.Job.Pair < 0 || r.Job.Pair >= len(jobs) || r.Job != jobs[r.Job.Pair] || len(r.Records) != 2 {
@@ -86,10 +87,15 @@ func (g *Gatekeeper) arena(ctx context.Context, s State) (State, error) {
 			k := [2]int{rec.Pair, rec.Game}
 			if _, dup := have[k]; !dup {
 				have[k] = rec
+				added = true
 			}
 		}
 		recs := slices.Collect(maps.Values(have)) // in any order: Summarize and WriteRecords sort them
 		sum = arena.Summarize(h, recs)
+		if added {
+			added = false
+			g.logf("gen %d: pair %d from %s: %d games W/D/L %d/%d/%d LLR %.2f", gen, r.Job.Pair, r.Worker, sum.Games, sum.WDL.Wins, sum.WDL.Draws, sum.WDL.Losses, sum.LLR)
+		}
 		var buf bytes.Buffer
 		if err := arena.WriteRecords(&buf, h, recs); err != nil {
 			return false, err

@@ -70,6 +70,7 @@ type stageFunc func(ctx context.Context, s State, rev uint64) (next State, nextR
 // done or ctx is cancelled (not an error); between them it waits for the
 // other role.
 func (r *role) run(ctx context.Context, stage stageFunc) error {
+	var waiting State // the state last waited on, said once
 	for ctx.Err() == nil {
 		s, rev, ok, err := r.c.State(ctx)
 		if err != nil {
@@ -84,6 +85,10 @@ func (r *role) run(ctx context.Context, stage stageFunc) error {
 		}
 		next, rev, mine, err := stage(ctx, s, rev)
 		if err == nil && !mine {
+			if s != waiting {
+				waiting = s
+				r.logf("waiting for the other role: gen %d, stage %s", s.Generation, s.Stage)
+			}
 			if err = r.c.waitChange(ctx, keyState, rev); err == nil {
 				continue
 			}
@@ -290,6 +295,7 @@ func (t *Trainer) playGeneration(ctx context.Context, sp *State, revp *uint64) (
 		counts.Plies += r.Plies
 		counts.Evaluations += r.Evals
 		counts.Games += r.Job.Games
+		t.logf("gen %d: self-play block %d/%d from %s: %d games, %d positions", gen, len(shards), len(jobs), r.Worker, r.Job.Games, r.Shard.Records)
 		if len(shards) < len(jobs) {
 			return false, nil
 		}
@@ -459,6 +465,8 @@ func (t *Trainer) train(ctx context.Context, s State) (State, error) {
 	m, err := t.stages.Train(ctx, loop.TrainJob{Generation: gen, Dirs: dirs, State: stateFile,
 		Started: func(total, target int64) { t.logf("gen %d: training to step %d on %d positions", gen, target, total) },
 		Progress: func(p train.Progress) {
+			t.logf("gen %d: step %d/%d loss %.3f (policy %.3f wdl %.3f) lr %.4g %.0f samples/s window %d",
+				gen, p.Step, p.Target, p.Losses.Total, p.Losses.Policy, p.Losses.WDL, p.Rate, p.SamplesPerS, p.Window)
 			if uploadErr == nil {
 				uploadErr = upload()
 			}

@@ -91,7 +91,7 @@ func NewWorker(ctx context.Context, c *Conn, opt WorkerOptions) (*Worker, error)
 		return w, nil
 	}
 	var ri RunInfo
-	for {
+	for said := false; ; said = true {
 		var ok bool
 		var err error
 		if ri, ok, err = c.Info(ctx); err != nil {
@@ -100,6 +100,9 @@ func NewWorker(ctx context.Context, c *Conn, opt WorkerOptions) (*Worker, error)
 			break
 		}
 		// The worker started before the run: wait for it.
+		if !said {
+			w.logf("waiting for run %s to start", c.Run)
+		}
 		if err := c.waitChange(ctx, keyRun, 0); err != nil {
 			return nil, err
 		}
@@ -123,6 +126,7 @@ func NewWorker(ctx context.Context, c *Conn, opt WorkerOptions) (*Worker, error)
 	if w.stages, err = loop.NewStages(w.st, cfg, opt.CodeVersion); err != nil {
 		return nil, err
 	}
+	w.logf("joined run %s: artifacts in %s", c.Run, ri.Bucket)
 	return w, nil
 }
 
@@ -169,6 +173,12 @@ func (w *Worker) Run(parent context.Context) error {
 	ackWait := cons.CachedInfo().Config.AckWait
 	maxDeliver := cons.CachedInfo().Config.MaxDeliver
 	slots := make(chan struct{}, w.opt.Slots)
+	// "waiting for jobs" is said when the worker starts, and again each
+	// time it has nothing to play after a job.
+	idle := w.opt.Handler == nil
+	if idle {
+		w.logf("waiting for jobs (%d %s)", w.opt.Slots, plural(w.opt.Slots, "slot", "slots"))
+	}
 	for ctx.Err() == nil {
 		if w.opt.UntilDone && w.done() {
 			w.logf("the run has played its %d generations", w.cfg.Generations)
@@ -205,6 +215,7 @@ func (w *Worker) Run(parent context.Context) error {
 		got := 0
 		for m := range batch.Messages() {
 			got++
+			idle = false
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -215,6 +226,10 @@ func (w *Worker) Run(parent context.Context) error {
 		fcancel()
 		for range free - got {
 			<-slots
+		}
+		if got == 0 && len(slots) == 0 && !idle && ctx.Err() == nil && w.opt.Handler == nil {
+			idle = true
+			w.logf("waiting for jobs (%d %s)", w.opt.Slots, plural(w.opt.Slots, "slot", "slots"))
 		}
 		if err := batch.Error(); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			w.logf("fetching jobs: %v", err)
@@ -346,12 +361,16 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg, ackWait time.Durat
 		return
 	}
 	if w.opt.Handler == nil && w.obsolete(&job) {
+		w.logf("%s: skipped, the run has left its stage", job.ID())
 		m.TermWithReason("obsolete") //nolint:errcheck
 		return
 	}
 	delivered := uint64(1)
 	if md, err := m.Metadata(); err == nil {
 		delivered = md.NumDelivered
+	}
+	if w.opt.Handler == nil {
+		w.logf("%s: taken (delivery %d)", job.ID(), delivered)
 	}
 	jctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -391,6 +410,7 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg, ackWait time.Durat
 	if err != nil {
 		if ctx.Err() != nil {
 			m.Nak() //nolint:errcheck // the worker is stopping: another takes the job now
+			w.logf("%s: handed back to the queue", job.ID())
 			return
 		}
 		w.logf("%s (delivery %d): %v", job.ID(), delivered, err)
@@ -424,7 +444,7 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg, ackWait time.Durat
 	}
 	w.played.Add(1)
 	if w.opt.Handler == nil {
-		w.logf("%s done in %.1fs", job.ID(), time.Since(start).Seconds())
+		w.logf("%s done in %.1fs, result returned", job.ID(), time.Since(start).Seconds())
 	}
 }
 
@@ -554,4 +574,12 @@ func (w *Worker) ladder(ctx context.Context, job Job) (Result, error) {
 		return Result{}, err
 	}
 	return Result{Records: recs, Games: 2}, nil
+}
+
+// plural is one when n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -46,9 +46,9 @@ echo "== $run: best $best, rules $rules, search $search, games capped at $plies 
 for opp in random "net:$run/nets/gen-0000.palnet,$search"; do
 	name=$( [ "$opp" = random ] && echo random || echo gen0 )
 	"$palace" arena --rules "$rules" --max-plies "$plies" --pairs 100 --concurrency 16 --progress none \
-		--player "net:$run/$best,$search" --player "$opp" --records "$run/measure/vs-$name.jsonl"
+		--player "net:$run/$best,$search" --player "$opp" --out "$run/measure/vs-$name.jsonl"
 done
 for s in "$sims" "${LADDER_SIMS:-800}"; do
-	"$palace" ladder --rules "$rules" --pairs 10 --concurrency 4 --progress none --dir "$run/measure/ladder-sims$s" \
+	"$palace" ladder --rules "$rules" --pairs 10 --concurrency 4 --progress none --out "$run/measure/ladder-sims$s" \
 		--player "net:$run/$best,sims=$s${search#sims=$sims}"
 done

@@ -29,11 +29,11 @@ func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	openingPlies := fs.Int("opening-plies", 2, "random plies in each opening")
 	seed := fs.Uint64("seed", 1, "random seed: the openings and each game's seeds")
 	concurrency := fs.Int("concurrency", 8, "games played at once")
-	records := fs.String("records", "arena.jsonl", "match record file: a game per line as it finishes; an existing file resumes the same match (the same flags), one holding another match is refused")
+	records := fs.String("out", "arena.jsonl", "match record file: a game per line as it finishes; an existing file resumes the same match (the same flags), one holding another match is refused")
 	sprtFlag := fs.String("sprt", "", "sequential test ELO0,ELO1 (logistic Elo of A over B): stop once H0 (Elo = ELO0) or H1 (Elo = ELO1) is accepted; empty: play every pair")
 	alpha := fs.Float64("alpha", 0.05, "SPRT: probability of accepting H1 when H0 holds")
 	beta := fs.Float64("beta", 0.05, "SPRT: probability of accepting H0 when H1 holds")
-	progress := fs.String("progress", "", "progress after every game: terminal (one updated status line), log (a line per game) or none (default: terminal when stdout is a terminal, else log)")
+	progress := addProgressFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return usagef("--openings %d: more than the %d pairs would never be played", *openings, *pairs)
 	}
 	if *records == "" {
-		return usageError{"--records: want a file name"}
+		return usageError{"--out: want a file name"}
 	}
 	if *openings == 0 {
 		*openings = *pairs
@@ -86,16 +86,9 @@ func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	display := *progress
-	switch display {
-	case "":
-		display = "log"
-		if isTerminal(stdout) {
-			display = "terminal"
-		}
-	case "terminal", "log", "none":
-	default:
-		return usagef("--progress %q: want terminal, log or none", *progress)
+	show, line, err := progressFlag(*progress, stdout)
+	if err != nil {
+		return err
 	}
 
 	rs, err := rules.LoadRuleSet(*ruleSet)
@@ -155,9 +148,9 @@ func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		Seed: *seed, CodeVersion: codeVersion(),
 	}
 	maxGames := 2 * *pairs
-	status := newStatus(stdout, display != "none", display == "terminal")
+	status := newStatus(stdout, show, line)
 	defer status.end()
-	if display != "none" {
+	if show {
 		header := fmt.Sprintf("arena: %s (A) vs %s (B), %s, %d pairs, %d openings of %d plies, records %s",
 			m.A.Name(), m.B.Name(), rs, *pairs, len(ops), *openingPlies, *records)
 		if before > 0 {
@@ -173,7 +166,7 @@ func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	interrupted := stoppedBy(ctx, playErr)
 	if playErr != nil && !interrupted {
 		if another {
-			return fmt.Errorf("%w (give --records another file for a new match)", playErr)
+			return fmt.Errorf("%w (give --out another file for a new match)", playErr)
 		}
 		return playErr
 	}

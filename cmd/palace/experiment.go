@@ -46,7 +46,7 @@ func parseExperimentFlags(args []string, stdout, stderr io.Writer) (experimentOp
 	fs.StringVar(&o.rulesB, "rules-b", "", "rule set B, of the same game as A")
 	fs.StringVar(&o.net, "net", "", "the player, on both sides: a network checkpoint FILE, uniform (search with equal priors and value 0: no network) or random (search with the hash-based random evaluator)")
 	fs.IntVar(&o.games, "games", 100, "game indices, each played once under A and once under B with the same opening and seed (more later extends the experiment)")
-	fs.IntVar(&o.sims, "sims", 32, "search simulations a move (self-play's Gumbel search, its noise on every move)")
+	fs.IntVar(&o.sims, "nodes", 32, "search budget: simulations a move (self-play's Gumbel search, its noise on every move)")
 	fs.Uint64Var(&o.seed, "seed", 1, "random seed: the openings and every game's search")
 	fs.IntVar(&o.maxPlies, "max-plies", 400, "cap every game at this many plies, opening included, adjudicated by each rule set (a rule set's own smaller cap stays; 0: the rule sets' own caps)")
 	fs.IntVar(&o.openingPlies, "opening-plies", 0, "random plies (no passes) opening each game, the same under A and B; 0 starts from the setup (janggi: the 16 setups in turn)")
@@ -54,7 +54,7 @@ func parseExperimentFlags(args []string, stdout, stderr io.Writer) (experimentOp
 	fs.IntVar(&o.evaluators, "evaluators", 2, "network copies (a batcher each) the games share")
 	fs.IntVar(&o.cache, "cache", 65536, "evaluation cache entries (0: none)")
 	fs.StringVar(&o.out, "out", "", "record file: a game per line as it finishes; an existing file resumes the same experiment, one holding another is refused")
-	progress := fs.String("progress", "auto", "progress after every game: auto (a status line on a terminal, else log lines), line, log or none")
+	progress := addProgressFlag(fs)
 	fs.BoolVar(&o.json, "json", false, "print the analysis as JSON instead of the table (progress then goes to stderr)")
 	if err := parseFlags(fs, args); err != nil {
 		return o, err
@@ -69,7 +69,7 @@ func parseExperimentFlags(args []string, stdout, stderr io.Writer) (experimentOp
 	}
 	err := checkLowerBounds(
 		lowerBound{flag: "games", value: o.games, min: 1},
-		lowerBound{flag: "sims", value: o.sims, min: 1},
+		lowerBound{flag: "nodes", value: o.sims, min: 1},
 		lowerBound{flag: "max-plies", value: o.maxPlies, want: "0 (the rule sets' own caps) or more"},
 		lowerBound{flag: "opening-plies", value: o.openingPlies},
 		lowerBound{flag: "concurrency", value: o.concurrency, min: 1},

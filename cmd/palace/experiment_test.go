@@ -171,7 +171,7 @@ func TestExperimentBadFlags(t *testing.T) {
 		{base("--net", ""), true, []string{"--net"}},
 		{base("--out", ""), true, []string{"--out"}},
 		{base("--games", "0"), true, []string{"--games 0"}},
-		{base("--sims", "0"), true, []string{"--sims 0"}},
+		{base("--nodes", "0"), true, []string{"--nodes 0"}},
 		{base("--max-plies", "-1"), true, []string{"--max-plies -1"}},
 		{base("--opening-plies", "-2"), true, []string{"--opening-plies -2"}},
 		{base("--concurrency", "0"), true, []string{"--concurrency 0"}},

@@ -42,19 +42,127 @@ func loadRuleSetList(list string) ([]*rules.RuleSet, error) {
 	return sets, nil
 }
 
-// newFlagSet makes a subcommand's flag set that reports errors instead of exiting.
+// newFlagSet makes a subcommand's flag set that reports errors instead of
+// exiting. Its -h prints "usage: palace NAME [flags]", the command's
+// summary and its flags (setUsage or setSynopsis change the first two).
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("palace "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	setSynopsis(fs, "palace "+name+" [flags]")
 	return fs
 }
 
 // setUsage makes -h print about (no final newline) before the flags.
 func setUsage(fs *flag.FlagSet, about string) {
 	fs.Usage = func() {
+		n := 0
+		fs.VisitAll(func(*flag.Flag) { n++ })
+		if n == 0 {
+			fmt.Fprint(fs.Output(), about+"\n")
+			return
+		}
 		fmt.Fprint(fs.Output(), about+"\n\nflags:\n")
-		fs.PrintDefaults()
+		printFlags(fs)
 	}
+}
+
+// setSynopsis makes -h print "usage: SYNOPSIS", then the command's
+// summary (from the command table), then the flags.
+func setSynopsis(fs *flag.FlagSet, synopsis string) {
+	fs.Usage = func() {
+		about := "usage: " + synopsis
+		if s := commandSummary(strings.TrimPrefix(fs.Name(), "palace ")); s != "" {
+			about += "\n\n" + s
+		}
+		setUsage(fs, about)
+		fs.Usage()
+	}
+}
+
+// flagAlias is an old flag name kept working as another name for a
+// flag that was renamed (see flagAliases).
+type flagAlias struct{ old, name string }
+
+// flagAliases are the flags renamed so that one thing has one name in
+// every command, by command (the flag set's name less "palace "): the
+// old name still works, and -h lists it only in a line of its own. The
+// rules (README, "Flags"): --out is what a command writes for others to
+// read, a file or a directory, resumed from where the command resumes;
+// --dir is only a run directory (palace run's whole state); --work is a
+// job's working state, kept to resume, whose results go elsewhere;
+// --nodes is a search's budget a move (for palace's MCTS, simulations);
+// --progress takes auto, line, log or none.
+var flagAliases = map[string][]flagAlias{
+	"selfplay":         {{"output", "out"}},
+	"arena":            {{"records", "out"}},
+	"ladder":           {{"dir", "out"}},
+	"ladder calibrate": {{"dir", "work"}},
+	"search":           {{"sims", "nodes"}},
+	"experiment":       {{"sims", "nodes"}},
+	"uci":              {{"sims", "nodes"}},
+}
+
+// aliases are fs's old flag names.
+func aliases(fs *flag.FlagSet) []flagAlias {
+	return flagAliases[strings.TrimPrefix(fs.Name(), "palace ")]
+}
+
+// isAlias tells whether name is one of fs's old flag names.
+func isAlias(fs *flag.FlagSet, name string) bool {
+	for _, a := range aliases(fs) {
+		if a.old == name {
+			return true
+		}
+	}
+	return false
+}
+
+// addAliases defines fs's old flag names, each sharing its new flag's
+// value (once; parseArgs parses more than once).
+func addAliases(fs *flag.FlagSet) {
+	for _, a := range aliases(fs) {
+		f := fs.Lookup(a.name)
+		if f == nil || fs.Lookup(a.old) != nil {
+			continue
+		}
+		fs.Var(f.Value, a.old, "old name of --"+a.name)
+	}
+}
+
+// printFlags prints fs's flags as flag.PrintDefaults does, less the old
+// names, which follow in a line of their own.
+func printFlags(fs *flag.FlagSet) {
+	shown := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	shown.SetOutput(fs.Output())
+	fs.VisitAll(func(f *flag.Flag) {
+		if isAlias(fs, f.Name) {
+			return
+		}
+		shown.Var(f.Value, f.Name, f.Usage)
+		shown.Lookup(f.Name).DefValue = f.DefValue
+	})
+	shown.PrintDefaults()
+	var old []string
+	for _, a := range aliases(fs) {
+		if fs.Lookup(a.name) != nil {
+			old = append(old, "--"+a.old+" (--"+a.name+")")
+		}
+	}
+	if len(old) > 0 {
+		fmt.Fprintf(fs.Output(), "\nold names, still accepted: %s\n", strings.Join(old, ", "))
+	}
+}
+
+// parsedFlagSet, when set (tests), sees every flag set as it is parsed.
+var parsedFlagSet func(*flag.FlagSet)
+
+// parse is fs.Parse with the old flag names, its mistakes usage errors.
+func parse(fs *flag.FlagSet, args []string) error {
+	addAliases(fs)
+	if parsedFlagSet != nil {
+		parsedFlagSet(fs)
+	}
+	return flagError(fs.Parse(args))
 }
 
 // flagError turns a flag-parsing mistake into a usage error; -h stays
@@ -68,7 +176,7 @@ func flagError(err error) error {
 
 // parseFlags parses a command line of flags only.
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := flagError(fs.Parse(args)); err != nil {
+	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -80,7 +188,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 // parseOneArg parses flags followed by exactly one positional argument and
 // returns it; want is the usage error without one.
 func parseOneArg(fs *flag.FlagSet, args []string, want string) (string, error) {
-	if err := flagError(fs.Parse(args)); err != nil {
+	if err := parse(fs, args); err != nil {
 		return "", err
 	}
 	if fs.NArg() != 1 {
@@ -95,7 +203,7 @@ func parseOneArg(fs *flag.FlagSet, args []string, want string) (string, error) {
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	var rest []string
 	for {
-		if err := flagError(fs.Parse(args)); err != nil {
+		if err := parse(fs, args); err != nil {
 			return nil, err
 		}
 		left := fs.Args()
@@ -108,6 +216,14 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 		rest = append(rest, left[0])
 		args = left[1:]
 	}
+}
+
+// progressUsage is the help of every command's --progress.
+const progressUsage = "progress: auto (a status line redrawn on a terminal, else log lines), line (the status line), log (log lines) or none"
+
+// addProgressFlag adds --progress, auto unless given (see progressFlag).
+func addProgressFlag(fs *flag.FlagSet) *string {
+	return fs.String("progress", "auto", progressUsage)
 }
 
 // lowerBound is an integer flag's least value.

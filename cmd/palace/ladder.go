@@ -27,16 +27,22 @@ Rates a player on an absolute scale: Fairy-Stockfish at fixed node counts,
 calibrated once per game and engine build (built in for Debian's
 fairy-stockfish). The player climbs from the bottom rung until a rung beats
 it (it scores under half there), and is rated by maximum likelihood over all
-its games, the rungs' ratings held fixed. Every game is recorded in --dir as it finishes;
-the same command again resumes.`
+its games, the rungs' ratings held fixed. Every game is recorded in --out as it
+finishes, and the rating with them; the same command again resumes.`
+
+// ladderSubcommands are palace ladder's verbs besides the rating (palace
+// ladder --player SPEC).
+var ladderSubcommands = []subcommand{
+	{"calibrate", "calibrate a scale: an engine's node counts rated by their games", runLadderCalibrate},
+	{"show", "print a scale: its rungs' ratings and the calibration's matches", runLadderShow},
+}
 
 func runLadder(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if len(args) > 0 {
-		switch args[0] {
-		case "calibrate":
-			return runLadderCalibrate(args[1:], stdout, stderr)
-		case "show":
-			return runLadderShow(args[1:], stdout, stderr)
+		for _, s := range ladderSubcommands {
+			if s.name == args[0] {
+				return s.run(args[1:], stdout, stderr)
+			}
 		}
 	}
 	fs := newFlagSet("ladder", stderr)
@@ -45,9 +51,9 @@ func runLadder(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	spec := fs.String("player", "", "the player to rate, one of\n"+arena.PlayerHelp)
 	scaleFile := fs.String("scale", "", "the scale file (default: the built-in scale of --rules)")
 	engine := fs.String("engine", "", "the rungs' engine program (default: the scale's)")
-	settings := addLadderSettings(fs, 10, "ladder")
+	settings := addLadderSettings(fs, 10, "out", "ladder", "directory of the matches' record files and the rating; the same command again resumes from them")
 	asJSON := fs.Bool("json", false, "print the rating as JSON (it is also written to DIR/"+ladder.ResultFile+")")
-	progress := fs.String("progress", "auto", "progress: auto, line, log or none")
+	progress := addProgressFlag(fs)
 	if len(args) > 0 && args[0] == "help" {
 		fs.Usage()
 		return flag.ErrHelp
@@ -109,15 +115,19 @@ func runLadder(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 // ladderFlags are the flags a rating and a calibration share.
 type ladderFlags struct {
 	ladder.Settings
+	dirFlag string // the name of the records' directory's flag
 }
 
-func addLadderSettings(fs *flag.FlagSet, pairs int, dir string) *ladderFlags {
-	f := &ladderFlags{}
+// addLadderSettings adds the flags a rating and a calibration share; the
+// records' directory is the flag dirFlag (--out for a rating, which it
+// holds; --work for a calibration, whose result is its --out).
+func addLadderSettings(fs *flag.FlagSet, pairs int, dirFlag, dir, dirUsage string) *ladderFlags {
+	f := &ladderFlags{dirFlag: dirFlag}
 	fs.IntVar(&f.Pairs, "pairs", pairs, "game pairs a match (one opening, colours swapped)")
 	fs.IntVar(&f.OpeningPlies, "opening-plies", 2, "random plies in each pair's opening")
 	fs.Uint64Var(&f.Seed, "seed", 1, "random seed: the openings and each game's seeds")
 	fs.IntVar(&f.Concurrency, "concurrency", 2, "games played at once")
-	fs.StringVar(&f.Dir, "dir", dir, "directory of the matches' record files; the same command again resumes from them")
+	fs.StringVar(&f.Dir, dirFlag, dir, dirUsage)
 	return f
 }
 
@@ -134,7 +144,7 @@ func (f *ladderFlags) check() error {
 		return usagef("--pairs %d, --concurrency %d: want at most %d and %d", f.Pairs, f.Concurrency, arena.MaxPairs, arena.MaxConcurrency)
 	}
 	if f.Dir == "" {
-		return usageError{"--dir: want a directory"}
+		return usagef("--%s: want a directory", f.dirFlag)
 	}
 	return nil
 }
@@ -218,7 +228,7 @@ const calibrateAbout = `usage: palace ladder calibrate --out FILE [flags]
 
 Calibrates a scale: the engine at each node count of --nodes plays its
 neighbours (--pairs pairs each), and a Bradley–Terry fit over all the games
-rates every rung, the first at 0. The records stay in --dir; the same
+rates every rung, the first at 0. The records stay in --work; the same
 command again resumes.`
 
 func runLadderCalibrate(args []string, stdout, stderr io.Writer) error {
@@ -229,9 +239,9 @@ func runLadderCalibrate(args []string, stdout, stderr io.Writer) error {
 	nodesFlag := fs.String("nodes", joinInts(ladder.DefaultNodes), "the rungs: node counts a move, increasing")
 	var options stringList
 	fs.Var(&options, "option", "NAME=VALUE, sent to every rung by setoption (repeatable)")
-	settings := addLadderSettings(fs, 100, "ladder-calibration")
+	settings := addLadderSettings(fs, 100, "work", "ladder-calibration", "directory of the matches' record files; the same command again resumes from them")
 	out := fs.String("out", "", "the scale file to write")
-	progress := fs.String("progress", "auto", "progress: auto, line, log or none")
+	progress := addProgressFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -15,30 +16,63 @@ import (
 type command struct {
 	summary string
 	run     func(args []string, stdin io.Reader, stdout, stderr io.Writer) error
+	// subs are the command's subcommands (palace net init), for palace
+	// help and the tests that walk the table; the command runs them.
+	subs []subcommand
 }
 
-var commands = map[string]command{
-	"perft":      {"count legal-move tree leaves (single position or a batch file)", runPerft},
-	"report":     {"print a run's generations and draw its Elo and loss charts", runReport},
-	"run":        {"palace's main job: generations of self-play, training and gating in one resumable run directory", runRun},
-	"experiment": {"play paired self-play games under two rule sets and compare first-move advantage, draws, length and endings", runExperiment},
-	"import":     {"read game records (PGN in ICCS, WXF or Chinese notation, Fairy-Stockfish PGN, janggi .gib) into a palace games file", runImport},
-	"export":     {"write games (imported, self-play, a run's) as PGN for liground and pychess-variants", runExport},
-	"moves":      {"list the legal moves of positions", runMoves},
-	"adjudicate": {"decide game results from a start FEN and moves (batch)", runAdjudicate},
-	"ladder":     {"rate a player on an absolute scale (Fairy-Stockfish at fixed node counts), or calibrate a scale", runLadder},
-	"arena":      {"play a match between players (palace networks, UCI/UCCI engines, a random mover) and report W/D/L, Elo and the SPRT", runArena},
-	"openings":   {"opening statistics from game records: move frequencies, W/D/L and scores with 95% intervals per position; janggi setup matrix", runOpenings},
-	"net":        {"create (init), describe (info) and measure (bench) networks", runNet},
-	"search":     {"search a position with MCTS (a network, or a uniform evaluator)", runSearch},
-	"selfplay":   {"play games against itself and write training shards (resumes where it stopped)", runSelfplay},
-	"shard":      {"describe (inspect) one shard, or check (verify) a shard directory and replay its games", runShard},
-	"uci":        {"speak UCI/UCCI or xboard (CECP) to GUIs and other programs (palace as an engine)", runUCI},
-	"worker":     {"play a distributed run's self-play and arena jobs from its NATS queue (any number, anywhere)", runWorker},
-	"train":      {"learn from recorded games: train a network on imported game records, measured on held-out games", runTrain},
-	"trainer":    {"a distributed run's trainer: starts the run, enqueues self-play, trains (one per run)", runTrainer},
-	"gatekeeper": {"a distributed run's gatekeeper: plays each candidate's match through the workers, decides, promotes (one per run)", runGatekeeper},
-	"version":    {"print palace's version and build information", runVersion},
+// commands is the command table. It is filled in init: the commands'
+// help reads it (commandSummary), which a variable's initializer could
+// not do without a cycle.
+var commands map[string]command
+
+func init() {
+	commands = commandTable()
+}
+
+func commandTable() map[string]command {
+	return map[string]command{
+		"perft":      {"count legal-move tree leaves (single position or a batch file)", runPerft, nil},
+		"report":     {"print a run's generations and draw its Elo and loss charts", runReport, nil},
+		"run":        {"palace's main job: generations of self-play, training and gating in one resumable run directory", runRun, nil},
+		"experiment": {"play paired self-play games under two rule sets and compare first-move advantage, draws, length and endings", runExperiment, nil},
+		"import":     {"read game records (PGN in ICCS, WXF or Chinese notation, Fairy-Stockfish PGN, janggi .gib, XQStudio .xqf, CCBridge .cbr/.cbl) into a palace games file", runImport, nil},
+		"export":     {"write games (imported, self-play, a run's) as PGN for liground and pychess-variants", runExport, nil},
+		"moves":      {"list the legal moves of positions", runMoves, nil},
+		"adjudicate": {"decide game results from a start FEN and moves (batch)", runAdjudicate, nil},
+		"ladder":     {"rate a player on an absolute scale (Fairy-Stockfish at fixed node counts), or calibrate a scale", runLadder, ladderSubcommands},
+		"arena":      {"play a match between players (palace networks, UCI/UCCI engines, a random mover) and report W/D/L, Elo and the SPRT", runArena, nil},
+		"openings":   {"opening statistics from game records: move frequencies, W/D/L and scores with 95% intervals per position; janggi setup matrix", runOpenings, nil},
+		"net":        {"create (init), describe (info), measure (bench) and evaluate (eval) networks", runNet, netSubcommands},
+		"search":     {"search a position with MCTS (a network, or a uniform evaluator)", runSearch, nil},
+		"selfplay":   {"play games against itself and write training shards (resumes where it stopped)", runSelfplay, nil},
+		"shard":      {"describe (inspect) one shard, or check (verify) a shard directory and replay its games", runShard, shardSubcommands},
+		"uci":        {"speak UCI/UCCI or xboard (CECP) to GUIs and other programs (palace as an engine)", runUCI, nil},
+		"worker":     {"play a distributed run's self-play and arena jobs from its NATS queue (any number, anywhere)", runWorker, nil},
+		"train":      {"learn from recorded games: train a network on imported game records, measured on held-out games", runTrain, nil},
+		"trainer":    {"a distributed run's trainer: starts the run, enqueues self-play, trains (one per run)", runTrainer, nil},
+		"gatekeeper": {"a distributed run's gatekeeper: plays each candidate's match through the workers, decides, promotes (one per run)", runGatekeeper, nil},
+		"version":    {"print palace's version and build information", runVersion, nil},
+	}
+}
+
+// commandSummary is the summary of a command ("net") or subcommand ("net
+// init") in the table; "" for none.
+func commandSummary(name string) string {
+	head, sub, _ := strings.Cut(name, " ")
+	c, ok := commands[head]
+	if !ok {
+		return ""
+	}
+	if sub == "" {
+		return c.summary
+	}
+	for _, s := range c.subs {
+		if s.name == sub {
+			return s.summary
+		}
+	}
+	return ""
 }
 
 // isHelp tells whether arg asks for a command's list of commands.
@@ -66,7 +100,27 @@ func usage(w io.Writer) {
 	for i, n := range names {
 		list[i] = [2]string{n, commands[n].summary}
 	}
-	writeCommandList(w, "palace <command> [flags]", "commands", list, "Run 'palace <command> -h' for a command's flags.")
+	writeCommandList(w, "palace <command> [flags]", "commands", list,
+		"Run 'palace help <command>' or 'palace <command> -h' for a command's usage and flags.")
+}
+
+// runHelp is palace help [COMMAND [SUBCOMMAND]]: the general usage, or
+// the command's own, as its -h prints it.
+func runHelp(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return 0
+	}
+	if _, ok := commands[args[0]]; !ok {
+		fmt.Fprintf(stderr, "palace help: unknown command %q\n\n", args[0])
+		usage(stderr)
+		return 2
+	}
+	if len(args) > 2 {
+		fmt.Fprintf(stderr, "palace help: want a command and at most one subcommand: palace help %s [SUBCOMMAND]\n", args[0])
+		return 2
+	}
+	return run(append(slices.Clone(args), "-h"), stdin, stdout, stderr)
 }
 
 // subcommand is one verb of a command that has several (palace net init).
@@ -100,6 +154,9 @@ func runSubcommand(command, want string, subs []subcommand, args []string, stdou
 
 // run is main without the process: tests call it directly.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "help" {
+		return runHelp(args[1:], stdin, stdout, stderr)
+	}
 	if len(args) == 0 || isHelp(args[0]) {
 		usage(stderr)
 		if len(args) == 0 {

@@ -32,6 +32,7 @@ func runNet(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 
 func runNetInit(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("net init", stderr)
+	setSynopsis(fs, "palace net init --out FILE [flags]")
 	config := fs.String("config", "", "network shape YAML (configs/net-6x64.yaml); default 6 blocks × 64 filters")
 	out := fs.String("out", "", "checkpoint file to write")
 	seed := fs.Uint64("seed", 1, "random seed for the initial weights")
@@ -77,6 +78,7 @@ func parseCheckpointArg(fs *flag.FlagSet, args []string, want string) (*model.Ch
 
 func runNetInfo(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("net info", stderr)
+	setSynopsis(fs, "palace net info FILE")
 	ck, file, err := parseCheckpointArg(fs, args, "want one checkpoint file: palace net info FILE")
 	if err != nil {
 		return err
@@ -124,6 +126,7 @@ const (
 
 func runNetBench(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("net bench", stderr)
+	setSynopsis(fs, "palace net bench [flags] FILE")
 	batches := fs.String("batch", "1,8,32", "comma-separated batch sizes")
 	positions := fs.Int("positions", 256, "positions each worker evaluates per batch size")
 	workers := fs.Int("workers", runtime.NumCPU(), "inference workers, one network copy each (one per core is the intended use)")
@@ -201,6 +204,7 @@ func runNetBench(args []string, stdout, stderr io.Writer) error {
 // value head the results better than predictors that know nothing.
 func runNetEval(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("net eval", stderr)
+	setSynopsis(fs, "palace net eval --net FILE (--games PATH | DIR...) [flags]")
 	netFile := fs.String("net", "", "checkpoint file to evaluate")
 	var games stringList
 	fs.Var(&games, "games", "a games file (palace import's) or a directory of them, instead of shard directories; give it once per path")

@@ -11,13 +11,14 @@ import (
 	"time"
 )
 
-// progressFlag reads a long-running command's --progress: auto (a status
-// line redrawn on a terminal, else log lines), line, log or none.
+// progressFlag reads a long-running command's --progress (addProgressFlag):
+// auto (a status line redrawn on a terminal, else log lines), line, log
+// or none; terminal, palace arena's old name for line, still works.
 func progressFlag(value string, stdout io.Writer) (show, line bool, err error) {
 	switch value {
 	case "auto":
 		return true, isTerminal(stdout), nil
-	case "line":
+	case "line", "terminal":
 		return true, true, nil
 	case "log":
 		return true, false, nil

@@ -290,6 +290,12 @@ func reportRows(ms []loop.Metric) []reportRow {
 // reportCharts draws elo.png (each gate's Elo against the best with its
 // interval, and the promoted networks' cumulative gain) and loss.png.
 func reportCharts(rows []reportRow, dir string) ([]string, error) {
+	return drawCharts(dir, generationCharts(rows))
+}
+
+// generationCharts are elo.png and loss.png: generations along X, marked
+// at whole numbers only.
+func generationCharts(rows []reportRow) []namedChart {
 	var gate, cum, loss, policy, wdl chart.Series
 	// The sum overstates the best network's gain: a promoted candidate's
 	// estimate is selected for being high. palace arena against generation
@@ -317,10 +323,10 @@ func reportCharts(rows []reportRow, dir string) ([]string, error) {
 			wdl.X, wdl.Y = append(wdl.X, x), append(wdl.Y, r.tr.Loss.WDL)
 		}
 	}
-	return drawCharts(dir, []namedChart{
-		{"elo.png", chart.Line{Title: "Elo per generation (95% intervals)", XLabel: "generation", YLabel: "Elo", Series: []chart.Series{gate, cum}}},
-		{"loss.png", chart.Line{Title: "Training loss per generation", XLabel: "generation (of the network trained)", YLabel: "loss per position", Series: []chart.Series{loss, policy, wdl}}},
-	})
+	return []namedChart{
+		{"elo.png", chart.Line{Title: "Elo per generation (95% intervals)", XLabel: "generation", YLabel: "Elo", Series: []chart.Series{gate, cum}, IntegerX: true}},
+		{"loss.png", chart.Line{Title: "Training loss per generation", XLabel: "generation (of the network trained)", YLabel: "loss per position", Series: []chart.Series{loss, policy, wdl}, IntegerX: true}},
+	}
 }
 
 func intOr(ok bool, f func() int64) string {

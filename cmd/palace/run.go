@@ -23,10 +23,10 @@ const defaultRunConfig = "quickstart-xiangqi.yaml"
 func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("run", stderr)
 	config := fs.String("config", "", "run configuration YAML (see configs/quickstart-*.yaml); default: the xiangqi quickstart built into palace, or the run directory's own config when it has one")
-	dir := fs.String("dir", "", "run directory (default runs/<config name>); an existing one resumes")
+	dir := fs.String("dir", "", "the run directory, the run's whole state (default runs/<config name>); an existing one resumes")
 	generations := fs.Int("generations", -1, "stop after this many generations in total (overrides the config's generations; 0: never)")
 	duration := fs.Duration("duration", 0, "stop after this long (the run resumes where it stopped); 0: until the generations are done")
-	progress := fs.String("progress", "auto", "progress display: auto (a status line on a terminal, else log lines), line, log or none")
+	progress := addProgressFlag(fs)
 	distributed := fs.Bool("distributed", false, "run the trainer and gatekeeper (and --workers workers) against a NATS server (--nats) and a bucket (--bucket); workers anywhere join with palace worker")
 	cf := addClusterFlags(fs, progress)
 	workers := fs.Int("workers", 0, "with --distributed: workers to run in this process too")

@@ -16,7 +16,7 @@ func runSearch(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs, pf := newPositionFlagSet("search", stderr)
 	moves := fs.String("moves", "", "moves to play from the position first (ranks 1–10, space-separated)")
 	netFile := fs.String("net", "", "network checkpoint; without it a uniform evaluator (equal priors, value 0) stands in")
-	sims := fs.Int("sims", 800, "simulations (a visit count, not a time)")
+	sims := fs.Int("nodes", 800, "search budget: simulations (a visit count, not a time)")
 	mode := fs.String("mode", "puct", "search: puct or gumbel")
 	seed := fs.Uint64("seed", 1, "random seed (Gumbel sampling)")
 	leaves := fs.Int("leaves", 8, "leaves gathered per network call (virtual loss)")

@@ -12,9 +12,9 @@ func runSelfplay(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	fs := newFlagSet("selfplay", stderr)
 	config := fs.String("config", "", "self-play configuration YAML (see configs/selfplay.yaml)")
 	games := fs.Int("games", 0, "override the config's games: the number of games the directory should hold")
-	output := fs.String("output", "", "override the config's output directory")
+	output := fs.String("out", "", "override the config's output directory (its shards and game records; an existing one resumes)")
 	duration := fs.Duration("duration", 0, "stop after this long, committing the finished games (a later run continues); 0: until the games are played")
-	progress := fs.String("progress", "auto", "progress display: auto (a status line on a terminal, else log lines), line, log or none")
+	progress := addProgressFlag(fs)
 	interval := fs.Duration("interval", 0, "time between progress reports (default 5s for log lines, 1s for the status line)")
 	if err := parseFlags(fs, args); err != nil {
 		return err

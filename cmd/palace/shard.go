@@ -29,6 +29,7 @@ func runShard(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 
 func runShardInspect(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("shard inspect", stderr)
+	setSynopsis(fs, "palace shard inspect [flags] FILE")
 	n := fs.Int("records", 5, "how many of the first records to show")
 	blocks := fs.Bool("blocks", false, "list every block")
 	top := fs.Int("top", 3, "policy moves shown per record, most likely first")
@@ -147,6 +148,7 @@ func topPolicy(rec *datasets.Record, k int) string {
 
 func runShardVerify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("shard verify", stderr)
+	setSynopsis(fs, "palace shard verify DIR")
 	dir, err := parseOneArg(fs, args, "want one shard directory: palace shard verify DIR")
 	if err != nil {
 		return err
@@ -168,6 +170,11 @@ func runShardVerify(args []string, stdout, stderr io.Writer) error {
 	rep, err := selfplay.Verify(dir)
 	if err != nil {
 		return err
+	}
+	// A manifest listing no shard (self-play stopped before its first)
+	// holds nothing to check: no pass either.
+	if rep.Shards == 0 && len(rep.Problems) == 0 {
+		return fmt.Errorf("%s has no shards: nothing to verify", dir)
 	}
 	for _, p := range rep.Problems {
 		fmt.Fprintf(stdout, "problem %s: %v\n", filepath.Join(dir, p.Name), p.Err)

@@ -73,7 +73,7 @@ func runTrain(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	epochs := fs.Float64("epochs", 0, "passes over the training positions (default: the config's)")
 	evalEvery := fs.Int64("eval-every", -1, "steps between held-out evaluations (default: the config's; 0: at the end only)")
 	keep := fs.String("keep", "best", "the network to write: best (the evaluation with the least held-out policy + WDL loss; early stopping) or last")
-	progress := fs.String("progress", "auto", "progress: auto, line, log or none")
+	progress := addProgressFlag(fs)
 	if len(args) > 0 && args[0] == "help" {
 		fs.Usage()
 		return flag.ErrHelp

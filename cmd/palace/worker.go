@@ -22,14 +22,15 @@ type clusterFlags struct {
 }
 
 // addClusterFlags adds them to fs; progress is the flag set's own
-// --progress when it has one.
+// --progress when it has one. A role prints log lines (what it does, as
+// it does it) for every --progress but none: it has no status line.
 func addClusterFlags(fs *flag.FlagSet, progress *string) *clusterFlags {
 	def := os.Getenv("PALACE_NATS")
 	if def == "" {
 		def = "nats://127.0.0.1:4222"
 	}
 	if progress == nil {
-		progress = fs.String("progress", "log", "log lines (log) or nothing (none)")
+		progress = addProgressFlag(fs)
 	}
 	return &clusterFlags{
 		progress:   progress,
@@ -59,12 +60,22 @@ func (f *clusterFlags) join(role string, duration time.Duration, stdout io.Write
 		return nil, err
 	}
 	ctx, stop := stopContext(duration)
-	c, err := f.connect(ctx, role)
-	if err != nil {
+	r := &clusterRole{name: role, ctx: ctx, log: log, stop: stop}
+	r.logf("connecting to NATS at %s (run %s)", *f.nats, *f.run)
+	if r.conn, err = f.connect(ctx, role); err != nil {
 		stop()
 		return nil, err
 	}
-	return &clusterRole{name: role, ctx: ctx, log: log, conn: c, stop: stop}, nil
+	r.logf("connected")
+	return r, nil
+}
+
+// logf writes a log line as the cluster package's roles do: the time,
+// the role, what it does.
+func (r *clusterRole) logf(format string, a ...any) {
+	if r.log != nil {
+		fmt.Fprintf(r.log, "%s %s: %s\n", time.Now().UTC().Format(time.RFC3339), r.name, fmt.Sprintf(format, a...))
+	}
 }
 
 func (r *clusterRole) Close() {
@@ -93,13 +104,11 @@ func (f *clusterFlags) connect(ctx context.Context, role string) (*cluster.Conn,
 }
 
 func (f *clusterFlags) log(stdout io.Writer) (io.Writer, error) {
-	switch *f.progress {
-	case "log", "auto", "line":
-		return newStatus(stdout, true, false).writer(), nil
-	case "none":
-		return nil, nil
+	show, _, err := progressFlag(*f.progress, stdout)
+	if err != nil || !show {
+		return nil, err
 	}
-	return nil, usagef("--progress %q: want log or none", *f.progress)
+	return newStatus(stdout, true, false).writer(), nil
 }
 
 // store opens --bucket, or the bucket the run was started with.

@@ -47,6 +47,19 @@ func TestRunDistributed(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("palace worker --until-done did not stop after the run")
 	}
+	// Each role says what it does as it does it: connecting, waiting,
+	// taking and returning jobs, training steps.
+	for _, want := range []string{"run: connecting to NATS at " + url, "run: connected", "trainer: gen 0: step ", "trainer: gen 0: self-play block 1/",
+		"gatekeeper: gen 0: pair ", "worker local-0: waiting for jobs (1 slot)", ": taken (delivery 1)", "done in "} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("palace run --distributed's log lacks %q:\n%s", want, out.String())
+		}
+	}
+	for _, want := range []string{"worker: connecting to NATS", "worker w1: waiting for run cmdtest to start", "worker w1: joined run cmdtest"} {
+		if !strings.Contains(wout.String(), want) {
+			t.Errorf("palace worker's log lacks %q:\n%s", want, wout.String())
+		}
+	}
 	st, _ := store.NewDir(dir)
 	if b, err := st.Read(loop.StateKey); err != nil || !strings.Contains(string(b), `"generation":1`) {
 		t.Fatalf("state %s, %v\n%s", b, err, out.String())
@@ -68,6 +81,26 @@ func TestRunDistributed(t *testing.T) {
 	err = runGatekeeper([]string{"--nats", url, "--run", "cmdtest", "--progress", "none"}, nil, &out, &errOut)
 	if err != nil {
 		t.Errorf("joining a finished run: %v", err)
+	}
+}
+
+// A worker says what it does from its first second: connecting, then
+// waiting for a run that is not started yet.
+func TestWorkerSaysItWaits(t *testing.T) {
+	url := testrun.NATS(t)
+	var out, errOut bytes.Buffer
+	err := runWorker([]string{"--nats", url, "--run", "idle", "--name", "w9", "--duration", "1s"}, nil, &out, &errOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"worker: connecting to NATS at " + url + " (run idle)\n", "worker: connected\n", "worker w9: waiting for run idle to start\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if err := runWorker([]string{"--nats", url, "--run", "idle", "--duration", "1s", "--progress", "none"}, nil, &out, &errOut); err != nil || out.Len() != 0 {
+		t.Errorf("--progress none: %v, %q", err, out.String())
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"strconv"
 
 	xfont "golang.org/x/image/font"
 	"gonum.org/v1/plot"
@@ -56,6 +57,9 @@ type Line struct {
 	Title, XLabel, YLabel string
 	Series                []Series
 	Width, Height         int // pixels; 0 → DefaultWidth × DefaultHeight
+	// IntegerX marks the X axis at whole numbers only (generations:
+	// no tick at 2.5), every one or every 2nd, 5th, 10th... one.
+	IntegerX bool
 }
 
 // Bar is one bar of a bar chart. Lo and Hi are its interval, NaN when
@@ -304,6 +308,9 @@ func (c Line) build() (*figure, error) {
 	p.Add(markers...)
 	p.X.Min, p.X.Max = fixRange(p.X.Min, p.X.Max)
 	p.Y.Min, p.Y.Max = fixRange(p.Y.Min, p.Y.Max)
+	if c.IntegerX {
+		p.X.Tick.Marker = integerTicks{}
+	}
 	return &figure{p: p, legend: leg, w: w, h: h}, nil
 }
 
@@ -371,6 +378,26 @@ func (c Bars) build() (*figure, error) {
 	p.Y.Min, p.Y.Max = -0.5, float64(n)-0.5
 	p.NominalY(names...)
 	return &figure{p: p, w: w, h: h}, nil
+}
+
+// integerTicks marks whole numbers only: every one, or every 2nd, 5th,
+// 10th, 20th... so that at most 11 are labelled.
+type integerTicks struct{}
+
+func (integerTicks) Ticks(min, max float64) []plot.Tick {
+	lo, hi := math.Ceil(min), math.Floor(max)
+	if !(lo <= hi) {
+		return nil
+	}
+	step := 1.0
+	for i := 0; (hi-lo)/step > 10; i++ {
+		step *= [3]float64{2, 2.5, 2}[i%3] // 1, 2, 5, 10, 20, 50...
+	}
+	var ticks []plot.Tick
+	for v := math.Ceil(lo/step) * step; v <= hi; v += step {
+		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+	}
+	return ticks
 }
 
 // fixRange widens an axis range too narrow for plot's tick code, which

@@ -388,3 +388,47 @@ func TestFixRange(t *testing.T) {
 		t.Errorf("fixRange(1, 2) = %v, %v", lo, hi)
 	}
 }
+
+// IntegerX marks whole numbers only (a chart of generations has no tick
+// at 2.5), at most 11 of them, and the chart draws with it.
+func TestIntegerTicks(t *testing.T) {
+	for _, tc := range []struct {
+		min, max float64
+		want     string
+	}{
+		{0.95, 1.05, "1"},
+		{-1, 1, "-1 0 1"},
+		{0, 2.5, "0 1 2"},
+		{0.2, 3.7, "1 2 3"},
+		{0, 10, "0 1 2 3 4 5 6 7 8 9 10"},
+		{0, 12, "0 2 4 6 8 10 12"},
+		{1, 57, "10 20 30 40 50"},
+		{3, 240, "50 100 150 200"},
+		{0.3, 0.7, ""},
+	} {
+		var got []string
+		for _, tk := range (integerTicks{}).Ticks(tc.min, tc.max) {
+			if tk.Value != math.Trunc(tk.Value) || tk.Label == "" {
+				t.Errorf("[%v, %v]: tick %v %q", tc.min, tc.max, tk.Value, tk.Label)
+			}
+			got = append(got, tk.Label)
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("[%v, %v]: ticks %q, want %q", tc.min, tc.max, got, tc.want)
+		}
+	}
+	c := Line{Title: "by generation", XLabel: "generation", IntegerX: true,
+		Series: []Series{{Name: "a", X: []float64{1, 2, 3}, Y: []float64{0, 10, 5}}}}
+	f, err := c.build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := f.p.X.Tick.Marker.(integerTicks); !ok {
+		t.Errorf("IntegerX: the X axis's ticks are %T", f.p.X.Tick.Marker)
+	}
+	var buf bytes.Buffer
+	if err := EncodeLines(&buf, c); err != nil {
+		t.Fatal(err)
+	}
+	checkSize(t, decode(t, buf.Bytes()), DefaultWidth, DefaultHeight)
+}
