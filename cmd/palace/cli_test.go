@@ -50,7 +50,7 @@ func TestEveryCommandHelp(t *testing.T) {
 		var usage string
 		for _, h := range []string{"-h", "--help"} {
 			code, out, errOut := runPalace(t, "", append(slices.Clone(leaf), h)...)
-			if code != 0 || out != "" || !strings.Contains(errOut, name) || !strings.Contains(errOut, "usage") && !strings.Contains(errOut, "[flags]") {
+			if code != 0 || out != "" || !strings.HasPrefix(errOut, "usage: "+name) {
 				t.Errorf("%s %s: exit %d, stdout %q, stderr %q", name, h, code, out, errOut)
 			}
 			if strings.Contains(errOut, "Usage of") {

@@ -16,7 +16,7 @@ import (
 	"github.com/palace-chess/palace/rules"
 )
 
-const exportUsage = `palace export [flags] PATH...
+const exportUsage = `usage: palace export [flags] PATH...
 
 Writes games as PGN that liground and pychess-variants read (Variant, FEN
 and Result tags, moves in Fairy-Stockfish's SAN). A PATH is a games file

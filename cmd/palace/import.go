@@ -23,7 +23,7 @@ import (
 	"github.com/palace-chess/palace/xqf"
 )
 
-const importUsage = `palace import [flags] PATH...
+const importUsage = `usage: palace import [flags] PATH...
 
 Reads game records into one palace games file (for palace openings,
 palace export and palace train --games). A PATH is a file or a directory

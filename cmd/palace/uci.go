@@ -8,7 +8,7 @@ import (
 	"github.com/palace-chess/palace/nn/model"
 )
 
-const uciUsage = `palace uci [flags]
+const uciUsage = `usage: palace uci [flags]
 
 Speaks an engine protocol on standard input and output; the first line
 chooses it: "uci" (UCI, Pikafish's ranks 0–9, or Fairy-Stockfish's ranks
