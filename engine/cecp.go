@@ -88,7 +88,9 @@ func (p *cecpProtocol) note(msg string) string { return "# " + msg }
 // offers: the options that are not another protocol's, less the variant
 // (CECP's variant command) and the notation (CECP's is fixed).
 func (p *cecpProtocol) offers(o *option) bool {
-	return (o.only == "" || o.only == "xboard") && o.name != "UCI_Variant" && o.name != "MoveNotation"
+	// The variant is CECP's own command, moves are always ranks 0–9, and
+	// pondering is hard/easy's (palace does not ponder in CECP).
+	return (o.only == "" || o.only == "xboard") && o.name != "UCI_Variant" && o.name != "MoveNotation" && o.name != "Ponder"
 }
 
 func (p *cecpProtocol) reporter(*Engine) reporter {
@@ -259,8 +261,15 @@ func (p *cecpProtocol) features(e *Engine) {
 	e.out.line("feature setboard=1 usermove=1 ping=1 sigint=0 san=0 colors=0 analyze=1 memory=0 reuse=1 name=0 debug=1 exclude=0")
 	for i := range options {
 		if o := &options[i]; p.offers(o) {
-			e.out.line("feature option=\"" + cecpOption(o, o.def(e)) + "\"")
+			def := ""
+			if o.def != nil {
+				def = o.def(e)
+			}
+			e.out.line("feature option=\"" + cecpOption(o, def) + "\"")
 		}
+	}
+	if e.network == "" {
+		e.out.line(p.note("uci: no network: searching with uniform priors (plain MCTS); set WeightsFile"))
 	}
 	e.out.line("feature done=1")
 }
@@ -277,6 +286,9 @@ func cecpOption(o *option, def string) string {
 		if def == "<empty>" {
 			def = ""
 		}
+	}
+	if kind == "button" {
+		return o.name + " -button"
 	}
 	s := o.name + " -" + kind + " " + def
 	switch kind {

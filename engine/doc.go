@@ -21,13 +21,28 @@
 // Once the client sets UCI_Variant (to any of rules.PresetNames: xiangqi,
 // janggi, janggitraditional, janggimodern, janggicasual, janggiclassic),
 // moves are written as Fairy-Stockfish writes them, ranks 1–10 (h3e3,
-// a10a9). A "ucci" command switches to UCCI: "id", the options in UCCI's
-// form, "ucciok"; ranks 0–9; go's times in seconds unless "setoption
+// a10a9).
+// A "ucci" command switches to UCCI: "id", the options in UCCI's form
+// (single-word names: hashsize, clearhash, ponder, MoveOverhead),
+// "ucciok"; ranks 0–9; go's times in seconds unless "setoption
 // usemillisec true"; "nobestmove" when there is no move; "bye" after quit.
 // The MoveNotation option (auto, ranks1, ranks0) overrides the notation for
-// both reading and writing. FENs are the same in every dialect; a side to
-// move written "r" (red, as some UCCI programs write it) reads as "w". A
-// janggi pass is the general's square twice (e2e2 with ranks 1–10).
+// both reading and writing. With auto, the notation is also read from the
+// moves the client sends, whatever UCI_Variant says: a position's move list
+// is read both ways, and one that only one reading plays (a move with rank
+// 10 is ranks 1–10, one with rank 0 is ranks 0–9) is read that way, and
+// the engine writes its own moves so until ucinewgame, UCI_Variant or
+// MoveNotation; a list both readings play is read in the notation in
+// force. FENs are the same in every dialect, and read as Fairy-Stockfish
+// reads them: a side to move written "r" (red, as some UCCI programs write
+// it) is "w", and trailing fields may be shortened or left out ("FEN w 0
+// 1", "FEN w - - 3", "FEN w", the board alone: side w), the rest being
+// "- - 0 1". A janggi pass is the general's square twice (e2e2 with ranks
+// 1–10).
+//
+// Without a network (no --net, WeightsFile <empty>) the handshake says so,
+// in one "info string uci: no network: ..." line before uciok: the search
+// is then plain MCTS over uniform priors.
 //
 // # Commands
 //
@@ -37,44 +52,78 @@
 //	ucinewgame                  drop the search tree; back to the start position
 //	position startpos|fen FEN [moves M...]
 //	go [nodes N] [movetime MS] [wtime MS btime MS winc MS binc MS movestogo N]
-//	   [depth N] [infinite] [ponder] [perft N]
-//	   UCCI: [time T increment T opptime T oppincrement T movestogo N depth N|infinite nodes N]
-//	stop | ponderhit            end the search now: its bestmove follows
+//	   [depth N] [mate N] [searchmoves M...] [infinite] [ponder] [perft N]
+//	   UCCI: [time T increment T opptime T oppincrement T movestogo N depth N|infinite nodes N ponder draw]
+//	stop                        end the search now: its bestmove follows
+//	ponderhit                   the pondering search becomes a normal one (UCCI: [draw], ignored)
 //	d                           print the position as "Fen: FEN"
 //	quit                        stop and return (UCCI answers bye)
+//	banmoves M...               UCCI: the position's search leaves these moves out
+//	probe [startpos|fen FEN [moves M...]]
+//	                            UCCI: pophash [bestmove M lowerbound S depth D upperbound S depth D]
 //
 // A malformed line never stops the engine: it answers "info string uci:
-// ..." and goes on. A bad FEN leaves the previous position in place; an
-// illegal or unreadable move in a position's move list leaves the position
-// as it stands just before that move (the moves before it are played, the
-// rest dropped). A go before any position searches the start position. A go
-// always ends in a bestmove (a perft in its count): bad arguments are
-// reported and the rest of the command is used; only a perft depth outside
-// 1–20 answers with the error alone. A go while a search runs stops it
-// first (its bestmove is written); a perft is left to finish. A position
-// whose game is over by a rule a GUI may not apply (repetition, move limit)
-// but has moves is searched without its history, with a note; one without
-// moves answers "bestmove (none)". debug and register are accepted and
-// ignored; searchmoves and mate are reported as unsupported. Lines longer
-// than 1 MiB are dropped with a note.
+// ..." and goes on. A position command that cannot be applied (a bad FEN,
+// an unreadable or illegal move in its list, in both readings of the
+// notation) is reported and leaves the engine without a position: until a
+// position command that applies (or ucinewgame), every go answers "info
+// string uci: go: no position to search: ..." and "bestmove (none)" (UCCI
+// "nobestmove"), a perft the note alone, d the note, so that a GUI never
+// gets a move for a position it did not mean. A go before any position
+// searches the start position. A go always ends in a bestmove (a perft in
+// its count): bad arguments are reported and the rest of the command is
+// used; only a perft depth outside 1–20 answers with the error alone. A go
+// while a search runs stops it first (its bestmove is written); a perft is
+// left to finish. A position whose game is over by a rule a GUI may not
+// apply (repetition, move limit) but has moves is searched without its
+// history, with a note; one without moves answers "bestmove (none)". debug
+// and register are accepted and ignored. Lines longer than 1 MiB are
+// dropped with a note.
+//
+// go searchmoves M... searches only those root moves (an illegal one is
+// reported and dropped; none legal: every move). UCCI's banmoves M... takes
+// moves out of the position's search until the next position command or
+// ucinewgame (a later banmoves replaces the list); when it leaves no legal
+// move, go answers nobestmove. Either way the tree keeps the other moves
+// for later searches.
+//
+// probe (UCCI, ElephantEye's) looks a position up in the search tree
+// without setting it: the position searched last, or one reached from it by
+// the moves since in the same game (the tree of an idle engine; while a
+// search runs, or after an option dropped the tree, nothing is found);
+// without arguments, the position set. A position the tree holds answers
+// "pophash bestmove M lowerbound S depth D upperbound S depth D": M its
+// most visited move (the proof's, when proven), S its value in UCCI's
+// centipawns as both bounds (an MCTS mean is an estimate, not a bound:
+// palace writes what it has; a proof is exact), D the length of its
+// principal variation. Any other answers "pophash".
 //
 // # Options
 //
-//	UCI_Variant   combo  rules.PresetNames; a new variant starts at its start position
-//	MoveNotation  combo  auto, ranks1, ranks0
-//	UCI_ShowWDL   check  wdl in info lines (UCI only)
-//	usemillisec   check  go's times in ms (UCCI only)
-//	Threads       spin   network copies evaluating each batch in parallel; the
-//	                     search gathers 8 leaves per thread for each batch
-//	Nodes         spin   the budget of a go without limits
-//	DrawScore     spin   a draw's worth to the side choosing a move, in
-//	                     hundredths of a win (lc0's draw score, -100..100,
-//	                     0); below 0 the engine plays on rather than draw
-//	MoveOverhead  spin   ms kept back from every time limit (30)
-//	WeightsFile   string the network checkpoint; <empty>: the uniform evaluator
+//	UCI_Variant    combo  rules.PresetNames; a new variant starts at its start position
+//	MoveNotation   combo  auto, ranks1, ranks0
+//	UCI_ShowWDL    check  wdl in info lines (UCI only)
+//	usemillisec    check  go's times in ms (UCCI only)
+//	Threads        spin   network copies evaluating each batch in parallel; the
+//	                      search gathers 8 leaves per thread for each batch
+//	Nodes          spin   the budget of a go without limits
+//	DrawScore      spin   a draw's worth to the side choosing a move, in
+//	                      hundredths of a win (lc0's draw score, -100..100,
+//	                      0); below 0 the engine plays on rather than draw
+//	Move Overhead  spin   ms kept back from every time limit (30); setoption
+//	                      also takes MoveOverhead, UCCI's name for it
+//	MultiPV        spin   lines in each set of info lines (1; UCI only)
+//	Ponder         check  bestmove names the reply expected ("bestmove M
+//	                      ponder P"); UCCI: ponder
+//	Hash           spin   the evaluation cache, in MB (16; 0: none; about 300
+//	                      bytes a position); UCCI: hashsize. The search tree
+//	                      is apart (mcts's MaxNodes)
+//	Clear Hash     button empty the cache and drop the search tree; UCCI: clearhash
+//	WeightsFile    string the network checkpoint; <empty>: the uniform evaluator
 //
 // A network is loaded at the next isready or go; one that fails to load is
-// reported and the uniform evaluator stands in.
+// reported and the uniform evaluator stands in. A new network, Threads or
+// variant empties the cache.
 //
 // # Search budgets
 //
@@ -86,17 +135,32 @@
 //   - go depth N: MCTS has no depth; it maps to 2^(N+3) simulations (depth 1:
 //     16, 7: 1024, 10: 8192; at most 2^24). With nodes, the smaller budget.
 //   - go with no limit: the Nodes option's budget (default 800).
+//   - go mate N: the search ends as soon as the root is proven won in N
+//     moves or fewer (2N−1 plies; palace's MCTS proves results, as
+//     MCTS-Solver does), and considers every root move to find one. Its
+//     budget is that of nodes, depth or the clock when given, else the
+//     larger of Nodes and 2^(2N+8) simulations (mate 1: 1024, 3: 16384, at
+//     most 2^24). Without the mate in that budget it answers with its best
+//     move all the same, after "info string uci: go mate N: no mate in N
+//     found" (a longer mate shows as its score).
 //   - go movetime MS, or the clock (wtime/btime/winc/binc/movestogo): a time
 //     limit of movetime, or of remaining/movestogo (30 when not given) +
-//     0.8·increment capped at 0.8·remaining, less MoveOverhead (at least
+//     0.8·increment capped at 0.8·remaining, less Move Overhead (at least
 //     1 ms). The search runs as a sequence of searches of the same tree,
 //     64 simulations and then twice as many each time, the last sized to the
 //     time left at the speed measured so far, with the limit as a hard
 //     deadline; an "info" line follows each. The move played is the last
 //     search's unless a deadline or stop cut it short, then the one before.
-//   - go infinite (and go ponder): the same sequence without a deadline until
-//     stop (or ponderhit, which here simply ends the search); bestmove is
-//     written only after stop, even when the search has nothing left to do.
+//   - go infinite: the same sequence without a deadline until stop;
+//     bestmove is written only after stop, even when the search has
+//     nothing left to do.
+//   - go ponder (the position after the reply the engine expects): the same
+//     sequence without a deadline until ponderhit or stop. Its nodes, depth
+//     or mate budget caps the whole go, pondering included; its time limits
+//     count from ponderhit. At ponderhit the search goes on in the same tree
+//     as a normal search under the go's limits (answering at once when the
+//     budget is spent); at stop it answers with what it has (the GUI drops
+//     it). Either way bestmove comes only after one of them.
 //   - go perft N: each move's leaf count N plies deep ("h2e2: 44", sorted),
 //     then "Nodes searched: TOTAL", as Stockfish writes it; stop ends it.
 //
@@ -105,17 +169,30 @@
 //
 // # Info lines
 //
-//	info depth D score cp C [wdl W D L] nodes N nps X time MS pv M...
+//	info depth D seldepth S [multipv K] score cp C [wdl W D L] nodes N nps X [hashfull H] time MS pv M...
 //
-// depth is the principal variation's length; nodes the simulations of this
-// go so far. The score is the root's value v ∈ [-1, 1] (win − loss, side to
-// move) as centipawns, cp = round(100·tan(1.5637·v)) clamped to ±9900 (lc0's
-// shape: v = 0.5 is 99 cp, 0.9 is 606 cp; see ValueToCentipawns). A result
-// the search proved is "score mate M": M moves to the win, −M moves to the
-// loss (M = ⌈plies/2⌉); a proven draw is cp 0. wdl (per mille, summing to
-// 1000) is written when the client sets UCI_ShowWDL. UCCI writes "info depth
-// D score S nodes N time MS pv M..." with S in centipawns and a mate as
-// ±(10000 − plies), ElephantEye's convention (above 9900 is a mate).
+// depth is the principal variation's length; seldepth the deepest leaf
+// this go's searches reached (at least depth: the tree may hold longer
+// lines from earlier searches); nodes the simulations of this go so far;
+// hashfull the evaluation cache's fill in per mille, estimated from the
+// positions it stored (m positions hashed into E slots fill E·(1 −
+// e^(−m/E)) in expectation), absent with Hash 0. The score is a value v ∈
+// [-1, 1] (win − loss, side to move) as centipawns, cp =
+// round(100·tan(1.5637·v)) clamped to ±9900 (lc0's shape: v = 0.5 is 99
+// cp, 0.9 is 606 cp; see ValueToCentipawns). A result the search proved is
+// "score mate M": M moves to the win, −M moves to the loss (M =
+// ⌈plies/2⌉); a proven draw is cp 0. wdl (per mille, summing to 1000) is
+// written when the client sets UCI_ShowWDL. With MultiPV K > 1 each set
+// holds K lines, "multipv 1" to "multipv K", the root's moves ranked by
+// visits (the searched ones only, with searchmoves or banmoves), each with
+// its move's own score (its mean value, or its proof) and its own PV;
+// bestmove is still the search's own choice, which need not be multipv 1.
+// With one line the score is the root's value (restricted to some moves:
+// the chosen move's).
+//
+// UCCI writes "info depth D score S nodes N time MS pv M..." with S in
+// centipawns and a mate as ±(10000 − plies), ElephantEye's convention
+// (above 9900 is a mate); no seldepth, hashfull or MultiPV.
 //
 // # CECP (xboard)
 //

@@ -37,6 +37,12 @@ type Options struct {
 const (
 	defaultNodes    = 800
 	defaultOverhead = 30 // ms
+	defaultHashMB   = 16
+	// cacheEntryBytes is what an nn.Cache entry takes: its 40 bytes and
+	// its share of the policy ring, 64 floats.
+	cacheEntryBytes = 40 + 64*4
+	maxHashMB       = nn.MaxCacheEntries * cacheEntryBytes >> 20
+	maxMultiPV      = 500
 	leavesPerThread = 8
 	maxThreads      = 256
 	maxNodes        = 1 << 24 // mcts's largest simulation budget
@@ -64,6 +70,9 @@ type Engine struct {
 	network    string
 	threads    int // the network's copies (the search's leaves follow them)
 	overhead   int // ms
+	ponder     bool
+	multiPV    int
+	hashMB     int // the evaluation cache's size; 0: none
 	// params are the search's parameters as the options set them: a
 	// search option changes them here, and the next search is built on
 	// them (Nodes, the budget of a go without limits, needs no rebuild).
@@ -71,10 +80,29 @@ type Engine struct {
 
 	rulesets map[string]*rules.RuleSet // one pointer per variant, so mcts can reuse its tree
 	game     *rules.Game               // the position; nil: the variant's start
+	// refused is why the last position command did not apply: until a
+	// position command that does (or ucinewgame), go answers with it and
+	// no move rather than search a stale position.
+	refused error
+	// banned are UCCI's banmoves for the position, until the next position
+	// command.
+	banned []rules.Move
+	// detected is the move notation read from the client's moves (with
+	// MoveNotation auto), kept for the engine's own moves until
+	// ucinewgame, UCI_Variant or MoveNotation.
+	detected    rules.RankBase
+	hasDetected bool
 
-	// The search machinery, built at the first go or isready after a change.
-	search *mcts.Search
-	stale  bool
+	// The search machinery, built at the first go or isready after a
+	// change: the evaluator (reloaded when reload says: the network, its
+	// threads or the variant changed), the evaluation cache in front of it
+	// (Hash), and the search (stale: its parameters changed, or the cache
+	// and tree were cleared).
+	backend nn.Evaluator
+	cache   *nn.Cache
+	search  *mcts.Search
+	stale   bool
+	reload  bool
 
 	job *job // the search or perft running, or the last one
 
@@ -106,9 +134,12 @@ func New(opts Options) *Engine {
 		network:  opts.Network,
 		threads:  opts.Threads,
 		overhead: defaultOverhead,
+		multiPV:  1,
+		hashMB:   defaultHashMB,
 		params:   playParams(opts.Nodes, opts.Threads),
 		rulesets: map[string]*rules.RuleSet{},
 		stale:    true,
+		reload:   true,
 	}
 }
 
@@ -152,8 +183,16 @@ func (e *Engine) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 				}
 				return e.out.Err()
 			}
-			if e.serial && e.job != nil && !e.job.waitStop {
-				e.wait()
+			if j := e.job; e.serial && j != nil {
+				switch {
+				case !j.waitStop:
+					e.wait()
+				case j.idle != nil && !j.paused:
+					select { // a capped pondering: until it has spent its budget
+					case <-j.idle:
+					case <-j.done:
+					}
+				}
 			}
 			if e.trace != nil {
 				e.trace(l.text)
@@ -235,14 +274,17 @@ func (e *Engine) handle(line string) bool {
 	return e.proto.command(e, c)
 }
 
-// base is the move notation in force: MoveNotation's, or the protocol's
-// when it is auto.
+// base is the move notation in force: MoveNotation's, or when it is auto
+// the one read from the client's moves, else the protocol's.
 func (e *Engine) base() rules.RankBase {
 	switch e.notation {
 	case "ranks1":
 		return rules.Ranks1
 	case "ranks0":
 		return rules.Ranks0
+	}
+	if e.hasDetected {
+		return e.detected
 	}
 	return e.proto.moveBase(e)
 }
@@ -284,14 +326,27 @@ func (e *Engine) machinery() *mcts.Search {
 	if !e.stale && e.search != nil {
 		return e.search
 	}
-	var ev nn.Evaluator
-	rs, err := e.ruleSet()
-	if err == nil {
-		ev, err = newEvaluator(e.network, rs, e.threads)
+	if e.reload || e.backend == nil {
+		rs, err := e.ruleSet()
+		if err == nil {
+			e.backend, err = newEvaluator(e.network, rs, e.threads)
+		}
+		if err != nil {
+			e.note(fmt.Errorf("%w; searching with the uniform evaluator", err))
+			e.backend = uniform()
+		}
+		e.reload, e.cache = false, nil // the old evaluator's answers are not the new one's
 	}
-	if err != nil {
-		e.note(fmt.Errorf("%w; searching with the uniform evaluator", err))
-		ev = uniform()
+	entries := e.hashMB << 20 / cacheEntryBytes
+	switch {
+	case entries == 0:
+		e.cache = nil
+	case e.cache == nil || e.cache.Stats().Entries != entries:
+		e.cache = nn.NewCache(nil, entries)
+	}
+	ev := e.backend
+	if e.cache != nil {
+		ev = e.cache.WithBackend(e.backend)
 	}
 	s, err := mcts.New(e.params, ev)
 	if err != nil { // the parameters are ours: cannot happen
@@ -318,7 +373,7 @@ func (e *Engine) newGame() {
 	if e.search != nil {
 		e.search.Reset()
 	}
-	e.game = nil
+	e.game, e.refused, e.banned, e.hasDetected = nil, nil, nil, false
 }
 
 func (e *Engine) idle() bool {
@@ -336,10 +391,31 @@ func (e *Engine) idle() bool {
 // stopSearch asks the running search to end; its bestmove follows.
 func (e *Engine) stopSearch() {
 	if j := e.job; j != nil && !j.stopped {
-		j.stopped = true
+		j.stopped, j.waitStop = true, false
 		j.halt.Store(true)
 		close(j.stop)
+		if j.ponder && !j.paused {
+			j.paused = true
+			close(j.pause)
+		}
 	}
+}
+
+// ponderHit turns a pondering search into a normal one, its time limits
+// counted from now; without one it does nothing.
+func (e *Engine) ponderHit() {
+	if j := e.job; j != nil && j.ponder && !j.paused {
+		j.paused = true
+		j.hitAt = time.Now()
+		close(j.pause)
+		j.waitStop = j.infinite
+	}
+}
+
+// clearHash empties the evaluation cache and drops the search tree: the
+// next search starts on a fresh cache and tree.
+func (e *Engine) clearHash() {
+	e.cache, e.stale = nil, true
 }
 
 // wait blocks until the running search has written its answer.

@@ -332,3 +332,46 @@ func TestDrawScoreReachesSearch(t *testing.T) {
 		t.Errorf("DrawScore -20: the search's draw score is %v, want -0.2", got)
 	}
 }
+
+// go ponder searches until ponderhit, however long, and its time limits
+// count from ponderhit: pondering longer than movetime, the answer still
+// takes about movetime after ponderhit (a clock started at go would be
+// spent already). stop while pondering answers at once.
+func TestPonderhitStartsTheClock(t *testing.T) {
+	l := startLive(t, testOptions)
+	l.send("uci")
+	l.expect("uciok", 5*time.Second)
+	l.send("setoption name Ponder value true")
+	// Few moves a position, so the tree does not fill meanwhile.
+	l.send("position fen 2bakab2/9/9/9/2r6/6R2/9/9/9/2BAKAB2 w - - 0 1")
+	l.send("go ponder movetime 300")
+	time.Sleep(400 * time.Millisecond)
+	l.send("isready")
+	l.expect("readyok", 2*time.Second)
+	select {
+	case line := <-l.tr.lines:
+		if strings.HasPrefix(line, "bestmove") {
+			t.Fatalf("bestmove before ponderhit:\n%s", l.tr)
+		}
+	default:
+	}
+	hit := time.Now()
+	l.send("ponderhit")
+	best := l.expect("bestmove", 5*time.Second)
+	if d := time.Since(hit); d < 150*time.Millisecond || d > 3*time.Second {
+		t.Errorf("bestmove %v after ponderhit, want about 270 ms:\n%s", d, l.tr)
+	}
+	if f := strings.Fields(best); len(f) != 4 || f[2] != "ponder" {
+		t.Errorf("%q: want bestmove M ponder P", best)
+	}
+
+	l.send("go ponder wtime 100000 btime 100000")
+	time.Sleep(100 * time.Millisecond)
+	begin := time.Now()
+	l.send("stop")
+	l.expect("bestmove", 2*time.Second)
+	if d := time.Since(begin); d > time.Second {
+		t.Errorf("stop while pondering took %v", d)
+	}
+	l.quit()
+}

@@ -43,6 +43,9 @@ func FuzzEngineInput(f *testing.F) {
 		"go ponder\nponderhit\ngo depth infinite\nquit\n",
 		"\x00\xff\r\n\t \nd\n",
 		"go perft 3\nstop\nquit\n",
+		"setoption name MultiPV value 5\nsetoption name Ponder value true\ngo ponder nodes 9\nponderhit\ngo searchmoves a0a1 zz nodes 5\n",
+		"ucci\nbanmoves a0a1 h2e2\ngo depth 1\nprobe\nprobe startpos moves h2e2\nprobe fen\nsetoption clearhash\n",
+		"position fen rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR 7 moves h3e3 h0e0\ngo mate 2\nd\n",
 	} {
 		f.Add(s)
 	}

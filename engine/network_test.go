@@ -28,8 +28,11 @@ func TestNetworkEvaluator(t *testing.T) {
 			out := session(t, Options{Network: network, Nodes: 48, Version: "test"}, []string{
 				"uci", "setoption name Threads value " + threads, "isready", "position startpos", "go", "go nodes 24",
 			}, nil)
-			if strings.Contains(out, "info string") || strings.Count(out, "< bestmove ") != 2 {
+			if problems(out) != "" || strings.Count(out, "< bestmove ") != 2 {
 				t.Fatalf("threads %s:\n%s", threads, out)
+			}
+			if noNet := strings.Contains(out, noNetwork); noNet != (network == "") {
+				t.Errorf("network %q: the handshake's no-network note: %v\n%s", network, noNet, out)
 			}
 			if network != "" && !strings.Contains(out, "option name WeightsFile type string default "+path+"\n") {
 				t.Errorf("WeightsFile's default is not the network:\n%s", out)
@@ -50,4 +53,18 @@ func TestNetworkEvaluator(t *testing.T) {
 	if strings.Count(out, "searching with the uniform evaluator") != 1 || strings.Count(out, "< bestmove ") != 2 {
 		t.Errorf("a missing network:\n%s", out)
 	}
+}
+
+// noNetwork starts the handshake's note when there is no network.
+const noNetwork = "< info string uci: no network: searching with uniform priors (plain MCTS); set WeightsFile\n"
+
+// problems are a transcript's notes but the no-network one.
+func problems(out string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(out, "\n") {
+		if strings.Contains(l, "info string") && l != noNetwork {
+			b.WriteString(l)
+		}
+	}
+	return b.String()
 }

@@ -11,9 +11,11 @@ import (
 // option is one setting the engine advertises and setoption changes.
 type option struct {
 	name     string
-	kind     string // check, spin, combo, string
-	only     string // "": every protocol offers it; else the one that does ("uci", "ucci")
-	min, max int    // spin
+	ucci     string   // the name UCCI declares, when not name (UCCI's names have no spaces)
+	aliases  []string // other names setoption accepts
+	kind     string   // check, spin, combo, string, button
+	only     string   // "": every protocol offers it; else the one that does ("uci", "ucci")
+	min, max int      // spin
 	vars     func() []string
 	def      func(e *Engine) string // the value before any setoption
 	set      func(e *Engine, v string) error
@@ -26,14 +28,14 @@ var options = []option{
 			if e.variant != v {
 				// Another game may need another evaluator (the network
 				// is checked against the variant's game).
-				e.variant, e.game, e.stale = v, nil, true
+				e.variant, e.game, e.stale, e.reload = v, nil, true, true
 			}
-			e.variantSet = true
+			e.variantSet, e.hasDetected = true, false
 			return nil
 		}},
 	{name: "MoveNotation", kind: "combo", vars: func() []string { return []string{"auto", "ranks1", "ranks0"} },
 		def: func(*Engine) string { return "auto" },
-		set: func(e *Engine, v string) error { e.notation = v; return nil }},
+		set: func(e *Engine, v string) error { e.notation, e.hasDetected = v, false; return nil }},
 	{name: "UCI_ShowWDL", kind: "check", only: "uci",
 		def: func(*Engine) string { return "false" },
 		set: func(e *Engine, v string) error { return setBool(&e.showWDL, v) }},
@@ -45,7 +47,7 @@ var options = []option{
 		set: func(e *Engine, v string) error {
 			n, _ := strconv.Atoi(v)
 			if n != e.threads {
-				e.threads, e.params.LeavesPerEval, e.stale = n, threadLeaves(n), true
+				e.threads, e.params.LeavesPerEval, e.stale, e.reload = n, threadLeaves(n), true, true
 			}
 			return nil
 		}},
@@ -63,9 +65,27 @@ var options = []option{
 			}
 			return nil
 		}},
-	{name: "MoveOverhead", kind: "spin", min: 0, max: 10000,
+	{name: "Move Overhead", ucci: "MoveOverhead", aliases: []string{"MoveOverhead"}, kind: "spin", min: 0, max: 10000,
 		def: func(*Engine) string { return strconv.Itoa(defaultOverhead) },
 		set: func(e *Engine, v string) error { e.overhead, _ = strconv.Atoi(v); return nil }},
+	{name: "MultiPV", only: "uci", kind: "spin", min: 1, max: maxMultiPV,
+		def: func(*Engine) string { return "1" },
+		set: func(e *Engine, v string) error { e.multiPV, _ = strconv.Atoi(v); return nil }},
+	{name: "Ponder", ucci: "ponder", kind: "check",
+		def: func(*Engine) string { return "false" },
+		set: func(e *Engine, v string) error { return setBool(&e.ponder, v) }},
+	// Hash is the evaluation cache's size in MB (0: none); the tree is
+	// MaxNodes's, apart.
+	{name: "Hash", ucci: "hashsize", kind: "spin", min: 0, max: maxHashMB,
+		def: func(*Engine) string { return strconv.Itoa(defaultHashMB) },
+		set: func(e *Engine, v string) error {
+			if n, _ := strconv.Atoi(v); n != e.hashMB {
+				e.hashMB, e.stale = n, true
+			}
+			return nil
+		}},
+	{name: "Clear Hash", ucci: "clearhash", kind: "button",
+		set: func(e *Engine, _ string) error { e.clearHash(); return nil }},
 	{name: "WeightsFile", kind: "string",
 		def: func(e *Engine) string {
 			if e.opts.Network == "" {
@@ -77,9 +97,30 @@ var options = []option{
 			if v == "<empty>" {
 				v = ""
 			}
-			e.network, e.stale = v, true
+			e.network, e.stale, e.reload = v, true, true
 			return nil
 		}},
+}
+
+// declared is the name the option is declared under: UCCI's, or UCI's.
+func (o *option) declared(ucci bool) string {
+	if ucci && o.ucci != "" {
+		return o.ucci
+	}
+	return o.name
+}
+
+// named reports whether setoption's name (any case) names o.
+func (o *option) named(name string) bool {
+	if strings.EqualFold(o.name, name) || o.ucci != "" && strings.EqualFold(o.ucci, name) {
+		return true
+	}
+	for _, a := range o.aliases {
+		if strings.EqualFold(a, name) {
+			return true
+		}
+	}
+	return false
 }
 
 func setBool(dst *bool, v string) error {
@@ -99,7 +140,7 @@ func setBool(dst *bool, v string) error {
 func (e *Engine) setOption(name, value string) error {
 	for i := range options {
 		o := &options[i]
-		if !strings.EqualFold(o.name, name) || !e.proto.offers(o) {
+		if !o.named(name) || !e.proto.offers(o) {
 			continue
 		}
 		v, err := o.check(value)
@@ -134,6 +175,8 @@ func (o *option) check(v string) (string, error) {
 			return "", err
 		}
 		return strconv.FormatBool(b), nil
+	case "button":
+		return "", nil
 	}
 	return v, nil
 }

@@ -2,12 +2,14 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/palace-chess/palace/mcts"
+	"github.com/palace-chess/palace/nn"
 	"github.com/palace-chess/palace/rules"
 )
 
@@ -21,14 +23,19 @@ type limits struct {
 	hasClock            [2]bool
 	movestogo           int
 	infinite, ponder    bool
+	mate                int          // go mate N: moves
+	searchmoves         []string     // go searchmoves: the moves' text, read against the position
+	root                []rules.Move // the root moves to search (searchmoves, banmoves); nil: every move
 }
 
 // plan is what a search may spend: simulations (0: no cap) and time (0:
-// none), or until stop.
+// none), or until stop; mate, when positive, ends it once the root is a
+// proven win in at most that many plies.
 type plan struct {
 	nodes    int
 	limit    time.Duration
 	infinite bool
+	mate     int
 }
 
 // depthNodes maps go depth to simulations: 2^(depth+3), at most maxNodes.
@@ -36,19 +43,38 @@ func depthNodes(depth int) int {
 	return 1 << min(max(depth, 0)+3, 24)
 }
 
-// plan turns go's limits into a budget (see the package comment).
-func (l limits) plan(side rules.Color, defaultNodes int, overhead time.Duration) plan {
-	if l.infinite || l.ponder {
-		return plan{infinite: true}
-	}
-	var p plan
+// mateNodes is the budget of go mate N without other limits:
+// 2^(2N+8) simulations (mate 1: 1024, 3: 16384, 5: 262144), at most
+// maxNodes.
+func mateNodes(moves int) int {
+	return 1 << min(2*max(moves, 1)+8, 24)
+}
+
+// capNodes is the simulations the client capped the search at (nodes,
+// depth, the smaller of the two), 0 for none.
+func (l limits) capNodes() int {
+	n := 0
 	if l.nodes > 0 {
-		p.nodes = min(l.nodes, maxNodes)
+		n = min(l.nodes, maxNodes)
 	}
 	if l.depth > 0 {
-		if d := depthNodes(l.depth); p.nodes == 0 || d < p.nodes {
-			p.nodes = d
+		if d := depthNodes(l.depth); n == 0 || d < n {
+			n = d
 		}
+	}
+	return n
+}
+
+// plan turns go's limits into a budget (see the package comment). go
+// ponder's limits are those after ponderhit: job.ponder marks the
+// pondering itself.
+func (l limits) plan(side rules.Color, defaultNodes int, overhead time.Duration) plan {
+	if l.infinite {
+		return plan{infinite: true}
+	}
+	p := plan{nodes: l.capNodes()}
+	if l.mate > 0 {
+		p.mate = 2*min(l.mate, 1<<14) - 1
 	}
 	if l.movetime > 0 {
 		p.limit = max(l.movetime-overhead, time.Millisecond)
@@ -67,6 +93,9 @@ func (l limits) plan(side rules.Color, defaultNodes int, overhead time.Duration)
 	}
 	if p.nodes == 0 && p.limit == 0 {
 		p.nodes = defaultNodes
+		if l.mate > 0 {
+			p.nodes = max(defaultNodes, mateNodes(l.mate))
+		}
 	}
 	return p
 }
@@ -101,15 +130,33 @@ func (e *Engine) start(cur *rules.Game, l limits) {
 		side = cur.Position().SideToMove()
 	}
 	j := &job{
-		out:    e.out,
-		report: e.proto.reporter(e),
-		stop:   make(chan struct{}),
-		done:   make(chan struct{}),
-		perft:  l.perft,
-		plan:   l.plan(side, e.params.Simulations, time.Duration(e.overhead)*time.Millisecond),
-		start:  time.Now(),
+		out:      e.out,
+		report:   e.proto.reporter(e),
+		stop:     make(chan struct{}),
+		done:     make(chan struct{}),
+		perft:    l.perft,
+		plan:     l.plan(side, e.params.Simulations, time.Duration(e.overhead)*time.Millisecond),
+		infinite: l.infinite && !l.isPerft,
+		ponder:   l.ponder && !l.isPerft,
+		root:     l.root,
+		multiPV:  e.multiPV,
+		ponderOK: e.ponder,
+		start:    time.Now(),
 	}
-	j.waitStop = j.plan.infinite && !l.isPerft
+	if j.ponder {
+		// Pondering has no deadline; the nodes, depth or mate budget the
+		// client gave caps it as it caps the whole go.
+		j.pause = make(chan struct{})
+		j.ponderPlan = plan{nodes: l.capNodes(), mate: j.plan.mate}
+		if l.mate > 0 && j.ponderPlan.nodes == 0 {
+			j.ponderPlan.nodes = j.plan.nodes
+		}
+		j.ponderPlan.infinite = j.ponderPlan.nodes == 0
+		if !j.ponderPlan.infinite {
+			j.idle = make(chan struct{})
+		}
+	}
+	j.waitStop = j.infinite || j.ponder
 	if cur != nil {
 		var err error
 		if j.g, err = clone(cur); err != nil {
@@ -118,6 +165,7 @@ func (e *Engine) start(cur *rules.Game, l limits) {
 	}
 	if j.perft == 0 && j.g != nil {
 		j.s = e.machinery()
+		j.cache = e.cache
 	}
 	e.job = j
 	go func() {
@@ -145,16 +193,36 @@ type job struct {
 	out      *output
 	report   reporter // the protocol's lines
 	s        *mcts.Search
+	cache    *nn.Cache // the search's evaluation cache, for hashfull; nil: none
 	g        *rules.Game
 	plan     plan
 	perft    int
-	waitStop bool // infinite: bestmove only after stop
+	infinite bool         // go infinite: bestmove only after stop
+	root     []rules.Move // the root moves searched; nil: every move
+	multiPV  int
+	ponderOK bool // the Ponder option: bestmove names the reply it expects
 	start    time.Time
 
-	stop    chan struct{} // closed by stop, ponderhit, quit, a new go
-	halt    atomic.Bool   // set with stop, for perft's inner loop
-	stopped bool          // the command loop's own record of closing stop
-	done    chan struct{}
+	// go ponder: the search runs under ponderPlan until ponderhit or stop
+	// close pause; after ponderhit (at hitAt, written before pause is
+	// closed) it goes on under plan, its clock starting then. idle, when
+	// not nil, is closed once a capped pondering has spent its budget.
+	ponder     bool
+	ponderPlan plan
+	pause      chan struct{}
+	hitAt      time.Time
+	idle       chan struct{}
+
+	// The command loop's own records: whether the job will not end by
+	// itself (infinite, or pondering before ponderhit), whether it closed
+	// stop and pause.
+	waitStop bool
+	stopped  bool
+	paused   bool
+
+	stop chan struct{} // closed by stop, quit, a new go
+	halt atomic.Bool   // set with stop, for perft's inner loop
+	done chan struct{}
 
 	// best is the move the search answered with (rules.NoMove for none),
 	// for a protocol that plays it itself; read it once done is closed.
@@ -164,9 +232,12 @@ type job struct {
 // note reports err to the client in the protocol's form.
 func (j *job) note(err error) { j.out.line(j.report.note(oneLine(err))) }
 
-func (j *job) stopRequested() bool {
+func (j *job) stopRequested() bool { return closed(j.stop) }
+
+// closed reports whether c is closed (a nil c never is).
+func closed(c <-chan struct{}) bool {
 	select {
-	case <-j.stop:
+	case <-c:
 		return true
 	default:
 		return false
@@ -178,23 +249,36 @@ func (j *job) run() {
 		j.runPerft()
 		return
 	}
-	j.best = j.search()
-	if j.waitStop {
+	var ponder rules.Move
+	j.best, ponder = j.search()
+	if j.ponder {
+		<-j.pause // pondering answers after ponderhit or stop
+	}
+	if j.infinite {
 		<-j.stop
+	}
+	if f, ok := j.report.(fullReporter); ok && j.ponderOK {
+		j.out.line(f.bestPonder(j.best, ponder))
+		return
 	}
 	j.out.line(j.report.best(j.best))
 }
 
-// search searches the position within the plan and returns the move.
-func (j *job) search() rules.Move {
+// search searches the position within the plan and returns the move and
+// the reply it expects (rules.NoMove when it does not know one).
+func (j *job) search() (best, ponder rules.Move) {
 	g := j.g
 	if g == nil || j.s == nil {
-		return rules.NoMove
+		return rules.NoMove, rules.NoMove
 	}
 	legal := g.LegalMoves(nil)
 	if len(legal) == 0 {
 		j.out.line(j.over(g))
-		return rules.NoMove
+		return rules.NoMove, rules.NoMove
+	}
+	fallback := legal[0]
+	if len(j.root) > 0 {
+		fallback = j.root[0]
 	}
 	if r := g.Result(); r.Over() {
 		// A GUI that asks for a move here does not count the game over (a
@@ -202,81 +286,177 @@ func (j *job) search() rules.Move {
 		j.note(fmt.Errorf("uci: the game is over (%s); searching the position without its history", r))
 		fresh, err := rules.NewGame(g.Rules(), g.Position().FEN())
 		if err != nil || fresh.Result().Over() {
-			return legal[0]
+			return fallback, rules.NoMove
 		}
 		g = fresh
 	}
-	var res, prev mcts.Result
-	nodes, done := 0, false // done: a search finished its budget
-	run := func(o mcts.RunOptions) bool {
-		o.Stop = j.stop
-		if err := j.s.RunWith(g, o, &res); err != nil {
-			j.note(fmt.Errorf("uci: search: %w", err))
-			return false
+	q := &sequence{j: j, g: g, budget: 64}
+	if j.ponder {
+		q.run(j.ponderPlan, j.pause, j.start)
+		if j.idle != nil {
+			close(j.idle)
 		}
-		nodes += res.Simulations
-		return true
+		<-j.pause
+		if !j.stopRequested() { // ponderhit: a normal search from now on
+			q.run(j.plan, j.stop, j.hitAt)
+		}
+	} else {
+		q.run(j.plan, j.stop, j.start)
 	}
-	p := j.plan
+	if !q.done {
+		return fallback, rules.NoMove
+	}
+	if p := j.plan; p.mate > 0 && !q.mated(p) && !j.stopRequested() {
+		j.note(fmt.Errorf("uci: go mate %d: no mate in %d found", (p.mate+1)/2, (p.mate+1)/2))
+	}
+	r := &q.res
+	if len(r.PV) > 1 && r.PV[0] == r.Best {
+		ponder = r.PV[1]
+	}
+	return r.Best, ponder
+}
+
+// sequence is a go's searches of one growing tree: what they found and
+// spent so far.
+type sequence struct {
+	j         *job
+	g         *rules.Game
+	res, prev mcts.Result
+	nodes     int  // simulations, every search of this go together
+	done      bool // a search finished its budget: res is an answer
+	budget    int  // the next search's size in a time-limited sequence
+	seldepth  int
+	lines     []mcts.Line
+}
+
+// search runs one search of the tree; false after an error (reported).
+func (q *sequence) search(p plan, o mcts.RunOptions) bool {
+	o.RootMoves, o.MatePlies = q.j.root, p.mate
+	if err := q.j.s.RunWith(q.g, o, &q.res); err != nil {
+		q.j.note(fmt.Errorf("uci: search: %w", err))
+		return false
+	}
+	q.nodes += q.res.Simulations
+	q.seldepth = max(q.seldepth, q.res.Depth)
+	return true
+}
+
+// mated reports whether the answer is the mate go mate asked for.
+func (q *sequence) mated(p plan) bool {
+	return p.mate > 0 && q.done && q.res.Proof == mcts.ProvenWin && q.res.ProofPlies <= p.mate
+}
+
+// run searches under p until its budget, its time (counted from clock),
+// stop's closing or the end of what there is to search.
+func (q *sequence) run(p plan, stop <-chan struct{}, clock time.Time) {
+	j := q.j
+	if q.mated(p) {
+		return
+	}
 	if !p.infinite && p.limit == 0 {
-		if !run(mcts.RunOptions{Simulations: p.nodes}) {
-			return legal[0]
+		b := p.nodes - q.nodes
+		if b <= 0 || closed(stop) {
+			return
 		}
-		j.out.line(j.report.info(&res, nodes, time.Since(j.start)))
-		return res.Best
+		if q.done {
+			q.prev, q.res = q.res, q.prev
+		}
+		if !q.search(p, mcts.RunOptions{Simulations: b, Stop: stop}) {
+			if q.done {
+				q.prev, q.res = q.res, q.prev
+			}
+			return
+		}
+		q.done = true
+		q.info()
+		return
 	}
 	// A sequence of searches of the growing tree, each twice the last,
 	// until the time, the nodes or the stop.
 	var deadline time.Time
 	if p.limit > 0 {
-		deadline = j.start.Add(p.limit)
+		deadline = clock.Add(p.limit)
 	}
-	budget := 64
-	for {
-		b := budget
+	for !closed(stop) {
+		b := q.budget
 		if p.nodes > 0 {
-			b = min(b, p.nodes-nodes)
+			b = min(b, p.nodes-q.nodes)
 		}
 		if !deadline.IsZero() {
 			left := time.Until(deadline)
-			if left < time.Millisecond || nodes > 0 && left < p.limit/50 {
+			if left < time.Millisecond || q.nodes > 0 && left < p.limit/50 {
 				break
 			}
-			if el := time.Since(j.start); nodes > 0 && el > 0 {
-				speed := float64(nodes) / el.Seconds()
+			if el := time.Since(j.start); q.nodes > 0 && el > 0 {
+				speed := float64(q.nodes) / el.Seconds()
 				b = min(b, max(int(speed*left.Seconds()*0.9), 1))
 			}
 		}
 		if b <= 0 {
 			break
 		}
-		if done {
-			prev, res = res, prev
+		if q.done {
+			q.prev, q.res = q.res, q.prev
 		}
-		if !run(mcts.RunOptions{Simulations: b, Deadline: deadline}) {
-			if done {
-				prev, res = res, prev
+		if !q.search(p, mcts.RunOptions{Simulations: b, Deadline: deadline, Stop: stop}) {
+			if q.done {
+				q.prev, q.res = q.res, q.prev
 			}
 			break
 		}
-		cut := res.Simulations < b && (j.stopRequested() || !deadline.IsZero() && !time.Now().Before(deadline))
-		if cut && done {
+		cut := q.res.Simulations < b && (closed(stop) || !deadline.IsZero() && !time.Now().Before(deadline))
+		if cut && q.done {
 			// The last search was cut short: play the one before.
-			prev, res = res, prev
-			j.out.line(j.report.info(&res, nodes, time.Since(j.start)))
+			q.prev, q.res = q.res, q.prev
+			q.info()
 			break
 		}
-		done = true
-		j.out.line(j.report.info(&res, nodes, time.Since(j.start)))
-		if res.Simulations < b || j.stopRequested() {
-			break // nothing left to search (proven, forced, the tree full), or stopped
+		q.done = true
+		q.info()
+		if q.res.Simulations < b || closed(stop) {
+			break // nothing left to search (proven, forced, the tree full, the mate found), or stopped
 		}
-		budget = min(2*budget, maxNodes)
+		q.budget = min(2*q.budget, maxNodes)
 	}
-	if !done {
-		return legal[0]
+}
+
+// info writes the lines that follow a search.
+func (q *sequence) info() {
+	j := q.j
+	f, ok := j.report.(fullReporter)
+	if !ok {
+		j.out.line(j.report.info(&q.res, q.nodes, time.Since(j.start)))
+		return
 	}
-	return res.Best
+	si := searchInfo{nodes: q.nodes, elapsed: time.Since(j.start), seldepth: q.seldepth, hashfull: -1}
+	if j.cache != nil {
+		si.hashfull = hashfull(j.cache.Stats())
+	}
+	if j.multiPV > 1 {
+		q.lines = j.s.Lines(q.lines)
+		kept := q.lines[:0]
+		for _, l := range q.lines {
+			if j.root == nil || slices.Contains(j.root, l.Move) {
+				kept = append(kept, l)
+			}
+		}
+		si.lines = kept[:min(len(kept), j.multiPV)]
+	}
+	for _, line := range f.infoLines(&q.res, &si) {
+		j.out.line(line)
+	}
+}
+
+// hashfull is the cache's fill in per mille, estimated from the positions
+// it stored (its misses): a table of E slots hashed into uniformly holds
+// E·(1 − e^(−m/E)) of m positions in expectation, within a few slots of
+// the truth for tables of the sizes Hash makes.
+func hashfull(st nn.CacheStats) int {
+	if st.Entries <= 0 {
+		return 0
+	}
+	f := 1 - math.Exp(-float64(st.Misses)/float64(st.Entries))
+	return min(int(math.Round(1000*f)), 1000)
 }
 
 // over is the info line for a position without moves.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,7 +22,7 @@ import (
 // UCI_Variant; times in milliseconds; scores as "cp" or "mate".
 type uciProtocol struct{}
 
-func (uciProtocol) hello(e *Engine)        { identify(e, "option name ", "uciok") }
+func (uciProtocol) hello(e *Engine)        { identify(e, "option name ", "uciok", false) }
 func (uciProtocol) offers(o *option) bool  { return o.only == "" || o.only == "uci" }
 func (uciProtocol) note(msg string) string { return uciNote(msg) }
 
@@ -45,7 +46,7 @@ func (uciProtocol) reporter(e *Engine) reporter {
 // "bye".
 type ucciProtocol struct{}
 
-func (ucciProtocol) hello(e *Engine)                 { identify(e, "option ", "ucciok") }
+func (ucciProtocol) hello(e *Engine)                 { identify(e, "option ", "ucciok", true) }
 func (ucciProtocol) offers(o *option) bool           { return o.only == "" || o.only == "ucci" }
 func (ucciProtocol) note(msg string) string          { return uciNote(msg) }
 func (ucciProtocol) moveBase(*Engine) rules.RankBase { return rules.Ranks0 }
@@ -55,6 +56,14 @@ func (ucciProtocol) reporter(e *Engine) reporter {
 }
 
 func (ucciProtocol) command(e *Engine, c command) bool {
+	switch c.name {
+	case "banmoves":
+		banMoves(e, c.args)
+		return false
+	case "probe":
+		probe(e, c.args)
+		return false
+	}
 	unit := time.Second
 	if e.milli {
 		unit = time.Millisecond
@@ -96,9 +105,15 @@ func uciCommand(e *Engine, c command, unit time.Duration) bool {
 		}
 		e.wait()
 		goCmd(e, c.args, unit)
-	case "stop", "ponderhit":
+	case "stop":
 		e.stopSearch()
+	case "ponderhit": // UCCI may add "draw": palace plays on
+		e.ponderHit()
 	case "d":
+		if e.refused != nil {
+			e.note(fmt.Errorf("uci: d: no position: %s", refusal(e.refused)))
+			break
+		}
 		g, err := e.current()
 		if err != nil {
 			e.note(err)
@@ -117,16 +132,24 @@ func uciCommand(e *Engine, c command, unit time.Duration) bool {
 }
 
 // identify answers uci or ucci: the engine's name, the options the
-// protocol offers, each line starting with prefix, then ok, the line that
-// ends the handshake.
-func identify(e *Engine, prefix, ok string) {
+// protocol offers (under UCCI's names when ucci), each line starting with
+// prefix, a note when there is no network, then ok, the line that ends the
+// handshake.
+func identify(e *Engine, prefix, ok string, ucci bool) {
 	e.out.line("id name palace " + e.opts.Version)
 	e.out.line("id author the palace authors")
 	for i := range options {
 		o := &options[i]
 		if e.proto.offers(o) {
-			e.out.line(declareOption(prefix, o, o.def(e)))
+			def := ""
+			if o.def != nil {
+				def = o.def(e)
+			}
+			e.out.line(declareOption(prefix, o.declared(ucci), o, def))
 		}
+	}
+	if e.network == "" {
+		e.out.line(e.proto.note("uci: no network: searching with uniform priors (plain MCTS); set WeightsFile"))
 	}
 	e.out.line(ok)
 }
@@ -137,12 +160,14 @@ func uciNote(msg string) string { return "info string " + msg }
 // declareOption is o's handshake line: prefix (UCI's "option name ",
 // UCCI's "option "), the name, the type, the default and the range or
 // values.
-func declareOption(prefix string, o *option, def string) string {
+func declareOption(prefix, name string, o *option, def string) string {
 	var b strings.Builder
 	b.WriteString(prefix)
-	b.WriteString(o.name)
+	b.WriteString(name)
 	b.WriteString(" type " + o.kind)
-	b.WriteString(" default " + def)
+	if o.kind != "button" {
+		b.WriteString(" default " + def)
+	}
 	if o.kind == "spin" {
 		fmt.Fprintf(&b, " min %d max %d", o.min, o.max)
 	}
@@ -178,18 +203,36 @@ func parseSetOption(rest string) (name, value string, err error) {
 	return name, value, nil
 }
 
-// position sets the position from "startpos|fen FEN [moves M...]". A bad
-// FEN keeps the previous one; a bad move keeps the position just before it.
+// position sets the position from "startpos|fen FEN [moves M...]". A
+// position that cannot be applied (a bad FEN, an unreadable or illegal
+// move) leaves the engine refusing to search (Engine.refused) until one
+// that can. Any position command lifts UCCI's banmoves.
 func position(e *Engine, args []string) error {
+	e.banned = nil
+	g, err := e.parsePosition(args, true)
+	if err != nil {
+		e.refused = err
+		return fmt.Errorf("%w; no move until a position that applies", err)
+	}
+	e.game, e.refused = g, nil
+	return nil
+}
+
+// parsePosition reads "startpos|fen FEN [moves M...]" into a game. With
+// MoveNotation auto the moves are read in both notations: a list that
+// only one reading plays is read so, and with record the engine keeps that
+// notation for its own moves (Engine.detected); a list both play is read in
+// the notation in force.
+func (e *Engine) parsePosition(args []string, record bool) (*rules.Game, error) {
 	rs, err := e.ruleSet()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var fen string
 	i := 0
 	switch {
 	case len(args) == 0:
-		return errors.New("uci: position: want startpos or fen FEN")
+		return nil, errors.New("uci: position: want startpos or fen FEN")
 	case args[0] == "startpos":
 		fen, i = rs.StartFEN(), 1
 	case args[0] == "fen":
@@ -197,36 +240,105 @@ func position(e *Engine, args []string) error {
 		for i < len(args) && args[i] != "moves" {
 			i++
 		}
-		f := args[1:i]
-		if len(f) > 1 && f[1] == "r" {
-			f = append(append([]string{}, f[0], "w"), f[2:]...)
-		}
-		fen = strings.Join(f, " ")
+		fen = tolerantFEN(args[1:i])
 	default:
-		return fmt.Errorf("uci: position: %q: want startpos or fen FEN", args[0])
+		return nil, fmt.Errorf("uci: position: %q: want startpos or fen FEN", args[0])
 	}
-	g, err := rules.NewGame(rs, fen)
-	if err != nil {
-		return fmt.Errorf("uci: position: %w", err)
+	if _, err := rules.NewGame(rs, fen); err != nil {
+		return nil, fmt.Errorf("uci: position: %w", err)
 	}
-	e.game = g
+	var moves []string
 	switch {
 	case i == len(args):
-		return nil
 	case args[i] != "moves":
-		return fmt.Errorf("uci: position: %q after the position: want moves", args[i])
+		return nil, fmt.Errorf("uci: position: %q after the position: want moves", args[i])
+	default:
+		moves = args[i+1:]
 	}
 	base := e.base()
-	for k, text := range args[i+1:] {
+	g, err := playMoves(rs, fen, moves, base)
+	if e.notation != "auto" || len(moves) == 0 {
+		return g, err
+	}
+	other := rules.Ranks1 - base // the other reading
+	g2, err2 := playMoves(rs, fen, moves, other)
+	switch {
+	case err == nil && err2 == nil:
+		return g, nil
+	case err == nil:
+	case err2 == nil:
+		g, err, base = g2, nil, other
+	default:
+		return nil, err
+	}
+	if record {
+		e.detected, e.hasDetected = base, true
+	}
+	return g, nil
+}
+
+// refusal says why the engine refuses to search: the last position
+// command's error.
+func refusal(err error) string {
+	return "the last position command did not apply (" + strings.TrimPrefix(err.Error(), "uci: position: ") + ")"
+}
+
+// playMoves sets up fen and plays moves read with base.
+func playMoves(rs *rules.RuleSet, fen string, moves []string, base rules.RankBase) (*rules.Game, error) {
+	g, err := rules.NewGame(rs, fen)
+	if err != nil {
+		return nil, fmt.Errorf("uci: position: %w", err)
+	}
+	for k, text := range moves {
 		if _, err := g.PlayText(text, base); err != nil {
-			return fmt.Errorf("uci: position: move %d (%s): %w; the position is the one before it", k+1, text, err)
+			return nil, fmt.Errorf("uci: position: move %d (%s): %w", k+1, text, err)
 		}
 	}
-	return nil
+	return g, nil
+}
+
+// tolerantFEN reads a FEN as Fairy-Stockfish does, its trailing fields
+// shortened or missing: the board, then the side to move (w, b, or r for
+// red; w when missing), then what is left of "- - HALFMOVE FULLMOVE" with
+// the dashes optional ("w 0 1", "w"), the rest 0 and 1. Anything else is
+// left for rules.NewGame to report.
+func tolerantFEN(f []string) string {
+	if len(f) == 0 {
+		return ""
+	}
+	side, rest := "w", f[1:]
+	if len(rest) > 0 {
+		switch rest[0] {
+		case "w", "r":
+			rest = rest[1:]
+		case "b":
+			side, rest = "b", rest[1:]
+		default:
+			return strings.Join(f, " ")
+		}
+	}
+	var nums []string
+	for _, x := range rest {
+		if x != "-" {
+			nums = append(nums, x)
+		}
+	}
+	if len(nums) > 2 {
+		return strings.Join(f, " ")
+	}
+	half, full := "0", "1"
+	if len(nums) > 0 {
+		half = nums[0]
+	}
+	if len(nums) > 1 {
+		full = nums[1]
+	}
+	return strings.Join([]string{f[0], side, "-", "-", half, full}, " ")
 }
 
 // goCmd reads go's arguments for the position's side to move and starts
-// the search (or perft); bad arguments are reported and the rest used.
+// the search (or perft); bad arguments are reported and the rest used. A
+// refused position (see position) answers with why and no move.
 func goCmd(e *Engine, args []string, unit time.Duration) {
 	cur, err := e.current()
 	if err != nil {
@@ -241,7 +353,122 @@ func goCmd(e *Engine, args []string, unit time.Duration) {
 	for _, err := range errs {
 		e.note(err)
 	}
+	if e.refused != nil {
+		e.note(fmt.Errorf("uci: go: no position to search: %s", refusal(e.refused)))
+		if !l.isPerft {
+			e.out.line(e.proto.reporter(e).best(rules.NoMove))
+		}
+		return
+	}
+	var ok bool
+	if l.root, ok = rootMoves(e, cur, l.searchmoves); !ok {
+		e.note(errors.New("uci: go: every legal move is banned (banmoves)"))
+		e.out.line(e.proto.reporter(e).best(rules.NoMove))
+		return
+	}
 	e.start(cur, l)
+}
+
+// rootMoves are the root moves a search considers: go searchmoves's (the
+// illegal ones reported and dropped; none legal: every move) less UCCI's
+// banmoves; nil for every move. It reports false when the bans leave no
+// legal move.
+func rootMoves(e *Engine, cur *rules.Game, searchmoves []string) ([]rules.Move, bool) {
+	if cur == nil || len(searchmoves) == 0 && len(e.banned) == 0 {
+		return nil, true
+	}
+	var root []rules.Move
+	if len(searchmoves) > 0 {
+		root = readMoves(e, cur, "go searchmoves", searchmoves)
+		if len(root) == 0 {
+			e.note(errors.New("uci: go searchmoves: no legal move given; searching every move"))
+		}
+	}
+	if len(e.banned) == 0 {
+		return root, true
+	}
+	if len(root) == 0 {
+		root = cur.LegalMoves(nil)
+	}
+	root = slices.DeleteFunc(root, func(m rules.Move) bool { return slices.Contains(e.banned, m) })
+	return root, len(root) > 0 || len(cur.LegalMoves(nil)) == 0
+}
+
+// readMoves reads texts as moves legal in cur, reporting (as what) and
+// dropping the others.
+func readMoves(e *Engine, cur *rules.Game, what string, texts []string) []rules.Move {
+	var moves []rules.Move
+	base := e.base()
+	for _, text := range texts {
+		m, err := rules.ParseMoveText(text, base)
+		if err == nil && !cur.IsLegal(m) {
+			err = fmt.Errorf("illegal in %s", cur.Position().FEN())
+		}
+		if err != nil {
+			e.note(fmt.Errorf("uci: %s %s: %w; ignored", what, text, err))
+			continue
+		}
+		if !slices.Contains(moves, m) {
+			moves = append(moves, m)
+		}
+	}
+	return moves
+}
+
+// banMoves is UCCI's "banmoves M...": the moves are not played from the
+// position set (until the next position command, or ucinewgame).
+func banMoves(e *Engine, args []string) {
+	if e.refused != nil {
+		e.note(errors.New("uci: banmoves: no position to ban moves in"))
+		return
+	}
+	cur, err := e.current()
+	if err != nil {
+		e.note(err)
+		return
+	}
+	e.banned = readMoves(e, cur, "banmoves", args)
+}
+
+// probe is UCCI's "probe [fen FEN | startpos] [moves M...]" (the position
+// set when there are no arguments): "pophash", with what the search tree
+// knows of the position when it holds it (see the package comment).
+func probe(e *Engine, args []string) {
+	var g *rules.Game
+	var err error
+	if len(args) == 0 {
+		if e.refused == nil {
+			g, err = e.current()
+		}
+	} else {
+		g, err = e.parsePosition(args, false)
+	}
+	if err != nil {
+		e.note(err)
+	}
+	line := "pophash"
+	if g != nil && e.search != nil && !e.stale && e.idle() {
+		if p, ok := e.search.Probe(g); ok {
+			line += pophash(&p, e.base())
+		}
+	}
+	e.out.line(line)
+}
+
+// pophash is UCCI's pophash fields for a position the tree holds: its
+// move, and its value as both bounds (an MCTS mean is an estimate, not a
+// bound; a proof is exact), in UCCI's centipawns, at the depth of its
+// principal variation.
+func pophash(p *mcts.Probed, base rules.RankBase) string {
+	var b []byte
+	if len(p.PV) > 0 {
+		b = append(b, " bestmove "...)
+		b = p.PV[0].AppendText(b, base)
+	}
+	score := ucciScore(&mcts.Result{Value: p.Value, Proof: p.Proof, ProofPlies: p.ProofPlies})
+	d := max(len(p.PV), 1)
+	b = fmt.Appendf(b, " lowerbound %s depth %d upperbound %s depth %d", score, d, score, d)
+	return string(b)
 }
 
 // parseGo reads go's arguments for the side to move, unit the unit of the
@@ -317,11 +544,11 @@ func parseGo(args []string, side rules.Color, unit time.Duration) (limits, []err
 			l.ponder = true
 		case "draw": // UCCI: the opponent offers a draw; palace plays on
 		case "mate":
-			errs = append(errs, errors.New("uci: go mate: unsupported, searching without it"))
+			l.mate = num()
 		case "searchmoves":
-			errs = append(errs, errors.New("uci: go searchmoves: unsupported, searching every move"))
 			for i+1 < len(args) && !isGoKey(args[i+1]) {
 				i++
+				l.searchmoves = append(l.searchmoves, args[i])
 			}
 		default:
 			errs = append(errs, fmt.Errorf("uci: go: unknown argument %q", args[i]))
@@ -380,6 +607,69 @@ func (u uciReport) best(m rules.Move) string {
 func (u uciReport) move(b []byte, m rules.Move) []byte { return m.AppendText(b, u.base) }
 func (uciReport) note(msg string) string               { return uciNote(msg) }
 
+// searchInfo is what the UCI family's info lines say beyond the result.
+type searchInfo struct {
+	nodes    int
+	elapsed  time.Duration
+	seldepth int
+	hashfull int         // per mille; -1: no cache
+	lines    []mcts.Line // MultiPV above 1: the lines to write, ranked; nil: the result's line
+}
+
+// fullReporter is a reporter with the UCI family's fuller lines (the job
+// uses them when its reporter has them): info lines with seldepth,
+// hashfull and MultiPV, and bestmove with the reply the engine expects.
+type fullReporter interface {
+	infoLines(r *mcts.Result, si *searchInfo) []string
+	bestPonder(m, ponder rules.Move) string
+}
+
+// infoLines are UCI's "info depth D seldepth S [multipv K] score ...
+// [wdl W D L] nodes N nps X [hashfull H] time MS pv M..." lines: one from
+// the result, or one per MultiPV line.
+func (u uciReport) infoLines(r *mcts.Result, si *searchInfo) []string {
+	if si.lines == nil {
+		return []string{u.infoLine(0, len(r.PV), uciScore(r), r.WDL, r.PV, si)}
+	}
+	out := make([]string, 0, len(si.lines))
+	for k := range si.lines {
+		l := &si.lines[k]
+		lr := mcts.Result{Value: l.Value, Proof: l.Proof, ProofPlies: l.ProofPlies}
+		out = append(out, u.infoLine(k+1, len(l.PV), uciScore(&lr), l.WDL, l.PV, si))
+	}
+	return out
+}
+
+func (u uciReport) infoLine(multipv, depth int, score string, wdl [3]float32, pv []rules.Move, si *searchInfo) string {
+	ms := si.elapsed.Milliseconds()
+	depth = max(depth, 1)
+	b := fmt.Appendf(make([]byte, 0, 256), "info depth %d seldepth %d", depth, max(si.seldepth, depth))
+	if multipv > 0 {
+		b = fmt.Appendf(b, " multipv %d", multipv)
+	}
+	b = append(b, " score "...)
+	b = append(b, score...)
+	if u.wdl {
+		w, d, l := wdlPermille(&mcts.Result{WDL: wdl})
+		b = fmt.Appendf(b, " wdl %d %d %d", w, d, l)
+	}
+	b = fmt.Appendf(b, " nodes %d nps %d", si.nodes, si.nodes*1000/max(int(ms), 1))
+	if si.hashfull >= 0 {
+		b = fmt.Appendf(b, " hashfull %d", si.hashfull)
+	}
+	b = fmt.Appendf(b, " time %d", ms)
+	return string(appendPV(b, pv, u.base))
+}
+
+// bestPonder is "bestmove M ponder P", or best's line when the reply is
+// not known.
+func (u uciReport) bestPonder(m, ponder rules.Move) string {
+	if m == rules.NoMove || ponder == rules.NoMove {
+		return u.best(m)
+	}
+	return u.best(m) + " ponder " + string(ponder.AppendText(nil, u.base))
+}
+
 // uciScore is the root's value as "cp C", or "mate M" for a proven result:
 // M moves to the win, −M to the loss (M = ⌈plies/2⌉).
 func uciScore(r *mcts.Result) string {
@@ -406,6 +696,11 @@ func (u ucciReport) info(r *mcts.Result, nodes int, elapsed time.Duration) strin
 	b := fmt.Appendf(make([]byte, 0, 256), "info depth %d score %s nodes %d time %d",
 		max(len(r.PV), 1), ucciScore(r), nodes, elapsed.Milliseconds())
 	return string(appendPV(b, r.PV, u.base))
+}
+
+// infoLines is UCCI's one info line: no seldepth, hashfull or MultiPV.
+func (u ucciReport) infoLines(r *mcts.Result, si *searchInfo) []string {
+	return []string{u.info(r, si.nodes, si.elapsed)}
 }
 
 func (ucciReport) over(lost, won bool) string {

@@ -88,4 +88,18 @@
 // Params.Seed and drawn in a fixed order: the same seed, network and
 // positions give the same results, batched or not. Searches stop on
 // simulation counts, on time only when RunOptions asks.
+//
+// # Engine play
+//
+// RunOptions.RootMoves restricts one search to some root moves (UCI's go
+// searchmoves): the others are never selected, and the root's proof, the
+// move, the PV, the policy and the value are over the allowed moves alone,
+// through a mask on the root's children (no allocation per simulation);
+// the tree keeps everything, and the next search without the restriction
+// sees the root's true proof. RunOptions.MatePlies ends a search once the
+// root is proven won that soon (go mate), Gumbel then considering every
+// root move. Result.Depth is the deepest leaf a search reached (seldepth).
+// After a search, Lines ranks the root's moves by visits with each one's
+// value, proof and PV (MultiPV), and Probe reads what the tree holds of a
+// position at or below the root (UCCI's probe).
 package mcts

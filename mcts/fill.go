@@ -18,7 +18,7 @@ func (s *Search) fill(g *rules.Game, r *Result, full bool) {
 	n := len(kids)
 
 	r.Mode = s.p.Mode
-	r.Simulations, r.Evaluations, r.Full = s.sims, s.evals, full
+	r.Simulations, r.Evaluations, r.Full, r.Depth = s.sims, s.evals, full, s.depth
 	r.Proof, r.ProofPlies = Proof(root.proof), 0
 	if root.proof != unproven {
 		r.ProofPlies = int(root.plies)
@@ -63,7 +63,7 @@ func (s *Search) fill(g *rules.Game, r *Result, full bool) {
 		want, plies := t.nodes[decided].proof, t.nodes[decided].plies
 		var sum float64
 		for j := range kids {
-			if c := &kids[j]; c.proof == want && (want != provenLoss || c.plies == plies) {
+			if c := &kids[j]; c.proof == want && (want != provenLoss || c.plies == plies) && t.allowed(ri, j) {
 				r.Policy[j] = float32(max(c.n, 1))
 				sum += float64(r.Policy[j])
 			}
@@ -100,6 +100,10 @@ func (s *Search) fill(g *rules.Game, r *Result, full bool) {
 		}
 	}
 
+	if t.mask != nil {
+		s.maskPolicy(r)
+	}
+
 	// The move: by the proof when there is one.
 	choice := s.pvChild(ri)
 	switch {
@@ -124,6 +128,42 @@ func (s *Search) fill(g *rules.Game, r *Result, full bool) {
 	for i := choice; i >= 0 && len(r.PV) < maxPV; i = s.pvChild(i) {
 		r.PV = append(r.PV, t.nodes[i].move)
 	}
+
+	// Restricted to some root moves, the root is worth what its move is:
+	// its mean over all its visits may come from moves not allowed now.
+	if c := t.child(ri, r.Best); t.mask != nil && root.proof == unproven && c >= 0 && t.nodes[c].n > 0 {
+		nd := &t.nodes[c]
+		cn := float64(nd.n)
+		v, d := -nd.vsum/cn, nd.dsum/cn
+		r.Value = float32(v)
+		r.WDL = [3]float32{float32(max((1-d+v)/2, 0)), float32(d), float32(max((1-d-v)/2, 0))}
+	}
+}
+
+// maskPolicy keeps r.Policy to the root moves the search was restricted
+// to (RunOptions.RootMoves), renormalised; equal over them when the policy
+// gave them nothing.
+func (s *Search) maskPolicy(r *Result) {
+	t := &s.t
+	var sum float64
+	n := 0
+	for j := range r.Policy {
+		if !t.allowed(t.root, j) {
+			r.Policy[j] = 0
+			continue
+		}
+		sum += float64(r.Policy[j])
+		n++
+	}
+	for j := range r.Policy {
+		switch {
+		case !t.allowed(t.root, j):
+		case sum > 0:
+			r.Policy[j] = float32(float64(r.Policy[j]) / sum)
+		default:
+			r.Policy[j] = 1 / float32(n)
+		}
+	}
 }
 
 // gumbelFinal is Gumbel's action: among the root actions with the most
@@ -134,8 +174,11 @@ func (s *Search) gumbelFinal(maxN float64, n int) int {
 	for j := range n {
 		most = max(most, s.runVisits[j])
 	}
-	best, bestJ := math.Inf(-1), 0
+	best, bestJ := math.Inf(-1), s.t.firstAllowed(s.t.root)
 	for j := range n {
+		if !s.t.allowed(s.t.root, j) {
+			continue
+		}
 		if sc := s.score[j] + s.sigma(s.q[j], maxN); s.runVisits[j] == most && sc > best {
 			best, bestJ = sc, j
 		}
@@ -154,7 +197,7 @@ func (s *Search) pvChild(i int32) int32 {
 	}
 	best := int32(-1)
 	for j, c := range t.kids(i) {
-		if c.n == 0 && c.proof == unproven {
+		if c.n == 0 && c.proof == unproven || !t.allowed(i, j) {
 			continue
 		}
 		if best < 0 || better(&c, &t.nodes[nd.first+best]) {
@@ -178,6 +221,9 @@ func (s *Search) decidedChild(i int32) int32 {
 	nd := &t.nodes[i]
 	best := int32(-1)
 	for j, c := range t.kids(i) {
+		if !t.allowed(i, j) {
+			continue
+		}
 		switch nd.proof {
 		case provenWin:
 			if c.proof != provenLoss {

@@ -68,6 +68,9 @@ type Result struct {
 	// Evaluations counts the positions sent to the evaluator (cache hits
 	// included), the root's own evaluation among them.
 	Evaluations int
+	// Depth is the deepest leaf this search reached, in plies below the
+	// root (UCI's seldepth); 0 when it visited none.
+	Depth int
 	// Full says the move had the full budget (playout-cap randomization):
 	// only full searches make policy targets. A forced move (one legal move)
 	// is never full.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/palace-chess/palace/encode"
@@ -39,7 +40,25 @@ type RunOptions struct {
 	// make the result depend on timing.
 	Deadline time.Time
 	Stop     <-chan struct{}
+	// RootMoves, when not empty, restricts the search to these root moves
+	// (UCI's go searchmoves): the root's other moves are never selected,
+	// their visits and proofs do not count towards the root's proof, and
+	// Best, PV and Policy are among these moves only. Moves not legal at the
+	// root are ignored; when none is legal RunWith returns ErrNoRootMoves.
+	// The tree keeps everything: a later search without RootMoves sees the
+	// root as it truly stands.
+	RootMoves []rules.Move
+	// MatePlies, when positive, ends the search as soon as the root is a
+	// proven win in at most MatePlies plies (UCI's go mate N: 2N-1 plies),
+	// rather than going on within the budget for a shorter one. Gumbel
+	// then considers every root move (GumbelK aside): a mate is proven
+	// only through the moves searched.
+	MatePlies int
 }
+
+// ErrNoRootMoves is returned for a search whose RootMoves holds no legal
+// move.
+var ErrNoRootMoves = errors.New("mcts: none of the root moves asked for is legal")
 
 // maxVisits keeps visit counts far from int32's limit in a tree searched
 // again and again (analysis).
@@ -90,6 +109,8 @@ type Search struct {
 	halved     bool      // Gumbel's root state is set up for this search
 	sims       int
 	evals      int
+	depth      int    // the deepest leaf this search reached, in plies below the root
+	allow      []bool // RunOptions.RootMoves: per root child, whether it may be searched
 	poolFull   bool
 }
 
@@ -127,6 +148,7 @@ func New(p Params, ev nn.Evaluator) (*Search, error) {
 		score:   make([]float64, rules.MaxMoves),
 		q:       make([]float64, rules.MaxMoves),
 		visited: make([]bool, rules.MaxMoves),
+		allow:   make([]bool, rules.MaxMoves),
 		reply:   make([]rules.Move, 0, rules.MaxMoves),
 		equal:   make([]float32, rules.MaxMoves),
 	}
@@ -190,7 +212,7 @@ func (s *Search) RunWith(g *rules.Game, o RunOptions, r *Result) (err error) {
 
 	s.restoreNoise()
 	s.moveRoot(g)
-	s.sims, s.evals, s.poolFull, s.halved = 0, 0, false, false
+	s.sims, s.evals, s.depth, s.poolFull, s.halved = 0, 0, 0, false, false
 
 	full := true
 	budget := s.p.Simulations
@@ -219,6 +241,12 @@ func (s *Search) RunWith(g *rules.Game, o RunOptions, r *Result) (err error) {
 			}
 		}
 	}
+	if len(o.RootMoves) > 0 {
+		if err := s.restrict(o.RootMoves); err != nil {
+			return err
+		}
+		defer s.unrestrict()
+	}
 	if s.p.RootLookahead && t.nodes[t.root].flags&flagLookedAhead == 0 && t.nodes[t.root].nkids > 1 {
 		s.lookahead(g)
 	}
@@ -226,8 +254,8 @@ func (s *Search) RunWith(g *rules.Game, o RunOptions, r *Result) (err error) {
 	if root.nkids == 1 {
 		full, budget = false, 0 // a forced move teaches nothing
 	}
-	if !s.settled() && root.nkids > 1 {
-		s.prepareRoot(full, budget)
+	if !s.settled() && !s.mated(&o) && root.nkids > 1 {
+		s.prepareRoot(full, budget, o.MatePlies > 0)
 		if err := s.loop(g, budget, &o); err != nil {
 			return err
 		}
@@ -254,6 +282,44 @@ func (s *Search) moveRoot(g *rules.Game) {
 		t.reset()
 	}
 	s.rootKey, s.rootPly, s.rootRules = key, g.Ply(), g.Rules()
+}
+
+// restrict limits the search to the root children whose moves are in
+// moves (RunOptions.RootMoves): the tree's root mask, which selection,
+// the root's proof and the answer respect, until unrestrict.
+func (s *Search) restrict(moves []rules.Move) error {
+	t := &s.t
+	kids := t.kids(t.root)
+	n := 0
+	for j := range kids {
+		s.allow[j] = slices.Contains(moves, kids[j].move)
+		if s.allow[j] {
+			n++
+		}
+	}
+	if n == 0 {
+		return ErrNoRootMoves
+	}
+	t.mask = s.allow[:len(kids)]
+	t.updateProof(t.root) // the root's worth among the moves allowed
+	return nil
+}
+
+// unrestrict lifts the root mask and gives the root back its proof over
+// every move.
+func (s *Search) unrestrict() {
+	t := &s.t
+	t.mask = nil
+	if !t.empty() {
+		t.updateProof(t.root)
+	}
+}
+
+// mated reports whether the root is the proven win RunOptions.MatePlies
+// asks for.
+func (s *Search) mated(o *RunOptions) bool {
+	root := &s.t.nodes[s.t.root]
+	return o.MatePlies > 0 && root.proof == provenWin && int(root.plies) <= o.MatePlies
 }
 
 // descend checks that g's position d plies back is the tree's root, and if
@@ -379,7 +445,7 @@ func winningMove(g *rules.Game, moves []rules.Move, checksOnly bool) (rules.Move
 
 // prepareRoot sets up the root for one search: Dirichlet noise (PUCT, full
 // searches), or Gumbel's samples and halving schedule.
-func (s *Search) prepareRoot(full bool, budget int) {
+func (s *Search) prepareRoot(full bool, budget int, every bool) {
 	t := &s.t
 	kids := t.kids(t.root)
 	if s.p.Mode == PUCT {
@@ -400,11 +466,15 @@ func (s *Search) prepareRoot(full bool, budget int) {
 	for j := range kids {
 		s.score[j] = s.p.GumbelScale*gumbelSample(s.rng) + logit(kids[j].prior)
 		s.runVisits[j] = 0
-		if p := kids[j].proof; p != provenWin && p != provenLoss {
+		if p := kids[j].proof; p != provenWin && p != provenLoss && t.allowed(t.root, j) {
 			open++
 		}
 	}
-	s.sched = halvingSchedule(s.sched[:0], min(s.p.GumbelK, open), budget)
+	k := min(s.p.GumbelK, open)
+	if every {
+		k = open
+	}
+	s.sched = halvingSchedule(s.sched[:0], k, budget)
 	s.halved = true
 }
 
@@ -464,8 +534,9 @@ func (s *Search) settled() bool {
 		return root.proof != unproven
 	}
 	soonest := uint16(math.MaxUint16)
-	for _, c := range t.kids(t.root) {
+	for j, c := range t.kids(t.root) {
 		switch {
+		case !t.allowed(t.root, j):
 		case c.proof != unproven:
 		case c.n == 0:
 			soonest = 1
@@ -478,7 +549,7 @@ func (s *Search) settled() bool {
 
 // loop runs simulations until the budget is spent or the search must stop.
 func (s *Search) loop(g *rules.Game, budget int, o *RunOptions) error {
-	for s.sims < budget && !s.settled() && !s.poolFull && s.t.nodes[s.t.root].n < maxVisits {
+	for s.sims < budget && !s.settled() && !s.mated(o) && !s.poolFull && s.t.nodes[s.t.root].n < maxVisits {
 		if !o.Deadline.IsZero() && !time.Now().Before(o.Deadline) {
 			return nil
 		}
@@ -490,7 +561,7 @@ func (s *Search) loop(g *rules.Game, budget int, o *RunOptions) error {
 			}
 		}
 		k := 0
-		for k < len(s.slots) && s.sims < budget && !s.settled() {
+		for k < len(s.slots) && s.sims < budget && !s.settled() && !s.mated(o) {
 			queued, collided, err := s.visit(g, k)
 			if err != nil {
 				return err
@@ -534,6 +605,7 @@ func (s *Search) visit(g *rules.Game, k int) (queued, collided bool, err error) 
 		path = append(path, i)
 	}
 	sl.path = path
+	s.depth = max(s.depth, len(path)-1)
 	for _, j := range path {
 		t.nodes[j].vl++
 	}
@@ -713,7 +785,7 @@ func (s *Search) puct(i int32, atRoot bool) int32 {
 		c := &kids[j]
 		var q float64
 		switch {
-		case c.proof == provenWin || c.proof == provenLoss:
+		case c.proof == provenWin || c.proof == provenLoss || !t.allowed(i, j):
 			continue
 		case c.proof == provenDraw:
 			q = ds
@@ -741,7 +813,7 @@ func (s *Search) puct(i int32, atRoot bool) int32 {
 		}
 	}
 	if bestJ < 0 {
-		bestJ = 0 // every child lost: i is a proven loss and is not searched
+		bestJ = t.firstAllowed(i) // every child lost: i is a proven loss and is not searched
 	}
 	return nd.first + int32(bestJ)
 }
@@ -814,11 +886,11 @@ func (s *Search) gumbelRoot() int32 {
 	maxN, _ := s.completedQ(t.root, false)
 	cv := consideredVisit(s.sched, s.sims)
 	best, bestJ := math.Inf(-1), -1
-	top, topJ := math.Inf(-1), 0
+	top, topJ := math.Inf(-1), t.firstAllowed(t.root)
 	kids := t.kids(t.root)
 	for j := range kids {
-		if p := kids[j].proof; p == provenWin || p == provenLoss {
-			continue // decided: see puct
+		if p := kids[j].proof; p == provenWin || p == provenLoss || !t.allowed(t.root, j) {
+			continue // decided (see puct), or not among RunOptions.RootMoves
 		}
 		sc := s.score[j] + s.sigma(s.q[j], maxN)
 		if s.runVisits[j] == cv && sc > best {

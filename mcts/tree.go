@@ -108,6 +108,25 @@ type tree struct {
 	nodes []node
 	spare []node
 	root  int32
+	// mask, when not nil, says which of the root's children a search may
+	// consider (RunOptions.RootMoves); the root's proof is then over them.
+	mask []bool
+}
+
+// allowed reports whether child j of node i may be searched: every child
+// but the root's outside the mask.
+func (t *tree) allowed(i int32, j int) bool {
+	return t.mask == nil || i != t.root || t.mask[j]
+}
+
+// firstAllowed is the first child of i that may be searched (0 when none).
+func (t *tree) firstAllowed(i int32) int {
+	for j := range int(t.nodes[i].nkids) {
+		if t.allowed(i, j) {
+			return j
+		}
+	}
+	return 0
 }
 
 func (t *tree) reset() {
@@ -172,7 +191,10 @@ func (t *tree) updateProof(i int32) bool {
 		winPly, drawPly = uint16(math.MaxUint16), uint16(math.MaxUint16)
 		lossPly         uint16
 	)
-	for _, c := range t.kids(i) {
+	for j, c := range t.kids(i) {
+		if !t.allowed(i, j) {
+			continue
+		}
 		switch c.proof {
 		case provenLoss:
 			win, winPly = true, min(winPly, c.plies)
