@@ -33,7 +33,12 @@
 // 10 is ranks 1–10, one with rank 0 is ranks 0–9) is read that way, and
 // the engine writes its own moves so until ucinewgame, UCI_Variant or
 // MoveNotation; a list both readings play is read in the notation in
-// force. FENs are the same in every dialect, and read as Fairy-Stockfish
+// force. UCI2WB, XBoard's adapter, writes ranks 0–9 (Cyclone's dialect)
+// whatever UCI_Variant says, and marks its position commands: the moves
+// keyword with no move after it, a FEN of board and side only. Until moves
+// have told the notation, that mark means ranks 0–9, so that palace can
+// move first under UCI2WB with no option set by hand
+// (testdata/uci-uci2wb.txt). FENs are the same in every dialect, and read as Fairy-Stockfish
 // reads them: a side to move written "r" (red, as some UCCI programs write
 // it) is "w", and trailing fields may be shortened or left out ("FEN w 0
 // 1", "FEN w - - 3", "FEN w", the board alone: side w), the rest being

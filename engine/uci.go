@@ -255,15 +255,31 @@ func (e *Engine) parsePosition(args []string, record bool) (*rules.Game, error) 
 	default:
 		moves = args[i+1:]
 	}
+	// UCI2WB, XBoard's adapter, speaks Cyclone's dialect: moves with ranks
+	// 0–9 whatever UCI_Variant says, and position commands with a mark of
+	// their own: the moves keyword even when no move follows, a FEN of the
+	// board and side only. Where the moves do not decide the notation (the
+	// engine moves first), that mark does.
+	cyclone := e.notation == "auto" && !e.hasDetected &&
+		(i < len(args) && len(moves) == 0 || args[0] == "fen" && len(args[1:i]) == 2)
 	base := e.base()
+	if cyclone {
+		base = rules.Ranks0
+	}
 	g, err := playMoves(rs, fen, moves, base)
 	if e.notation != "auto" || len(moves) == 0 {
+		if err == nil && cyclone && record {
+			e.detected, e.hasDetected = base, true
+		}
 		return g, err
 	}
 	other := rules.Ranks1 - base // the other reading
 	g2, err2 := playMoves(rs, fen, moves, other)
 	switch {
 	case err == nil && err2 == nil:
+		if cyclone && record {
+			e.detected, e.hasDetected = base, true
+		}
 		return g, nil
 	case err == nil:
 	case err2 == nil:
