@@ -67,11 +67,14 @@ const (
 )
 
 // cecpJanggiSetup is the setup command's piece table for janggi on
-// XBoard's xiangqi board: XBoard's own xiangqi table (soldier as Pawn,
-// horse as Knight, advisor as Ferz, elephant as Alfil, general as Wazir,
-// cannon as Cannon) with palace's FEN letters, so that FENs read the same
-// both ways.
-const cecpJanggiSetup = "(PN.R.AB..K.C.pn.r.ab..k.c.) 9x10+0_xiangqi"
+// XBoard's xiangqi board, as Fairy-Stockfish 11.1 (Debian's) sends it:
+// palace's FEN letters in slots of XBoard's table whose own moves the
+// piece commands replace, the soldier and the general out of the Pawn and
+// King slots so that XBoard applies no pawn or xiangqi-palace rule of its
+// own to them (checked in XBoard 4.9: with the soldier in the Pawn slot
+// XBoard sees checks by soldiers outside the palace and forfeits legal
+// replies).
+const cecpJanggiSetup = "(.N.R.AB.P..C.........K.n.r.ab.p..c.........k) 9x10+0_xiangqi"
 
 // cecpJanggiPieces are janggi's pieces in Betza notation, as
 // Fairy-Stockfish sends them: the palace diagonals (general, advisor,
