@@ -72,6 +72,9 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
+	if e.Game == 0 { // the whole file
+		return fmt.Sprintf("gib: %s: %s", e.Source, e.Msg)
+	}
 	return fmt.Sprintf("gib: %s game %d, line %d: %s", e.Source, e.Game, e.Line, e.Msg)
 }
 

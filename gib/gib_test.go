@@ -525,7 +525,8 @@ func TestImportWild(t *testing.T) {
 	}
 	// The xiangqi rule set is refused for the whole file.
 	games, errs, _ = Import([]byte(good), "x.gib", gamerec.ImportOptions{RuleSet: rules.MustPreset("xiangqi")})
-	if len(games) != 0 || len(errs) != 1 || !errors.Is(errs[0], gamerec.ErrRecordSetup) || !strings.Contains(errs[0].Error(), "janggi") {
+	if len(games) != 0 || len(errs) != 1 || !errors.Is(errs[0], gamerec.ErrRecordSetup) ||
+		errs[0].Error() != "gib: x.gib: rule set xiangqi is for xiangqi; .gib records are janggi" {
 		t.Errorf("xiangqi rule set: %v", errs)
 	}
 	// A result wording palace does not know is an error, never a guess.
