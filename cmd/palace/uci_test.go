@@ -111,7 +111,7 @@ func TestUCIXboardSession(t *testing.T) {
 	}
 	got := out.String()
 	for _, want := range []string{"feature done=0\n", `feature myname="palace `, `feature option="Nodes -spin 32 `, "\nfeature done=1\n",
-		"\nsetup (PN.R.AB..K.C.pn.r.ab..k.c.) 9x10+0_xiangqi rnba1abnr/", "\npiece C& pRpB\n", "\npong 1\n", "\nmove "} {
+		"\nsetup (.N.R.AB.P..C.........K.n.r.ab.p..c.........k) 9x10+0_xiangqi rnba1abnr/", "\npiece C& pRpB\n", "\npong 1\n", "\nmove "} {
 		if !strings.Contains(got, want) {
 			t.Errorf("no %q in:\n%s", want, got)
 		}
