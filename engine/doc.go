@@ -119,7 +119,8 @@
 //	                      also takes MoveOverhead, UCCI's name for it
 //	MultiPV        spin   lines in each set of info lines (1; UCI only)
 //	Ponder         check  bestmove names the reply expected ("bestmove M
-//	                      ponder P"); UCCI: ponder
+//	                      ponder P": the PV's second move, else a legal
+//	                      reply, whenever there is one); UCCI: ponder
 //	Hash           spin   the evaluation cache, in MB (16; 0: none; about 300
 //	                      bytes a position); UCCI: hashsize. The search tree
 //	                      is apart (mcts's MaxNodes)

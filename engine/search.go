@@ -312,8 +312,30 @@ func (j *job) search() (best, ponder rules.Move) {
 	r := &q.res
 	if len(r.PV) > 1 && r.PV[0] == r.Best {
 		ponder = r.PV[1]
+	} else if j.ponderOK && r.Best != rules.NoMove {
+		ponder = anyReply(g, r.Best)
 	}
 	return r.Best, ponder
+}
+
+// anyReply is a legal reply to best when the tree knows none (the search
+// never went below best): a GUI that ponders expects a ponder move
+// whenever there is one (UCI2WB, given none, ponders on nothing and
+// writes an error). The game is copied from its position, since the
+// client may read the engine's game meanwhile.
+func anyReply(g *rules.Game, best rules.Move) rules.Move {
+	after, err := rules.NewGame(g.Rules(), g.Position().FEN())
+	if err != nil {
+		return rules.NoMove
+	}
+	after.Play(best)
+	if after.ImmediateResult().Over() {
+		return rules.NoMove
+	}
+	if replies := after.LegalMoves(nil); len(replies) > 0 {
+		return replies[0]
+	}
+	return rules.NoMove
 }
 
 // sequence is a go's searches of one growing tree: what they found and
