@@ -11,7 +11,7 @@
 # step (policy and WDL cross-entropy, L2, SGD momentum). Before timing, the
 # twin's parameter count must equal `palace net info`'s for each shape.
 #
-# Usage: scripts/torch-vs-palace.sh        (about 2 minutes on 2 cores)
+# Usage: scripts/torch-vs-palace.sh        (about a minute on 2 cores)
 # Knobs (environment):
 #   PALACE_PYTHON       the python with torch (default: python3, else /usr/bin/python3)
 #   TVP_SHAPES          BLOCKSxFILTERS shapes, space-separated (default "6x64 4x32")
