@@ -344,7 +344,7 @@ func importRecord(rs *rules.RuleSet, data []byte, opt gamerec.ImportOptions) (ga
 			// A date is kept as written only when it has no year to
 			// normalise.
 			if tag == tagDate {
-				if g.Date = normaliseDate(v); g.Date != "" {
+				if g.Date = gamerec.RecordDate(v); g.Date != "" {
 					continue
 				}
 			}
@@ -576,30 +576,4 @@ func utf16String(field []byte) string {
 		return ""
 	}
 	return strings.TrimSpace(string(utf16.Decode(units)))
-}
-
-// normaliseDate writes a date as YYYY.MM.DD, ?? for a part not given or
-// out of range, from its numbers in order (1997年10月5日, 1997-10-05,
-// 1997.10): "" without a four-digit year first.
-func normaliseDate(v string) string {
-	var nums []int
-	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r < '0' || r > '9' }) {
-		n, err := strconv.Atoi(f)
-		if err != nil || len(f) > 4 {
-			return ""
-		}
-		nums = append(nums, n)
-	}
-	if len(nums) == 0 || nums[0] < 1000 || len(nums) > 3 {
-		return ""
-	}
-	out := fmt.Sprintf("%04d", nums[0])
-	for i, limit := range []int{12, 31} {
-		if i+1 < len(nums) && nums[i+1] >= 1 && nums[i+1] <= limit {
-			out += fmt.Sprintf(".%02d", nums[i+1])
-		} else {
-			out += ".??"
-		}
-	}
-	return out
 }

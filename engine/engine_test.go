@@ -104,9 +104,15 @@ var testOptions = Options{Nodes: 64, Version: "test"}
 // commands and "< " lines the answers (nps and time masked). The commands
 // are read from the file itself; -update rewrites the answers.
 func TestGoldenSessions(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "*.txt"))
+	goldenSessions(t, filepath.Join("testdata", "*.txt"), mask, "Golden")
+}
+
+// goldenSessions replays every transcript pattern matches, its answers
+// masked with maskFn; run names the test for the -update hint.
+func goldenSessions(t *testing.T, pattern string, maskFn func(string) string, run string) {
+	files, err := filepath.Glob(pattern)
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no transcripts in testdata: %v", err)
+		t.Fatalf("no transcripts %s: %v", pattern, err)
 	}
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
@@ -127,7 +133,7 @@ func TestGoldenSessions(t *testing.T) {
 					pending = append(pending, line)
 				}
 			}
-			got := mask(session(t, testOptions, commands, comments))
+			got := maskFn(session(t, testOptions, commands, comments))
 			if *update {
 				if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
 					t.Fatal(err)
@@ -135,7 +141,7 @@ func TestGoldenSessions(t *testing.T) {
 				return
 			}
 			if got != string(data) {
-				t.Errorf("transcript differs (go test ./engine -run Golden -update to accept):\n%s", diff(string(data), got))
+				t.Errorf("transcript differs (go test ./engine -run %s -update to accept):\n%s", run, diff(string(data), got))
 			}
 		})
 	}

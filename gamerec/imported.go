@@ -3,6 +3,8 @@ package gamerec
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/palace-chess/palace/rules"
 )
@@ -104,4 +106,31 @@ func (g *Game) SettleImport(game *rules.Game, result, reason string, opt ImportO
 	}
 	g.End = EndOf(r)
 	return fmt.Sprintf("the record says %s, the rules end the game %s", result, r), nil
+}
+
+// RecordDate writes a record's date as PGN does, YYYY.MM.DD with ?? for a
+// part not given or out of range, from its numbers in order ("1997-10-05",
+// "1937년 10월 8일", "1997年10月"); "" without a four-digit year first or
+// with more than three numbers.
+func RecordDate(v string) string {
+	var nums []int
+	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r < '0' || r > '9' }) {
+		n, err := strconv.Atoi(f)
+		if err != nil || len(f) > 4 {
+			return ""
+		}
+		nums = append(nums, n)
+	}
+	if len(nums) == 0 || nums[0] < 1000 || len(nums) > 3 {
+		return ""
+	}
+	out := fmt.Sprintf("%04d", nums[0])
+	for i, limit := range []int{12, 31} {
+		if i+1 < len(nums) && nums[i+1] >= 1 && nums[i+1] <= limit {
+			out += fmt.Sprintf(".%02d", nums[i+1])
+		} else {
+			out += ".??"
+		}
+	}
+	return out
 }

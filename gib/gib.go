@@ -608,7 +608,7 @@ func gibConvert(rs *rules.RuleSet, seg *gibSegment, opt gamerec.ImportOptions) (
 			g.Black = gibKnown(t.value)
 		default:
 			if t.key == "대국일자" {
-				g.Date = gibDate(t.value)
+				g.Date = gamerec.RecordDate(t.value)
 			}
 			if g.Tags == nil {
 				g.Tags = map[string]string{}
@@ -939,30 +939,3 @@ func gibResult(v string) (result, reason string, err error) {
 
 // gibHanjaWords are the result words some records write in hanja.
 var gibHanjaWords = strings.NewReplacer("無勝負", "무승부", "勝", "승", "敗", "패", "完", "완", "時間", "시간", "棄權", "기권", "點數", "점수")
-
-// gibDate reads 대국일자 ("2008-07-27", "1937년", "1937년 10월 8일") in
-// PGN's form, YYYY.MM.DD with ?? for what is unknown; "" when it has no
-// year.
-func gibDate(v string) string {
-	var nums []int
-	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r < '0' || r > '9' }) {
-		n, err := strconv.Atoi(f)
-		if err != nil || len(f) > 4 {
-			return ""
-		}
-		nums = append(nums, n)
-	}
-	if len(nums) == 0 || nums[0] < 1000 || len(nums) > 3 {
-		return ""
-	}
-	out := fmt.Sprintf("%04d", nums[0])
-	for i := 1; i < 3; i++ {
-		limit := []int{0, 12, 31}[i]
-		if i < len(nums) && nums[i] >= 1 && nums[i] <= limit {
-			out += fmt.Sprintf(".%02d", nums[i])
-		} else {
-			out += ".??"
-		}
-	}
-	return out
-}

@@ -414,8 +414,8 @@ func TestGibResultAndDate(t *testing.T) {
 		{"2008-07-27", "2008.07.27"}, {"1937년", "1937.??.??"}, {"1937년 10월 8일", "1937.10.08"},
 		{"미상", ""}, {"2014.7", "2014.07.??"}, {"99-1-1", ""}, {"2014-13-40", "2014.??.??"},
 	} {
-		if got := gibDate(c.in); got != c.want {
-			t.Errorf("gibDate(%q) = %q, want %q", c.in, got, c.want)
+		if got := gamerec.RecordDate(c.in); got != c.want {
+			t.Errorf("RecordDate(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }

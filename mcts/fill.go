@@ -49,7 +49,7 @@ func (s *Search) fill(g *rules.Game, r *Result, full bool) {
 		rn := float64(max(root.n, 1))
 		v, d := root.vsum/rn, root.dsum/rn
 		r.Value = float32(v)
-		r.WDL = [3]float32{float32(max((1-d+v)/2, 0)), float32(d), float32(max((1-d-v)/2, 0))}
+		r.WDL = meanWDL(v, d)
 	}
 
 	// The policy target. A won or drawn root's target is the moves that
@@ -136,8 +136,14 @@ func (s *Search) fill(g *rules.Game, r *Result, full bool) {
 		cn := float64(nd.n)
 		v, d := -nd.vsum/cn, nd.dsum/cn
 		r.Value = float32(v)
-		r.WDL = [3]float32{float32(max((1-d+v)/2, 0)), float32(d), float32(max((1-d-v)/2, 0))}
+		r.WDL = meanWDL(v, d)
 	}
+}
+
+// meanWDL is the win/draw/loss of a mean value v (win − loss) and mean
+// draw share d, clamped at 0 against rounding.
+func meanWDL(v, d float64) [3]float32 {
+	return [3]float32{float32(max((1-d+v)/2, 0)), float32(d), float32(max((1-d-v)/2, 0))}
 }
 
 // maskPolicy keeps r.Policy to the root moves the search was restricted

@@ -3,7 +3,6 @@ package mcts
 import (
 	"slices"
 
-	"github.com/palace-chess/palace/encode"
 	"github.com/palace-chess/palace/rules"
 )
 
@@ -71,11 +70,11 @@ func (s *Search) Lines(dst []Line) []Line {
 			cn := float64(c.n)
 			v, d := -c.vsum/cn, c.dsum/cn
 			l.Value = float32(v)
-			l.WDL = [3]float32{float32(max((1-d+v)/2, 0)), float32(d), float32(max((1-d-v)/2, 0))}
+			l.WDL = meanWDL(v, d)
 		default:
 			v := s.q[i-first]
 			l.Value = float32(v)
-			l.WDL = [3]float32{float32(max((1+v)/2, 0)), 0, float32(max((1-v)/2, 0))}
+			l.WDL = meanWDL(v, 0)
 		}
 		for k := i; k >= 0 && len(l.PV) < maxPV; k = s.pvChild(k) {
 			l.PV = append(l.PV, t.nodes[k].move)
@@ -127,23 +126,9 @@ func (s *Search) Probe(g *rules.Game) (Probed, bool) {
 	if d < 0 || d > maxReuseDepth {
 		return Probed{}, false
 	}
-	s.hist = g.Moves(s.hist[:0])
-	last := s.hist[len(s.hist)-d:]
-	for range d {
-		g.Undo()
-	}
-	match := encode.Key(g) == s.rootKey
-	for _, m := range last {
-		g.Play(m)
-	}
-	if !match {
+	i := s.nodeAfter(g, d)
+	if i < 0 {
 		return Probed{}, false
-	}
-	i := t.root
-	for _, m := range last {
-		if i = t.child(i, m); i < 0 {
-			return Probed{}, false
-		}
 	}
 	nd := &t.nodes[i]
 	if nd.n == 0 && nd.proof == unproven {
@@ -159,7 +144,7 @@ func (s *Search) Probe(g *rules.Game) (Probed, bool) {
 		n := float64(nd.n)
 		v, dr := nd.vsum/n, nd.dsum/n
 		p.Value = float32(v)
-		p.WDL = [3]float32{float32(max((1-dr+v)/2, 0)), float32(dr), float32(max((1-dr-v)/2, 0))}
+		p.WDL = meanWDL(v, dr)
 	}
 	for k := s.pvChild(i); k >= 0 && len(p.PV) < maxPV; k = s.pvChild(k) {
 		p.PV = append(p.PV, t.nodes[k].move)

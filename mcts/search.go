@@ -325,6 +325,18 @@ func (s *Search) mated(o *RunOptions) bool {
 // descend checks that g's position d plies back is the tree's root, and if
 // so promotes the subtree reached by the d moves since.
 func (s *Search) descend(g *rules.Game, d int) bool {
+	i := s.nodeAfter(g, d)
+	if i < 0 {
+		return false
+	}
+	s.t.promote(i)
+	return true
+}
+
+// nodeAfter is the tree's node for g's position when g's position d plies
+// back is the root and the tree holds the d moves since; else -1. g is
+// left as it was found.
+func (s *Search) nodeAfter(g *rules.Game, d int) int32 {
 	s.hist = g.Moves(s.hist[:0])
 	last := s.hist[len(s.hist)-d:]
 	for range d {
@@ -335,16 +347,15 @@ func (s *Search) descend(g *rules.Game, d int) bool {
 		g.Play(m)
 	}
 	if !match {
-		return false
+		return -1
 	}
 	i := s.t.root
 	for _, m := range last {
 		if i = s.t.child(i, m); i < 0 {
-			return false
+			return -1
 		}
 	}
-	s.t.promote(i)
-	return true
+	return i
 }
 
 // restoreNoise puts back the priors the last search's noise replaced.
