@@ -130,7 +130,18 @@ func runNetBench(args []string, stdout, stderr io.Writer) error {
 	batches := fs.String("batch", "1,8,32", "comma-separated batch sizes")
 	positions := fs.Int("positions", 256, "positions each worker evaluates per batch size")
 	workers := fs.Int("workers", runtime.NumCPU(), "inference workers, one network copy each (one per core is the intended use)")
+	kernelName := fs.String("kernel", "", "the network's kernel path: auto, bf16, avx512 or blas (default: PALACE_KERNEL's, else auto)")
 	ck, _, err := parseCheckpointArg(fs, args, "want one checkpoint file: palace net bench [flags] FILE")
+	if err != nil {
+		return err
+	}
+	kernel, err := model.DefaultKernel()
+	if *kernelName != "" {
+		kernel, err = model.ParseKernel(*kernelName)
+		if err != nil {
+			err = usagef("--kernel: %v", err)
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -147,12 +158,13 @@ func runNetBench(args []string, stdout, stderr io.Writer) error {
 	runtime.ReadMemStats(&before)
 	nets := make([]*model.Net, *workers)
 	for i := range nets {
-		if nets[i], err = model.NewNet(ck.Weights); err != nil {
+		if nets[i], err = model.NewNetKernel(ck.Weights, kernel); err != nil {
 			return err
 		}
 	}
 	c := ck.Weights.Config
-	fmt.Fprintf(stdout, "network %s: %.1f MFLOP per position; GEMMs by %s; %d workers\n", ck.Weights.ID(), float64(c.FLOPs())/1e6, model.BLAS(), *workers)
+	fmt.Fprintf(stdout, "network %s: %.1f MFLOP per position; kernel %s (this CPU: %s); other GEMMs by %s; %d workers\n",
+		ck.Weights.ID(), float64(c.FLOPs())/1e6, kernel, model.SupportedKernels(), model.BLAS(), *workers)
 	for _, s := range strings.Split(*batches, ",") {
 		batch, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || batch < 1 || batch > maxBenchBatch {

@@ -18,7 +18,8 @@ type Evaluator struct {
 	input, policy, wdl []float32
 }
 
-// NewEvaluator makes an evaluator for the network w.
+// NewEvaluator makes an evaluator for the network w, on the kernel path
+// DefaultKernel names.
 func NewEvaluator(w *Weights) (*Evaluator, error) {
 	net, err := NewNet(w)
 	if err != nil {
@@ -26,6 +27,18 @@ func NewEvaluator(w *Weights) (*Evaluator, error) {
 	}
 	return &Evaluator{net: net}, nil
 }
+
+// NewEvaluatorKernel is NewEvaluator on a given kernel path.
+func NewEvaluatorKernel(w *Weights, kernel Kernel) (*Evaluator, error) {
+	net, err := NewNetKernel(w, kernel)
+	if err != nil {
+		return nil, err
+	}
+	return &Evaluator{net: net}, nil
+}
+
+// Kernel is the path the evaluator's network runs on.
+func (e *Evaluator) Kernel() Kernel { return e.net.kernel }
 
 // Uniform is the evaluator that stands in where no network is given: nn's
 // uniform evaluator (equal priors, value 0) over this build's encoding.

@@ -13,8 +13,12 @@ type Net struct {
 	convs                    []foldedConv // stem, then two per block, then policy, value
 	pfcT                     []float32    // policy.fc.w transposed: [in][out]
 	pfcB, v1W, v1B, v2W, v2B []float32
+	pfcP                     []float32 // the kernel paths: pfcT with its columns padded to pfcN
+	pfcPB                    []uint16  // the bf16 path: pfcP packed (packBF16)
+	pfcN                     int
 	scratch                  forwardScratch
-	winograd                 bool // 3×3 convolutions by Winograd F(2×2, 3×3) (winograd.go)
+	winograd                 bool   // 3×3 convolutions by Winograd F(2×2, 3×3) (winograd.go)
+	kernel                   Kernel // the tower's GEMM path (kernel.go)
 }
 
 type foldedConv struct {
@@ -22,23 +26,42 @@ type foldedConv struct {
 	wt         []float32 // [tap·in + channel][out], taps row-major over the k×k window
 	b          []float32 // [out]
 	wu         []float32 // 3×3 only: Winograd weights [16][in][out]
+	wub        []uint16  // the bf16 path: wu as packBF16 lays each ξ out
+	wp         []float32 // 1×1 on the kernel paths: wt with out padded to padOut columns
+	padOut     int
 }
 
 type forwardScratch struct {
 	batch        int
 	x, y, t, col []float32
 	wv, wm, wz   []float32 // Winograd: transformed input, products, zero row
+	wvb          []uint16  // the bf16 path: wv rounded
+	hc, pout     []float32 // the kernel paths: head products with padded columns
+	pflatb       []uint16  // the bf16 path: pflat rounded
 	pflat, vflat []float32
 	phid, vhid   []float32
 }
 
-// NewNet folds the batch norms of w into its convolutions.
+// NewNet folds the batch norms of w into its convolutions, for the kernel
+// path DefaultKernel names.
 func NewNet(w *Weights) (*Net, error) {
+	k, err := DefaultKernel()
+	if err != nil {
+		return nil, err
+	}
+	return NewNetKernel(w, k)
+}
+
+// NewNetKernel is NewNet on a given kernel path (one this CPU supports).
+func NewNetKernel(w *Weights, kernel Kernel) (*Net, error) {
+	if !kernel.Supported() {
+		return nil, fmt.Errorf("model: kernel %v needs a CPU with %s; this one has not", kernel, kernelNeeds[kernel])
+	}
 	if err := w.Check(); err != nil {
 		return nil, err
 	}
 	c := w.Config
-	n := &Net{cfg: c, winograd: winogradEnabled()}
+	n := &Net{cfg: c, winograd: winogradEnabled(), kernel: kernel}
 	fold := func(name string, out, in, k int) {
 		src := w.Tensors[name+".w"]
 		g, be := w.Tensors[name+".bn.gamma"], w.Tensors[name+".bn.beta"]
@@ -53,8 +76,21 @@ func NewNet(w *Weights) (*Net, error) {
 			}
 			fc.b[o] = be[o] - mu[o]*s
 		}
+		if k == 1 && kernel != KernelBLAS {
+			fc.padOut = padCols(out)
+			fc.wp = make([]float32, in*fc.padOut)
+			for i := 0; i < in; i++ {
+				copy(fc.wp[i*fc.padOut:], fc.wt[i*out:][:out])
+			}
+		}
 		if k == 3 {
 			fc.wu = winogradWeights(&fc)
+			if kernel == KernelBF16 && in%2 == 0 && out%32 == 0 {
+				fc.wub = make([]uint16, 0, len(fc.wu))
+				for xi := 0; xi < 16; xi++ {
+					fc.wub = append(fc.wub, packBF16(in, out, fc.wu[xi*in*out:][:in*out])...)
+				}
+			}
 		}
 		n.convs = append(n.convs, fc)
 	}
@@ -74,10 +110,23 @@ func NewNet(w *Weights) (*Net, error) {
 		}
 	}
 	n.pfcB = w.Tensors["policy.fc.b"]
+	if kernel != KernelBLAS {
+		n.pfcN = padCols(c.PolicySize)
+		n.pfcP = make([]float32, pin*n.pfcN)
+		for i := 0; i < pin; i++ {
+			copy(n.pfcP[i*n.pfcN:], n.pfcT[i*c.PolicySize:][:c.PolicySize])
+		}
+		if kernel == KernelBF16 && pin%2 == 0 {
+			n.pfcPB = packBF16(pin, n.pfcN, n.pfcP)
+		}
+	}
 	n.v1W, n.v1B = w.Tensors["value.fc1.w"], w.Tensors["value.fc1.b"]
 	n.v2W, n.v2B = w.Tensors["value.fc2.w"], w.Tensors["value.fc2.b"]
 	return n, nil
 }
+
+// Kernel is the path the tower's products take.
+func (n *Net) Kernel() Kernel { return n.kernel }
 
 // Config is the network's shape.
 func (n *Net) Config() Config { return n.cfg }
@@ -112,12 +161,19 @@ func (n *Net) Forward(batch int, input, policy, wdl []float32) error {
 	s := &n.scratch
 	points := batch * Squares
 	maxCh := max(c.Filters, c.Planes)
-	s.x = grow(s.x, points*maxCh)
-	s.y = grow(s.y, points*maxCh)
-	s.t = grow(s.t, points*maxCh)
+	// Rows padded for the kernels' 1×1 convolutions (kernel.go).
+	rows := n.kernel.padRows(points, 32)
+	s.x = grow(s.x, rows*maxCh)
+	s.y = grow(s.y, rows*maxCh)
+	s.t = grow(s.t, rows*maxCh)
 	if n.winograd {
-		tiles := min(batch, wgChunk) * wgTiles
+		tiles := n.kernel.padRows(min(batch, wgChunk)*wgTiles, c.Filters)
 		s.wv = grow(s.wv, 16*tiles*maxCh)
+		if n.kernel == KernelBF16 {
+			if cap(s.wvb) < 16*tiles*maxCh {
+				s.wvb = make([]uint16, 16*tiles*maxCh)
+			}
+		}
 		s.wm = grow(s.wm, 16*tiles*c.Filters)
 		s.wz = grow(s.wz, 2*maxCh)
 		clear(s.wz)
@@ -140,17 +196,14 @@ func (n *Net) Forward(batch int, input, policy, wdl []float32) error {
 			// and their products in the core's cache.
 			for b0 := 0; b0 < batch; b0 += wgChunk {
 				nb := min(wgChunk, batch-b0)
-				tiles := nb * wgTiles
-				v, m := s.wv[:16*tiles*fc.in], s.wm[:16*tiles*fc.out]
-				winogradInput(fc.in, nb, in[b0*Squares*fc.in:], v, s.wz[:fc.in])
-				for xi := 0; xi < 16; xi++ {
-					gemm(tiles, fc.out, fc.in, v[xi*tiles*fc.in:], fc.wu[xi*fc.in*fc.out:], m[xi*tiles*fc.out:], false)
-				}
+				tiles := n.kernel.padRows(nb*wgTiles, fc.out)
+				m := s.wm[:16*tiles*fc.out]
+				n.winogradProducts(fc, nb, tiles, in[b0*Squares*fc.in:], m)
 				var sk []float32
 				if skip != nil {
 					sk = skip[b0*Squares*fc.out:]
 				}
-				winogradOutput(fc.out, nb, m, fc.b, out[b0*Squares*fc.out:], sk, s.wz[:fc.out], s.wz[maxCh:][:fc.out], relu)
+				winogradOutput(fc.out, nb, tiles, m, fc.b, out[b0*Squares*fc.out:], sk, s.wz[:fc.out], s.wz[maxCh:][:fc.out], relu)
 			}
 			return
 		}
@@ -228,6 +281,17 @@ func (n *Net) Forward(batch int, input, policy, wdl []float32) error {
 		return dst
 	}
 	pc, vc := &n.convs[len(n.convs)-2], &n.convs[len(n.convs)-1]
+	if n.kernel != KernelBLAS {
+		prows := n.kernel.padRows(batch, n.pfcN)
+		pin := c.PolicyChannels * Squares
+		s.pflat = n.headConv(pc, batch, cur, grow(s.pflat, prows*pin))
+		n.policyDense(batch, prows, policy)
+		s.vflat = n.headConv(vc, batch, cur, grow(s.vflat, batch*c.ValueChannels*Squares))
+		s.vhid = grow(s.vhid, batch*c.ValueHidden)
+		dense(c.ValueHidden, c.ValueChannels*Squares, n.v1W, n.v1B, s.vflat, s.vhid, true)
+		dense(3, c.ValueHidden, n.v2W, n.v2B, s.vhid, wdl, false)
+		return nil
+	}
 	conv(pc, cur, tmp, true, nil)
 	s.pflat = flatten(c.PolicyChannels, tmp, s.pflat)
 	// The policy layer is the largest dense one: a GEMM over the batch.
@@ -241,6 +305,80 @@ func (n *Net) Forward(batch int, input, policy, wdl []float32) error {
 	dense(c.ValueHidden, c.ValueChannels*Squares, n.v1W, n.v1B, s.vflat, s.vhid, true)
 	dense(3, c.ValueHidden, n.v2W, n.v2B, s.vhid, wdl, false)
 	return nil
+}
+
+// headConv is a head's 1×1 convolution with bias and ReLU on the kernel
+// paths: one product over the batch's points (rows padded) into columns
+// padded to 32, then bias and ReLU on the way to flat ([batch][ch][square],
+// the dense layer's order), which it returns.
+func (n *Net) headConv(fc *foldedConv, batch int, act, flat []float32) []float32 {
+	s := &n.scratch
+	points := batch * Squares
+	rows, pad := n.kernel.padRows(points, fc.padOut), fc.padOut
+	s.hc = grow(s.hc, rows*pad)
+	if !kernelGemm(rows, pad, fc.in, act, fc.in, fc.wp, s.hc, pad, false) {
+		panic("model: head convolution's padded shape not a kernel's") // NewNetKernel pads it
+	}
+	bias := fc.b[:fc.out]
+	for b := 0; b < batch; b++ {
+		for sq := 0; sq < Squares; sq++ {
+			row := s.hc[(b*Squares+sq)*pad:][:fc.out]
+			for o, v := range row {
+				flat[(b*fc.out+o)*Squares+sq] = max(v+bias[o], 0)
+			}
+		}
+	}
+	return flat
+}
+
+// policyDense is the policy head's dense layer on the kernel paths: the
+// flat policy convolution (rows rows, padded) times the padded weights,
+// then the bias, into policy.
+func (n *Net) policyDense(batch, rows int, policy []float32) {
+	c, s := n.cfg, &n.scratch
+	pin, pn := c.PolicyChannels*Squares, n.pfcN
+	s.pout = grow(s.pout, rows*pn)
+	if n.pfcPB != nil {
+		if cap(s.pflatb) < rows*pin {
+			s.pflatb = make([]uint16, rows*pin)
+		}
+		a := s.pflatb[:rows*pin]
+		convertBF16(s.pflat[:rows*pin], a)
+		kernelGemmBF16(rows, pn, pin, a, pin, n.pfcPB, s.pout, pn, false)
+	} else if !kernelGemm(rows, pn, pin, s.pflat, pin, n.pfcP, s.pout, pn, false) {
+		panic("model: policy layer's padded shape not a kernel's") // NewNetKernel pads it
+	}
+	for b := 0; b < batch; b++ {
+		dst, src := policy[b*c.PolicySize:][:c.PolicySize], s.pout[b*pn:][:c.PolicySize]
+		for o, v := range src {
+			dst[o] = v + n.pfcB[o]
+		}
+	}
+}
+
+// winogradProducts transforms a chunk of nb positions of act into V and
+// computes the 16 products M_ξ = V_ξ · U_ξ (rows of V and m padded to
+// tiles, the kernel's multiple) on the net's kernel path, falling back to
+// the next path for shapes a kernel lacks.
+func (n *Net) winogradProducts(fc *foldedConv, nb, tiles int, act, m []float32) {
+	in, out := fc.in, fc.out
+	s := &n.scratch
+	v := s.wv[:16*tiles*in]
+	if n.kernel == KernelBF16 && fc.wub != nil {
+		vb := s.wvb[:16*tiles*in]
+		winogradInputBF16(in, nb, tiles, act, vb, v, s.wz[:in])
+		for xi := 0; xi < 16; xi++ {
+			kernelGemmBF16(tiles, out, in, vb[xi*tiles*in:], in, fc.wub[xi*in*out:], m[xi*tiles*out:], out, false)
+		}
+		return
+	}
+	winogradInput(in, nb, tiles, act, v, s.wz[:in])
+	for xi := 0; xi < 16; xi++ {
+		vx, ux, mx := v[xi*tiles*in:], fc.wu[xi*in*out:], m[xi*tiles*out:]
+		if n.kernel == KernelBLAS || !kernelGemm(tiles, out, in, vx, in, ux, mx, out, false) {
+			gemm(tiles, out, in, vx, ux, mx, false)
+		}
+	}
 }
 
 // im2col3 lays out the 3×3 neighbourhoods (zero beyond the board) of in

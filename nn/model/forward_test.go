@@ -102,19 +102,42 @@ func randomizeBN(w *Weights, rng *rand.Rand) {
 	}
 }
 
+// Every kernel path this CPU has agrees with the plain reference: the
+// float32 ones to 1e-4, bf16 to 5% of a logit's size (its operands keep 8
+// bits; TestBF16Agreement measures what that does to real networks).
 func TestForwardMatchesReference(t *testing.T) {
-	cfg := Config{Planes: 5, PolicySize: 37, Blocks: 2, Filters: 6, PolicyChannels: 2, ValueChannels: 3, ValueHidden: 7}
+	for _, shape := range []Config{
+		{Planes: 5, PolicySize: 37, Blocks: 2, Filters: 6, PolicyChannels: 2, ValueChannels: 3, ValueHidden: 7},
+		{Planes: 6, PolicySize: 70, Blocks: 1, Filters: 32, PolicyChannels: 3, ValueChannels: 2, ValueHidden: 5},
+		{Planes: 3, PolicySize: 130, Blocks: 1, Filters: 64, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 4},
+	} {
+		for _, kernel := range []Kernel{KernelBLAS, KernelAVX512, KernelBF16} {
+			if !kernel.Supported() {
+				continue
+			}
+			tol := 1e-4
+			if kernel == KernelBF16 {
+				tol = 5e-2
+			}
+			t.Run(fmt.Sprintf("%dx%d/%v", shape.Blocks, shape.Filters, kernel), func(t *testing.T) {
+				forwardMatchesReference(t, shape, kernel, tol)
+			})
+		}
+	}
+}
+
+func forwardMatchesReference(t *testing.T, cfg Config, kernel Kernel, tol float64) {
 	w, err := NewRandom(cfg, 9)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	randomizeBN(w, rng)
-	net, err := NewNet(w)
+	net, err := NewNetKernel(w, kernel)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, batch := range []int{1, 3, 8, 2} { // shrinking again reuses scratch
+	for _, batch := range []int{1, 3, 8, 2, 13} { // shrinking again reuses scratch
 		input := make([]float32, batch*cfg.InputSize())
 		for i := range input {
 			if rng.IntN(3) == 0 {
@@ -129,12 +152,12 @@ func TestForwardMatchesReference(t *testing.T) {
 		for b := 0; b < batch; b++ {
 			rp, rw := referenceForward(w, input[b*cfg.InputSize():][:cfg.InputSize()])
 			for i, want := range rp {
-				if got := policy[b*cfg.PolicySize+i]; math.Abs(float64(got-want)) > 1e-4*math.Max(1, math.Abs(float64(want))) {
+				if got := policy[b*cfg.PolicySize+i]; math.Abs(float64(got-want)) > tol*math.Max(1, math.Abs(float64(want))) {
 					t.Fatalf("batch %d position %d policy[%d] = %v, reference %v", batch, b, i, got, want)
 				}
 			}
 			for i, want := range rw {
-				if got := wdl[b*3+i]; math.Abs(float64(got-want)) > 1e-4*math.Max(1, math.Abs(float64(want))) {
+				if got := wdl[b*3+i]; math.Abs(float64(got-want)) > tol*math.Max(1, math.Abs(float64(want))) {
 					t.Fatalf("batch %d position %d wdl[%d] = %v, reference %v", batch, b, i, got, want)
 				}
 			}
@@ -182,27 +205,33 @@ func TestSgemm(t *testing.T) {
 	}
 }
 
-// BenchmarkForward: the yardstick network, 6 blocks × 64 filters,
-// palace's 80 input planes and 2,581 policy slots.
+// BenchmarkForward: the yardstick network, 6 blocks × 64 filters, and
+// the quickstart's 4 × 32, with palace's 80 input planes and 2,581 policy
+// slots, on the default kernel path (PALACE_KERNEL picks another).
 func BenchmarkForward(b *testing.B) {
-	cfg := Config{Planes: 80, PolicySize: 2581, Blocks: 6, Filters: 64, PolicyChannels: 4, ValueChannels: 2, ValueHidden: 64}
-	w, _ := NewRandom(cfg, 1)
-	for _, batch := range []int{1, 8, 32} {
-		b.Run(fmt.Sprintf("batch%d", batch), func(b *testing.B) {
-			net, _ := NewNet(w)
-			input := make([]float32, batch*cfg.InputSize())
-			for i := range input {
-				input[i] = float32(i%3) * 0.5
-			}
-			policy, wdl := make([]float32, batch*cfg.PolicySize), make([]float32, batch*3)
-			b.ReportAllocs()
-			for b.Loop() {
-				net.Forward(batch, input, policy, wdl)
-			}
-			secs := b.Elapsed().Seconds()
-			b.ReportMetric(float64(b.N*batch)/secs, "pos/s")
-			b.ReportMetric(float64(cfg.FLOPs())*float64(b.N*batch)/secs/1e9, "GFLOP/s")
-		})
+	for _, shape := range [][2]int{{6, 64}, {4, 32}} {
+		cfg := Config{Planes: 80, PolicySize: 2581, Blocks: shape[0], Filters: shape[1], PolicyChannels: 4, ValueChannels: 2, ValueHidden: 64}
+		w, _ := NewRandom(cfg, 1)
+		for _, batch := range []int{1, 8, 32} {
+			b.Run(fmt.Sprintf("%dx%d/batch%d", shape[0], shape[1], batch), func(b *testing.B) {
+				net, err := NewNet(w)
+				if err != nil {
+					b.Fatal(err)
+				}
+				input := make([]float32, batch*cfg.InputSize())
+				for i := range input {
+					input[i] = float32(i%3) * 0.5
+				}
+				policy, wdl := make([]float32, batch*cfg.PolicySize), make([]float32, batch*3)
+				b.ReportAllocs()
+				for b.Loop() {
+					net.Forward(batch, input, policy, wdl)
+				}
+				secs := b.Elapsed().Seconds()
+				b.ReportMetric(float64(b.N*batch)/secs, "pos/s")
+				b.ReportMetric(float64(cfg.FLOPs())*float64(b.N*batch)/secs/1e9, "GFLOP/s")
+			})
+		}
 	}
 }
 

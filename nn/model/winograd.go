@@ -71,16 +71,37 @@ func winogradWeights(fc *foldedConv) []float32 {
 }
 
 // winogradInput writes V = Bᵀ d B for every tile of every position of in
-// ([batch·90 points][ch], zero beyond the board) into v ([16][batch·25
-// tiles][ch]); zero is ch zeros.
+// ([batch·90 points][ch], zero beyond the board) into v ([16][rows][ch],
+// rows ≥ batch·25 tiles: the kernels' padding); zero is ch zeros.
 //
 //	Bᵀ = [1 0 −1 0; 0 1 1 0; 0 −1 1 0; 0 1 0 −1]
-func winogradInput(ch, batch int, in, v, zero []float32) {
+func winogradInput(ch, batch, rows int, in, v, zero []float32) {
+	transformInput(ch, batch, rows, in, v, nil, zero)
+}
+
+// winogradInputBF16 is winogradInput writing V rounded to bf16 into vb;
+// for channel counts the bf16 transform does not take (a multiple of 16)
+// it transforms into v and rounds that.
+func winogradInputBF16(ch, batch, rows int, in []float32, vb []uint16, v, zero []float32) {
+	if !haveBF16 || ch%16 != 0 {
+		winogradInput(ch, batch, rows, in, v, zero)
+		convertBF16(v[:16*rows*ch], vb)
+		return
+	}
+	transformInput(ch, batch, rows, in, nil, vb, zero)
+}
+
+// transformInput is the input transform into v, or into vb (bf16) when
+// vb is not nil, by the widest tile transform the CPU and ch allow.
+func transformInput(ch, batch, rows int, in, v []float32, vb []uint16, zero []float32) {
 	tiles := batch * wgTiles
-	stride := tiles * ch
-	_ = v[15*stride+tiles*ch-1]
+	stride := rows * ch
+	if vb != nil {
+		_ = vb[15*stride+tiles*ch-1]
+	} else {
+		_ = v[15*stride+tiles*ch-1]
+	}
 	zero = zero[:ch]
-	asm := haveAVX2 && ch%8 == 0
 	var d [16][]float32
 	var dp [16]*float32
 	for b := 0; b < batch; b++ {
@@ -97,13 +118,18 @@ func winogradInput(ch, batch int, in, v, zero []float32) {
 						}
 					}
 				}
+				for i := range d {
+					dp[i] = &d[i][0]
+				}
 				off := (b*wgTiles + ty*wgTileFiles + tx) * ch
-				if asm {
-					for i := range d {
-						dp[i] = &d[i][0]
-					}
+				switch {
+				case vb != nil:
+					inputTileBF16(ch/16, &dp, &vb[off], stride)
+				case haveAVX512 && ch%16 == 0:
+					inputTileAVX512(ch/16, &dp, &v[off], stride)
+				case haveAVX2 && ch%8 == 0:
 					inputTileAVX2(ch/8, &dp, &v[off], stride)
-				} else {
+				default:
 					inputTile(ch, &d, v[off:], stride)
 				}
 			}
@@ -136,23 +162,22 @@ func inputTile(ch int, d *[16][]float32, v []float32, stride int) {
 	}
 }
 
-// winogradOutput computes Y = Aᵀ M A for every tile of m ([16][batch·25
-// tiles][ch]), crops it to the board and writes out ([batch·90][ch]) with
+// winogradOutput computes Y = Aᵀ M A for every tile of m ([16][rows][ch],
+// rows ≥ batch·25 tiles), crops it to the board and writes out ([batch·90][ch]) with
 // the bias, then the skip connection (if any) and ReLU (if relu or skip).
 // zero is ch zeros; drop (ch floats) receives the outputs that fall off
 // the board (the tenth file).
 //
 //	Aᵀ = [1 1 1 0; 0 1 −1 −1]
-func winogradOutput(ch, batch int, m, bias, out, skip, zero, drop []float32, relu bool) {
+func winogradOutput(ch, batch, rows int, m, bias, out, skip, zero, drop []float32, relu bool) {
 	tiles := batch * wgTiles
-	stride := tiles * ch
+	stride := rows * ch
 	_ = m[15*stride+tiles*ch-1]
 	bias, zero, drop = bias[:ch], zero[:ch], drop[:ch]
 	lo := float32(0)
 	if !relu && skip == nil {
 		lo = -math.MaxFloat32
 	}
-	asm := haveAVX2 && ch%8 == 0
 	var y, sk [4][]float32
 	var yp, sp [4]*float32
 	for b := 0; b < batch; b++ {
@@ -172,12 +197,18 @@ func winogradOutput(ch, batch int, m, bias, out, skip, zero, drop []float32, rel
 					}
 				}
 				off := (b*wgTiles + ty*wgTileFiles + tx) * ch
-				if asm {
+				switch {
+				case haveAVX512 && ch%16 == 0:
+					for i := range y {
+						yp[i], sp[i] = &y[i][0], &sk[i][0]
+					}
+					outputTileAVX512(ch/16, &m[off], stride, &bias[0], &yp, &sp, lo)
+				case haveAVX2 && ch%8 == 0:
 					for i := range y {
 						yp[i], sp[i] = &y[i][0], &sk[i][0]
 					}
 					outputTileAVX2(ch/8, &m[off], stride, &bias[0], &yp, &sp, lo)
-				} else {
+				default:
 					outputTile(ch, m[off:], stride, bias, &y, &sk, lo)
 				}
 			}

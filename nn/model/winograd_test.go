@@ -55,6 +55,64 @@ func TestWinogradTile(t *testing.T) {
 	}
 }
 
+// The AVX-512 tile transforms equal the Go ones, and the bf16 input
+// transform is the Go one rounded.
+func TestWinogradTileAVX512(t *testing.T) {
+	if !haveAVX512 {
+		t.Skip("no AVX-512 here")
+	}
+	rng := rand.New(rand.NewPCG(8, 9))
+	const ch, stride = 48, 56
+	rnd := func(n int) []float32 {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = rng.Float32()*2 - 1
+		}
+		return x
+	}
+	var d [16][]float32
+	var dp [16]*float32
+	for i := range d {
+		d[i] = rnd(ch)
+		dp[i] = &d[i][0]
+	}
+	v1, v2 := make([]float32, 16*stride), make([]float32, 16*stride)
+	inputTile(ch, &d, v1, stride)
+	inputTileAVX512(ch/16, &dp, &v2[0], stride)
+	for i := range v1 {
+		if v1[i] != v2[i] {
+			t.Fatalf("input: v[%d] Go %v, AVX-512 %v", i, v1[i], v2[i])
+		}
+	}
+	if haveBF16 {
+		vb := make([]uint16, 16*stride)
+		inputTileBF16(ch/16, &dp, &vb[0], stride)
+		for i := range v1 {
+			if vb[i] != toBF16(v1[i]) {
+				t.Fatalf("bf16 input: v[%d] %#04x, the Go transform rounded %#04x", i, vb[i], toBF16(v1[i]))
+			}
+		}
+	}
+	m, bias := rnd(16*stride), rnd(ch)
+	for _, lo := range []float32{0, -math.MaxFloat32} {
+		var y1, y2, s [4][]float32
+		var yp, sp [4]*float32
+		for i := range y1 {
+			y1[i], y2[i], s[i] = make([]float32, ch), make([]float32, ch), rnd(ch)
+			yp[i], sp[i] = &y2[i][0], &s[i][0]
+		}
+		outputTile(ch, m, stride, bias, &y1, &s, lo)
+		outputTileAVX512(ch/16, &m[0], stride, &bias[0], &yp, &sp, lo)
+		for i := range y1 {
+			for k := range y1[i] {
+				if math.Abs(float64(y1[i][k]-y2[i][k])) > 1e-6 {
+					t.Fatalf("output lo %v: y[%d][%d] Go %v, AVX-512 %v", lo, i, k, y1[i][k], y2[i][k])
+				}
+			}
+		}
+	}
+}
+
 // The AVX2 tile transforms agree with the Go ones.
 func TestWinogradTileAVX2(t *testing.T) {
 	if !haveAVX2 {
@@ -117,45 +175,53 @@ func TestWinogradMatchesDirect(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(11, 12))
 	randomizeBN(w, rng)
-	wino, err := NewNet(w)
+	direct, err := NewNetKernel(w, KernelBLAS)
 	if err != nil {
 		t.Fatal(err)
 	}
-	direct, err := NewNet(w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wino.winograd, direct.winograd = true, false
+	direct.winograd = false
 	t.Logf("GEMMs by %s", BLAS())
-	for _, batch := range []int{1, 3, 8, 32, 11} {
-		input := make([]float32, batch*cfg.InputSize())
-		for i := range input {
-			if rng.IntN(3) == 0 {
-				input[i] = 1
-			}
+	// The float32 paths; the bf16 path's agreement is TestBF16Agreement's.
+	for _, kernel := range []Kernel{KernelBLAS, KernelAVX512} {
+		if !kernel.Supported() {
+			t.Logf("kernel %v: not on this CPU", kernel)
+			continue
 		}
-		pw, ww := make([]float32, batch*cfg.PolicySize), make([]float32, batch*3)
-		pd, wd := make([]float32, batch*cfg.PolicySize), make([]float32, batch*3)
-		if err := wino.Forward(batch, input, pw, ww); err != nil {
+		wino, err := NewNetKernel(w, kernel)
+		if err != nil {
 			t.Fatal(err)
 		}
-		if err := direct.Forward(batch, input, pd, wd); err != nil {
-			t.Fatal(err)
-		}
-		worst := 0.0
-		for i := range pd {
-			worst = max(worst, math.Abs(float64(pw[i]-pd[i])))
-			if math.Abs(float64(pw[i]-pd[i])) > 1e-4 {
-				t.Fatalf("batch %d: policy[%d] Winograd %v, direct %v", batch, i, pw[i], pd[i])
+		wino.winograd = true
+		for _, batch := range []int{1, 3, 8, 32, 11} {
+			input := make([]float32, batch*cfg.InputSize())
+			for i := range input {
+				if rng.IntN(3) == 0 {
+					input[i] = 1
+				}
 			}
-		}
-		for i := range wd {
-			worst = max(worst, math.Abs(float64(ww[i]-wd[i])))
-			if math.Abs(float64(ww[i]-wd[i])) > 1e-4 {
-				t.Fatalf("batch %d: wdl[%d] Winograd %v, direct %v", batch, i, ww[i], wd[i])
+			pw, ww := make([]float32, batch*cfg.PolicySize), make([]float32, batch*3)
+			pd, wd := make([]float32, batch*cfg.PolicySize), make([]float32, batch*3)
+			if err := wino.Forward(batch, input, pw, ww); err != nil {
+				t.Fatal(err)
 			}
+			if err := direct.Forward(batch, input, pd, wd); err != nil {
+				t.Fatal(err)
+			}
+			worst := 0.0
+			for i := range pd {
+				worst = max(worst, math.Abs(float64(pw[i]-pd[i])))
+				if math.Abs(float64(pw[i]-pd[i])) > 1e-4 {
+					t.Fatalf("kernel %v batch %d: policy[%d] Winograd %v, direct %v", kernel, batch, i, pw[i], pd[i])
+				}
+			}
+			for i := range wd {
+				worst = max(worst, math.Abs(float64(ww[i]-wd[i])))
+				if math.Abs(float64(ww[i]-wd[i])) > 1e-4 {
+					t.Fatalf("kernel %v batch %d: wdl[%d] Winograd %v, direct %v", kernel, batch, i, ww[i], wd[i])
+				}
+			}
+			t.Logf("kernel %v batch %d: largest difference %.2g", kernel, batch, worst)
 		}
-		t.Logf("batch %d: largest difference %.2g", batch, worst)
 	}
 	if BLAS() != "go" && os.Getenv("PALACE_BLAS") != "off" {
 		args := []string{"-test.run=^(TestWinogradMatchesDirect|TestWinogradNoAllocs)$", "-test.v"}
@@ -180,23 +246,32 @@ func TestWinogradNoAllocs(t *testing.T) {
 	if BLAS() != "go" {
 		t.Skip("calls through purego allocate; checked with PALACE_BLAS=off by TestWinogradMatchesDirect")
 	}
-	cfg := Config{Planes: 8, PolicySize: 30, Blocks: 1, Filters: 16, PolicyChannels: 2, ValueChannels: 2, ValueHidden: 8}
-	w, err := NewRandom(cfg, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, on := range []bool{true, false} {
-		net, err := NewNet(w)
+	for _, cfg := range []Config{
+		{Planes: 8, PolicySize: 30, Blocks: 1, Filters: 16, PolicyChannels: 2, ValueChannels: 2, ValueHidden: 8},
+		{Planes: 16, PolicySize: 70, Blocks: 1, Filters: 32, PolicyChannels: 2, ValueChannels: 2, ValueHidden: 8},
+	} {
+		w, err := NewRandom(cfg, 4)
 		if err != nil {
 			t.Fatal(err)
 		}
-		net.winograd = on
-		for _, batch := range []int{1, 8, 32} {
-			input := make([]float32, batch*cfg.InputSize())
-			policy, wdl := make([]float32, batch*cfg.PolicySize), make([]float32, batch*3)
-			net.Forward(batch, input, policy, wdl)
-			if a := testing.AllocsPerRun(5, func() { net.Forward(batch, input, policy, wdl) }); a != 0 {
-				t.Errorf("winograd %v batch %d: %v allocations per Forward", on, batch, a)
+		for _, kernel := range []Kernel{KernelBLAS, KernelAVX512, KernelBF16} {
+			if !kernel.Supported() {
+				continue
+			}
+			for _, on := range []bool{true, false} {
+				net, err := NewNetKernel(w, kernel)
+				if err != nil {
+					t.Fatal(err)
+				}
+				net.winograd = on
+				for _, batch := range []int{1, 8, 32} {
+					input := make([]float32, batch*cfg.InputSize())
+					policy, wdl := make([]float32, batch*cfg.PolicySize), make([]float32, batch*3)
+					net.Forward(batch, input, policy, wdl)
+					if a := testing.AllocsPerRun(5, func() { net.Forward(batch, input, policy, wdl) }); a != 0 {
+						t.Errorf("%d filters, kernel %v, winograd %v, batch %d: %v allocations per Forward", cfg.Filters, kernel, on, batch, a)
+					}
+				}
 			}
 		}
 	}

@@ -1,0 +1,288 @@
+#include "textflag.h"
+
+// AVX-512 GEMM micro-kernels for the tower's convolutions (kernel.go):
+// blocks of rows of C = A·B (+ C), with every column of C held in zmm
+// accumulators while A's entries are broadcast and B's rows streamed. The
+// Go kernel (sgemm.go) is the reference.
+
+// ROWS6 sets R14 = 3·lda and R15 = 5·lda (bytes) from R10 = lda.
+#define ROWS6 \
+	LEAQ (R10)(R10*2), R14; \
+	LEAQ (R10)(R10*4), R15
+
+// func sgemm6x64(blocks, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, acc bool)
+// Each block: C[6×64] (= or +=) A[6×k]·B[k×64]; a and c advance 6 rows a block.
+TEXT ·sgemm6x64(SB), NOSPLIT, $0-65
+	MOVQ blocks+0(FP), R8
+	MOVQ k+8(FP), R9
+	MOVQ a+16(FP), SI
+	MOVQ lda+24(FP), R10
+	SHLQ $2, R10
+	MOVQ b+32(FP), R11
+	MOVQ ldb+40(FP), R12
+	SHLQ $2, R12
+	MOVQ c+48(FP), DI
+	MOVQ ldc+56(FP), R13
+	SHLQ $2, R13
+	MOVBLZX acc+64(FP), BX
+	ROWS6
+
+b64block:
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	MOVQ SI, AX
+	MOVQ R11, DX
+	MOVQ R9, CX
+
+#define FMA4(bc, r0, r1, r2, r3) \
+	VFMADD231PS Z24, bc, r0; \
+	VFMADD231PS Z25, bc, r1; \
+	VFMADD231PS Z26, bc, r2; \
+	VFMADD231PS Z27, bc, r3
+
+b64k:
+	VMOVUPS (DX), Z24
+	VMOVUPS 64(DX), Z25
+	VMOVUPS 128(DX), Z26
+	VMOVUPS 192(DX), Z27
+	VBROADCASTSS (AX), Z28
+	VBROADCASTSS (AX)(R10*1), Z29
+	FMA4(Z28, Z0, Z1, Z2, Z3)
+	VBROADCASTSS (AX)(R10*2), Z30
+	FMA4(Z29, Z4, Z5, Z6, Z7)
+	VBROADCASTSS (AX)(R14*1), Z31
+	FMA4(Z30, Z8, Z9, Z10, Z11)
+	VBROADCASTSS (AX)(R10*4), Z28
+	FMA4(Z31, Z12, Z13, Z14, Z15)
+	VBROADCASTSS (AX)(R15*1), Z29
+	FMA4(Z28, Z16, Z17, Z18, Z19)
+	FMA4(Z29, Z20, Z21, Z22, Z23)
+	ADDQ $4, AX
+	ADDQ R12, DX
+	DECQ CX
+	JNZ  b64k
+
+#define STORE4(p, r0, r1, r2, r3) \
+	VMOVUPS r0, (p); \
+	VMOVUPS r1, 64(p); \
+	VMOVUPS r2, 128(p); \
+	VMOVUPS r3, 192(p)
+
+#define ADD4(p, r0, r1, r2, r3) \
+	VADDPS (p), r0, r0; \
+	VADDPS 64(p), r1, r1; \
+	VADDPS 128(p), r2, r2; \
+	VADDPS 192(p), r3, r3
+
+	MOVQ DI, AX
+	TESTQ BX, BX
+	JZ   b64store
+	ADD4(AX, Z0, Z1, Z2, Z3)
+	ADDQ R13, AX
+	ADD4(AX, Z4, Z5, Z6, Z7)
+	ADDQ R13, AX
+	ADD4(AX, Z8, Z9, Z10, Z11)
+	ADDQ R13, AX
+	ADD4(AX, Z12, Z13, Z14, Z15)
+	ADDQ R13, AX
+	ADD4(AX, Z16, Z17, Z18, Z19)
+	ADDQ R13, AX
+	ADD4(AX, Z20, Z21, Z22, Z23)
+	MOVQ DI, AX
+
+b64store:
+	STORE4(AX, Z0, Z1, Z2, Z3)
+	ADDQ R13, AX
+	STORE4(AX, Z4, Z5, Z6, Z7)
+	ADDQ R13, AX
+	STORE4(AX, Z8, Z9, Z10, Z11)
+	ADDQ R13, AX
+	STORE4(AX, Z12, Z13, Z14, Z15)
+	ADDQ R13, AX
+	STORE4(AX, Z16, Z17, Z18, Z19)
+	ADDQ R13, AX
+	STORE4(AX, Z20, Z21, Z22, Z23)
+	ADDQ R13, AX
+	MOVQ AX, DI
+	LEAQ (SI)(R15*1), SI
+	ADDQ R10, SI
+	DECQ R8
+	JNZ  b64block
+	VZEROUPPER
+	RET
+
+// func sgemm12x32(blocks, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, acc bool)
+// Each block: C[12×32] (= or +=) A[12×k]·B[k×32]; a and c advance 12 rows a block.
+TEXT ·sgemm12x32(SB), NOSPLIT, $0-65
+	MOVQ blocks+0(FP), R8
+	MOVQ k+8(FP), R9
+	MOVQ a+16(FP), SI
+	MOVQ lda+24(FP), R10
+	SHLQ $2, R10
+	MOVQ b+32(FP), R11
+	MOVQ ldb+40(FP), R12
+	SHLQ $2, R12
+	MOVQ c+48(FP), DI
+	MOVQ ldc+56(FP), R13
+	SHLQ $2, R13
+	ROWS6
+
+b32block:
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	MOVQ SI, AX
+	LEAQ (SI)(R15*1), DX
+	ADDQ R10, DX              // rows 6–11
+	MOVQ R11, CX              // B
+	MOVQ R9, BX
+
+#define FMA2(bc, r0, r1) \
+	VFMADD231PS Z24, bc, r0; \
+	VFMADD231PS Z25, bc, r1
+
+b32k:
+	VMOVUPS (CX), Z24
+	VMOVUPS 64(CX), Z25
+	VBROADCASTSS (AX), Z26
+	VBROADCASTSS (AX)(R10*1), Z27
+	VBROADCASTSS (AX)(R10*2), Z28
+	VBROADCASTSS (AX)(R14*1), Z29
+	FMA2(Z26, Z0, Z1)
+	FMA2(Z27, Z2, Z3)
+	VBROADCASTSS (AX)(R10*4), Z30
+	VBROADCASTSS (AX)(R15*1), Z31
+	FMA2(Z28, Z4, Z5)
+	FMA2(Z29, Z6, Z7)
+	VBROADCASTSS (DX), Z26
+	VBROADCASTSS (DX)(R10*1), Z27
+	FMA2(Z30, Z8, Z9)
+	FMA2(Z31, Z10, Z11)
+	VBROADCASTSS (DX)(R10*2), Z28
+	VBROADCASTSS (DX)(R14*1), Z29
+	FMA2(Z26, Z12, Z13)
+	FMA2(Z27, Z14, Z15)
+	VBROADCASTSS (DX)(R10*4), Z30
+	VBROADCASTSS (DX)(R15*1), Z31
+	FMA2(Z28, Z16, Z17)
+	FMA2(Z29, Z18, Z19)
+	FMA2(Z30, Z20, Z21)
+	FMA2(Z31, Z22, Z23)
+	ADDQ $4, AX
+	ADDQ $4, DX
+	ADDQ R12, CX
+	DECQ BX
+	JNZ  b32k
+
+#define STORE2(p, r0, r1) \
+	VMOVUPS r0, (p); \
+	VMOVUPS r1, 64(p)
+
+#define ADD2(p, r0, r1) \
+	VADDPS (p), r0, r0; \
+	VADDPS 64(p), r1, r1
+
+	MOVQ DI, AX
+	MOVBLZX acc+64(FP), BX
+	TESTQ BX, BX
+	JZ   b32store
+	ADD2(AX, Z0, Z1)
+	ADDQ R13, AX
+	ADD2(AX, Z2, Z3)
+	ADDQ R13, AX
+	ADD2(AX, Z4, Z5)
+	ADDQ R13, AX
+	ADD2(AX, Z6, Z7)
+	ADDQ R13, AX
+	ADD2(AX, Z8, Z9)
+	ADDQ R13, AX
+	ADD2(AX, Z10, Z11)
+	ADDQ R13, AX
+	ADD2(AX, Z12, Z13)
+	ADDQ R13, AX
+	ADD2(AX, Z14, Z15)
+	ADDQ R13, AX
+	ADD2(AX, Z16, Z17)
+	ADDQ R13, AX
+	ADD2(AX, Z18, Z19)
+	ADDQ R13, AX
+	ADD2(AX, Z20, Z21)
+	ADDQ R13, AX
+	ADD2(AX, Z22, Z23)
+	MOVQ DI, AX
+
+b32store:
+	STORE2(AX, Z0, Z1)
+	ADDQ R13, AX
+	STORE2(AX, Z2, Z3)
+	ADDQ R13, AX
+	STORE2(AX, Z4, Z5)
+	ADDQ R13, AX
+	STORE2(AX, Z6, Z7)
+	ADDQ R13, AX
+	STORE2(AX, Z8, Z9)
+	ADDQ R13, AX
+	STORE2(AX, Z10, Z11)
+	ADDQ R13, AX
+	STORE2(AX, Z12, Z13)
+	ADDQ R13, AX
+	STORE2(AX, Z14, Z15)
+	ADDQ R13, AX
+	STORE2(AX, Z16, Z17)
+	ADDQ R13, AX
+	STORE2(AX, Z18, Z19)
+	ADDQ R13, AX
+	STORE2(AX, Z20, Z21)
+	ADDQ R13, AX
+	STORE2(AX, Z22, Z23)
+	ADDQ R13, AX
+	MOVQ AX, DI
+	LEAQ (SI)(R15*2), SI      // 10 rows
+	LEAQ (SI)(R10*2), SI      // 12 rows
+	DECQ R8
+	JNZ  b32block
+	VZEROUPPER
+	RET

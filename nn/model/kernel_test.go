@@ -1,0 +1,188 @@
+package model
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// The AVX-512 kernels agree with the Go kernel on every shape they take:
+// row and column blocks, strided A and C, k from 1, with and without
+// accumulation.
+func TestKernelGemmMatchesGoKernel(t *testing.T) {
+	if !KernelAVX512.Supported() {
+		t.Skip("no AVX-512 here: the kernels do not run")
+	}
+	rng := rand.New(rand.NewPCG(3, 3))
+	for _, d := range [][3]int{{12, 32, 1}, {6, 64, 64}, {12, 64, 64}, {24, 96, 80}, {204, 64, 64}, {36, 32, 33}, {6, 128, 7}, {48, 160, 64}} {
+		m, n, k := d[0], d[1], d[2]
+		lda, ldc := k+3, n+5
+		a := make([]float32, m*lda)
+		for i := range a {
+			a[i] = rng.Float32()*2 - 1
+		}
+		b := make([]float32, k*n)
+		for i := range b {
+			b[i] = rng.Float32()*2 - 1
+		}
+		for _, acc := range []bool{false, true} {
+			c := make([]float32, m*ldc)
+			want := make([]float32, m*n)
+			for i := 0; i < m; i++ {
+				for j := 0; j < n; j++ {
+					c[i*ldc+j] = float32((i+j)%5) - 2
+					if acc {
+						want[i*n+j] = c[i*ldc+j]
+					}
+				}
+			}
+			dense := make([]float32, m*k)
+			for i := 0; i < m; i++ {
+				copy(dense[i*k:][:k], a[i*lda:])
+			}
+			goSgemm(m, n, k, dense, b, want)
+			if !kernelGemm(m, n, k, a, lda, b, c, ldc, acc) {
+				t.Fatalf("%v: the kernel refused the shape", d)
+			}
+			for i := 0; i < m; i++ {
+				for j := 0; j < n; j++ {
+					if got := c[i*ldc+j]; math.Abs(float64(got-want[i*n+j])) > 1e-4*float64(k) {
+						t.Fatalf("%v acc %v: c[%d][%d] = %v, want %v", d, acc, i, j, got, want[i*n+j])
+					}
+				}
+				for j := n; j < ldc && i < m-1; j++ {
+					if c[i*ldc+j] != 0 {
+						t.Fatalf("%v: wrote past row %d's %d columns", d, i, n)
+					}
+				}
+			}
+		}
+	}
+	if kernelGemm(6, 32, 4, make([]float32, 6*4), 4, make([]float32, 4*32), make([]float32, 6*32), 32, false) {
+		t.Error("6 rows of 32 columns: the kernel took a row count it cannot do")
+	}
+	if kernelGemm(6, 96, 4, make([]float32, 6*4), 4, make([]float32, 4*96), make([]float32, 6*96), 96, false) {
+		t.Error("6 rows of 96 columns: the kernel took a row count it cannot do")
+	}
+}
+
+// The bf16 kernels compute exactly the products of the bf16-rounded
+// operands, summed in float32: checked against float64 sums of the same
+// rounded values, on the shapes they take.
+func TestKernelGemmBF16MatchesRoundedProducts(t *testing.T) {
+	if !KernelBF16.Supported() {
+		t.Skip("no AVX-512 BF16 here: the bf16 kernels do not run")
+	}
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, d := range [][3]int{{12, 32, 2}, {6, 64, 64}, {12, 64, 64}, {24, 96, 80}, {204, 64, 64}, {36, 32, 34}, {6, 128, 8}, {48, 160, 64}, {6, 2624, 360}} {
+		m, n, k := d[0], d[1], d[2]
+		lda, ldc := k+4, n+5
+		af := make([]float32, m*lda)
+		for i := range af {
+			af[i] = rng.Float32()*2 - 1
+		}
+		a := make([]uint16, len(af))
+		for i, v := range af {
+			a[i] = toBF16(v)
+		}
+		bf := make([]float32, k*n)
+		for i := range bf {
+			bf[i] = rng.Float32()*2 - 1
+		}
+		b := packBF16(k, n, bf)
+		for _, acc := range []bool{false, true} {
+			c := make([]float32, m*ldc)
+			for i := range c {
+				c[i] = float32(i%5) - 2
+			}
+			want := make([]float64, m*n)
+			for i := 0; i < m; i++ {
+				for j := 0; j < n; j++ {
+					if acc {
+						want[i*n+j] = float64(c[i*ldc+j])
+					}
+					for p := 0; p < k; p++ {
+						want[i*n+j] += float64(fromBF16(a[i*lda+p])) * float64(fromBF16(toBF16(bf[p*n+j])))
+					}
+				}
+			}
+			if !kernelGemmBF16(m, n, k, a, lda, b, c, ldc, acc) {
+				t.Fatalf("%v: the bf16 kernel refused the shape", d)
+			}
+			for i := 0; i < m; i++ {
+				for j := 0; j < n; j++ {
+					if got := c[i*ldc+j]; math.Abs(float64(got)-want[i*n+j]) > 2e-6*float64(k) {
+						t.Fatalf("%v acc %v: c[%d][%d] = %v, want %v", d, acc, i, j, got, want[i*n+j])
+					}
+				}
+				if i < m-1 {
+					for j := n; j < ldc; j++ {
+						if c[i*ldc+j] != float32((i*ldc+j)%5)-2 {
+							t.Fatalf("%v: wrote past row %d's %d columns", d, i, n)
+						}
+					}
+				}
+			}
+		}
+	}
+	if kernelGemmBF16(12, 32, 3, make([]uint16, 12*4), 4, make([]uint16, 4*32), make([]float32, 12*32), 32, false) {
+		t.Error("odd k: the bf16 kernel took a depth it cannot do")
+	}
+}
+
+// The conversion instruction and toBF16 round alike: ties to even,
+// subnormals, infinities, the largest finite values.
+func TestConvertBF16MatchesToBF16(t *testing.T) {
+	vals := []float32{0, -0.0, 1, -1, 1.00390625, 1.01171875, 1.005859375, 3.1415927, 1e-40, -1e-40,
+		float32(math.Inf(1)), float32(math.Inf(-1)), math.MaxFloat32, -math.MaxFloat32, math.SmallestNonzeroFloat32}
+	rng := rand.New(rand.NewPCG(5, 5))
+	for len(vals)%16 != 0 || len(vals) < 4096 {
+		vals = append(vals, math.Float32frombits(rng.Uint32()&0xff7fffff)) // no NaNs
+	}
+	for i, v := range vals {
+		if got := fromBF16(toBF16(v)); math.Abs(float64(v)) >= 0x1p-126 && math.Abs(float64(v)) < 0x1.fefp127 && math.Abs(float64(got-v)) > math.Abs(float64(v))/256 {
+			t.Fatalf("value %d: %v rounds to %v", i, v, got)
+		}
+	}
+	if !KernelBF16.Supported() {
+		t.Skip("no AVX-512 BF16 here: only toBF16 checked")
+	}
+	got := make([]uint16, len(vals))
+	convertBF16(vals[:len(vals)-5], got) // a tail of 11: toBF16's
+	convertBF16(vals[len(vals)-5:], got[len(vals)-5:])
+	for i, v := range vals {
+		if got[i] != toBF16(v) {
+			t.Fatalf("value %d (%v, %#08x): VCVTNEPS2BF16 gives %#04x, toBF16 %#04x", i, v, math.Float32bits(v), got[i], toBF16(v))
+		}
+	}
+}
+
+// PALACE_KERNEL's values: auto is the best path, a path the CPU lacks and
+// an unknown name are errors that say what is possible.
+func TestParseKernel(t *testing.T) {
+	for _, s := range []string{"", "auto"} {
+		if k, err := ParseKernel(s); err != nil || k != BestKernel() {
+			t.Errorf("%q: %v, %v; want %v", s, k, err, BestKernel())
+		}
+	}
+	if k, err := ParseKernel("off"); err != nil || k != KernelBLAS {
+		t.Errorf("off: %v, %v", k, err)
+	}
+	for _, k := range []Kernel{KernelBLAS, KernelAVX512, KernelBF16} {
+		got, err := ParseKernel(k.String())
+		switch {
+		case k.Supported() && (err != nil || got != k):
+			t.Errorf("%v: %v, %v", k, got, err)
+		case !k.Supported() && (err == nil || !strings.Contains(err.Error(), "needs a CPU with")):
+			t.Errorf("%v on a CPU without it: %v", k, err)
+		}
+	}
+	if _, err := ParseKernel("fp16"); err == nil || !strings.Contains(err.Error(), `unknown kernel "fp16"`) {
+		t.Errorf("fp16: %v", err)
+	}
+	t.Setenv("PALACE_KERNEL", "nope")
+	if _, err := NewNet(&Weights{}); err == nil || !strings.Contains(err.Error(), "PALACE_KERNEL") {
+		t.Errorf("PALACE_KERNEL=nope: NewNet said %v", err)
+	}
+}
