@@ -27,14 +27,16 @@ const (
 const PlayerHelp = `  random                                 a uniformly random legal mover
   uniform[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1]
                                          search with equal priors and value 0 (no network)
-  net:PATH[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,evaluators=N][,cache=N]
+  net:PATH[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,evaluators=N][,cache=N][,kernel=K]
                                          search with the network checkpoint PATH
 ` + uciHelp + `
 sims defaults to 32, evaluators to 2, cache (evaluation cache entries, 0: none) to 65536;
 draw (the search's draw score, in [-1, 1]: what a draw is worth to the side choosing a
 move; below 0 it plays on rather than repeat) to 0; lookahead (play every root move and
 reply first, so a move that allows a mate in one is never chosen) and matecheck (prove
-each position the search expands won when it has a mate in one) to 1`
+each position the search expands won when it has a mate in one) to 1; kernel (the network's
+arithmetic: bf16, avx512 (float32) or blas, where the CPU has it) to PALACE_KERNEL's, else the
+fastest the CPU has`
 
 // PlayerKind is what plays: the head of a spec.
 type PlayerKind string
@@ -60,6 +62,9 @@ type PlayerSpec struct {
 	// Evaluators (network copies, a batcher each) and Cache (evaluation
 	// cache entries, 0: none) size a net player's evaluation.
 	Evaluators, Cache int
+	// Kernel is a net player's kernel path (model.ParseKernel's names);
+	// "" is the default (PALACE_KERNEL's, else the CPU's best).
+	Kernel string
 	// UCI is a uci: player's program and limits.
 	UCI *UCISpec
 }
@@ -87,7 +92,7 @@ const (
 )
 
 // ParsePlayer parses random, uniform[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1],
-// net:PATH[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,evaluators=N][,cache=N] or
+// net:PATH[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,evaluators=N][,cache=N][,kernel=K] or
 // uci:PATH[,...] (see PlayerHelp). Its errors are *SpecError.
 func ParsePlayer(spec string) (PlayerSpec, error) {
 	ps := PlayerSpec{Spec: spec, Search: mcts.PlayParams(defaultSpecSims), Evaluators: defaultSpecEvaluators, Cache: defaultSpecCache}
@@ -106,7 +111,7 @@ func ParsePlayer(spec string) (PlayerSpec, error) {
 		if ps.Path == "" {
 			return ps, bad("net: needs a checkpoint path (net:PATH)")
 		}
-		for _, k := range []string{"sims", "draw", "lookahead", "matecheck", "evaluators", "cache"} {
+		for _, k := range []string{"sims", "draw", "lookahead", "matecheck", "evaluators", "cache", "kernel"} {
 			allowed[k] = true
 		}
 	case strings.HasPrefix(head, "uci:"):
@@ -118,7 +123,7 @@ func ParsePlayer(spec string) (PlayerSpec, error) {
 		ps.UCI, ps.Path = e, e.Path
 		return ps, nil
 	default:
-		return ps, bad("unknown player %q; want random, uniform[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1], net:PATH[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,evaluators=N][,cache=N] or uci:PATH,nodes=N|depth=N|movetime=MS|tc=SEC[+INC][,...]", head)
+		return ps, bad("unknown player %q; want random, uniform[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1], net:PATH[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,evaluators=N][,cache=N][,kernel=K] or uci:PATH,nodes=N|depth=N|movetime=MS|tc=SEC[+INC][,...]", head)
 	}
 	seen := map[string]bool{}
 	for _, opt := range opts {
@@ -136,6 +141,13 @@ func ParsePlayer(spec string) (PlayerSpec, error) {
 			return ps, bad("%s given twice", key)
 		}
 		seen[key] = true
+		if key == "kernel" {
+			if _, err := model.ParseKernel(val); err != nil {
+				return ps, bad("kernel=%s: %v", val, err)
+			}
+			ps.Kernel = val
+			continue
+		}
 		if key == "draw" {
 			d, err := strconv.ParseFloat(val, 64)
 			if err != nil || !(d >= -1 && d <= 1) {
@@ -207,7 +219,16 @@ func (ps PlayerSpec) StartPlayer(ctx context.Context, rs *rules.RuleSet) (Player
 			return nil, err
 		}
 		name := fmt.Sprintf("net:%s/%s", ck.Weights.ID(), SearchLabel(ps.Search))
-		return NewNetwork(name, ck.Weights, ps.Search, SearchOptions{Evaluators: ps.Evaluators, CacheEntries: ps.Cache})
+		opt := SearchOptions{Evaluators: ps.Evaluators, CacheEntries: ps.Cache}
+		if ps.Kernel == "" {
+			return NewNetwork(name, ck.Weights, ps.Search, opt)
+		}
+		kernel, err := model.ParseKernel(ps.Kernel)
+		if err != nil {
+			return nil, fmt.Errorf("arena: player %q: %w", ps.Spec, err)
+		}
+		name += "/" + ps.Kernel
+		return NewSearch(name, ps.Search, func() (nn.Evaluator, error) { return model.NewEvaluatorKernel(ck.Weights, kernel) }, opt)
 	}
 	return nil, fmt.Errorf("arena: player %q: unknown kind %q", ps.Spec, ps.Kind)
 }
@@ -221,7 +242,11 @@ func (ps PlayerSpec) Describe(p Player) string {
 		}
 		return ps.Path
 	case KindNet:
-		return fmt.Sprintf("%s, %d simulations%s", ps.Path, ps.Search.Simulations, ps.drawNote())
+		kernel := ""
+		if ps.Kernel != "" {
+			kernel = ", kernel " + ps.Kernel
+		}
+		return fmt.Sprintf("%s, %d simulations%s%s", ps.Path, ps.Search.Simulations, ps.drawNote(), kernel)
 	case KindUniform:
 		return fmt.Sprintf("uniform evaluator, %d simulations%s", ps.Search.Simulations, ps.drawNote())
 	}

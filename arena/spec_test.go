@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/rules"
 )
 
 func TestParsePlayerSearch(t *testing.T) {
@@ -97,5 +98,32 @@ func TestParsePlayerErrors(t *testing.T) {
 			!strings.HasPrefix(err.Error(), "arena: player ") {
 			t.Errorf("%q: err %v, want a spec error saying %q", spec, err, want)
 		}
+	}
+}
+
+// kernel= picks a net player's arithmetic and shows in its name, so that
+// an A/B match of one network on two kernel paths has two players; an
+// unknown path is a spec error.
+func TestParsePlayerKernel(t *testing.T) {
+	rs := rules.MustPreset("xiangqi")
+	for spec, suffix := range map[string]string{
+		"net:../nets/xiangqi-masters.palnet,sims=4":             "/sims=4",
+		"net:../nets/xiangqi-masters.palnet,sims=4,kernel=blas": "/sims=4/blas",
+	} {
+		ps, err := arena.ParsePlayer(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := ps.NewPlayer(rs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(p.Name(), suffix) {
+			t.Errorf("%s: player %q, want a name ending %q", spec, p.Name(), suffix)
+		}
+	}
+	var se *arena.SpecError
+	if _, err := arena.ParsePlayer("net:x,kernel=fp8"); !errors.As(err, &se) || !strings.Contains(err.Error(), `unknown kernel "fp8"`) {
+		t.Errorf("kernel=fp8: %v", err)
 	}
 }

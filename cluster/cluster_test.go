@@ -29,6 +29,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("PALACE_BLAS") == "" {
 		os.Setenv("PALACE_BLAS", "off") // batch-independent outputs: a replayed block is the same block
 	}
+	if os.Getenv("PALACE_KERNEL") == "" {
+		os.Setenv("PALACE_KERNEL", "blas") // the same numbers on every CPU
+	}
 	os.Exit(m.Run())
 }
 

@@ -23,6 +23,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("PALACE_BLAS") == "" {
 		os.Setenv("PALACE_BLAS", "off") // batch-independent outputs: reruns are exact
 	}
+	if os.Getenv("PALACE_KERNEL") == "" {
+		os.Setenv("PALACE_KERNEL", "blas") // the same numbers on every CPU: the pins hold anywhere
+	}
 	os.Exit(m.Run())
 }
 

@@ -22,6 +22,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("PALACE_BLAS") == "" {
 		os.Setenv("PALACE_BLAS", "off")
 	}
+	if os.Getenv("PALACE_KERNEL") == "" {
+		os.Setenv("PALACE_KERNEL", "blas") // the same numbers on every CPU
+	}
 	dir, err := os.MkdirTemp("", "selfplay-test-")
 	if err != nil {
 		panic(err)

@@ -21,8 +21,8 @@ const chunkPositions = 8
 // convScratch is the per-core im2col buffers and filter-gradient partial
 // sums a graph's convolutions share: the graph runs one op at a time.
 type convScratch struct {
-	col, part []any // per worker
-	wf        any   // flipped filters for the input gradient
+	col, part, yt []any // per worker (yt: the kernels' transposed products)
+	wf, wt        any   // flipped filters for the input gradient; transposed filters (kernels)
 }
 
 // convOp is a k×k convolution (k = 1 or 3, zero-padded to keep 10×9) of x
@@ -58,6 +58,7 @@ func (op *convOp) chunks(fn func(worker, p0, p1 int, first bool)) int {
 	for len(op.s.col) < workers {
 		op.s.col = append(op.s.col, nil)
 		op.s.part = append(op.s.part, nil)
+		op.s.yt = append(op.s.yt, nil)
 	}
 	work := func(w int) {
 		for c := w * n / workers; c < (w+1)*n/workers; c++ {
@@ -83,10 +84,13 @@ func convForward[T float](op *convOp, x, w, y G.Value) {
 		gemm(false, false, op.out, cols, op.in, ws, op.in, xs, cols, 0, ys, cols)
 		return
 	}
+	if x32, ok := any(xs).([]float32); ok && convForwardKernel(op, x32, any(ws).([]float32), any(ys).([]float32)) {
+		return
+	}
 	taps := op.taps()
 	op.chunks(func(worker, p0, p1 int, _ bool) {
 		n := (p1 - p0) * model.Squares
-		col := scratch[T](&op.s.col[worker], taps*chunkPositions*model.Squares)[:taps*n]
+		col := scratch[T](&op.s.col[worker], colSize(taps))[:taps*n]
 		im2col3(op.in, cols, p0, p1, xs, col)
 		gemmSerial(false, false, op.out, n, taps, ws, taps, col, n, 0, ys[p0*model.Squares:], cols)
 	})
@@ -145,10 +149,13 @@ func convInputGrad[T float](op *convInputGradOp, w, dy, dx G.Value) {
 	}
 	wf := scratch[T](&c.s.wf, c.in*c.out*9)
 	flip3(c.out, c.in, ws, wf)
+	if wf32, ok := any(wf).([]float32); ok && convInputGradKernel(c, wf32, any(dys).([]float32), any(dxs).([]float32)) {
+		return
+	}
 	taps := c.out * 9
 	c.chunks(func(worker, p0, p1 int, _ bool) {
 		n := (p1 - p0) * model.Squares
-		col := scratch[T](&c.s.col[worker], taps*chunkPositions*model.Squares)[:taps*n]
+		col := scratch[T](&c.s.col[worker], colSize(taps))[:taps*n]
 		im2col3(c.out, cols, p0, p1, dys, col)
 		gemmSerial(false, false, c.in, n, taps, wf, taps, col, n, 0, dxs[p0*model.Squares:], cols)
 	})
@@ -190,9 +197,12 @@ func convFilterGrad[T float](op *convFilterGradOp, x, dy, dw G.Value) {
 		gemm(false, true, c.out, taps, cols, dys, cols, xs, cols, 0, dws, taps)
 		return
 	}
+	if x32, ok := any(xs).([]float32); ok && convFilterGradKernel(c, x32, any(dys).([]float32), any(dws).([]float32)) {
+		return
+	}
 	workers := c.chunks(func(worker, p0, p1 int, first bool) {
 		n := (p1 - p0) * model.Squares
-		col := scratch[T](&c.s.col[worker], taps*chunkPositions*model.Squares)[:taps*n]
+		col := scratch[T](&c.s.col[worker], colSize(taps))[:taps*n]
 		im2col3(c.in, cols, p0, p1, xs, col)
 		part := scratch[T](&c.s.part[worker], c.out*taps)
 		var beta T

@@ -12,7 +12,7 @@ import (
 func compareForward(t *testing.T, tr *Trainer, w *model.Weights, rng *rand.Rand) {
 	t.Helper()
 	c, b := tr.Config(), tr.Batch()
-	net, err := model.NewNet(w)
+	net, err := model.NewNetKernel(w, model.BestFloat32Kernel())
 	if err != nil {
 		t.Fatal(err)
 	}

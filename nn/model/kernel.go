@@ -62,6 +62,15 @@ func BestKernel() Kernel {
 	return KernelBLAS
 }
 
+// BestFloat32Kernel is the fastest path that keeps float32 throughout,
+// for checks that compare to training's numbers.
+func BestFloat32Kernel() Kernel {
+	if KernelAVX512.Supported() {
+		return KernelAVX512
+	}
+	return KernelBLAS
+}
+
 // ParseKernel reads a path's name; "auto" (or "") is BestKernel.
 func ParseKernel(s string) (Kernel, error) {
 	switch s {
@@ -138,19 +147,33 @@ func padCols(n int) int {
 // ldc) with the AVX-512 float32 kernels and reports whether it could: n a
 // multiple of 32 and m of kernelRows(n).
 func kernelGemm(m, n, k int, a []float32, lda int, b []float32, c []float32, ldc int, acc bool) bool {
-	if !haveAVX512 || n%32 != 0 || m%kernelRows(n) != 0 || k < 1 {
+	return Sgemm(m, n, k, a, lda, 1, b, c, ldc, acc)
+}
+
+// Sgemm computes c[m×n] (+)= A·b[k×n] with palace's AVX-512 float32
+// kernels, A's entry (i, p) being a[i·rs + p·ks]: rs = lda, ks = 1 for a
+// row-major A, rs = 1, ks = lda for one stored transposed (so training's
+// channel-major activations need no copy). It reports false, doing
+// nothing, where the CPU lacks AVX-512 or the shape is not a kernel's: n
+// a multiple of 32, m of 6 (n a multiple of 64) or 12. A is read up to
+// its padded rows: callers pad m (PadRows) and give a that many rows.
+func Sgemm(m, n, k int, a []float32, rs, ks int, b []float32, c []float32, ldc int, acc bool) bool {
+	if !haveAVX512 || n%32 != 0 || m < 1 || m%kernelRows(n) != 0 || k < 1 {
 		return false
 	}
-	_, _, _ = a[(m-1)*lda+k-1], b[k*n-1], c[(m-1)*ldc+n-1]
+	_, _, _ = a[(m-1)*rs+(k-1)*ks], b[k*n-1], c[(m-1)*ldc+n-1]
 	j := 0
 	for ; j+64 <= n; j += 64 {
-		sgemm6x64(m/6, k, &a[0], lda, &b[j], n, &c[j], ldc, acc)
+		sgemm6x64(m/6, k, &a[0], rs, ks, &b[j], n, &c[j], ldc, acc)
 	}
 	if j < n {
-		sgemm12x32(m/12, k, &a[0], lda, &b[j], n, &c[j], ldc, acc)
+		sgemm12x32(m/12, k, &a[0], rs, ks, &b[j], n, &c[j], ldc, acc)
 	}
 	return true
 }
+
+// PadRows rounds m up to the row multiple Sgemm needs for n columns.
+func PadRows(m, n int) int { return KernelAVX512.padRows(m, n) }
 
 // toBF16 rounds f to bfloat16, to nearest with ties to even, as
 // VCVTNEPS2BF16 does: subnormals become a signed zero, NaN stays NaN.

@@ -7,16 +7,16 @@ var (
 	haveBF16   = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BF16
 )
 
-// Each block: C[6×64] (+)= A[6×k]·B[k×64] (strides in floats); a and c
-// advance six rows a block.
+// Each block: C[6×64] (+)= A[6×k]·B[k×64], A's entry (i, p) at
+// a[i·rs + p·ks] (strides in floats); a and c advance six rows a block.
 //
 //go:noescape
-func sgemm6x64(blocks, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, acc bool)
+func sgemm6x64(blocks, k int, a *float32, rs, ks int, b *float32, ldb int, c *float32, ldc int, acc bool)
 
 // Each block: C[12×32] (+)= A[12×k]·B[k×32]; a and c advance twelve rows.
 //
 //go:noescape
-func sgemm12x32(blocks, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, acc bool)
+func sgemm12x32(blocks, k int, a *float32, rs, ks int, b *float32, ldb int, c *float32, ldc int, acc bool)
 
 // The bf16 kernels (kernel_bf16_amd64.s, generated): A bf16 [rows][k] (lda
 // in elements), B packBF16's layout (ldb: n), C float32.

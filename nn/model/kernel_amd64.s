@@ -10,21 +10,23 @@
 	LEAQ (R10)(R10*2), R14; \
 	LEAQ (R10)(R10*4), R15
 
-// func sgemm6x64(blocks, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, acc bool)
-// Each block: C[6×64] (= or +=) A[6×k]·B[k×64]; a and c advance 6 rows a block.
-TEXT ·sgemm6x64(SB), NOSPLIT, $0-65
+// func sgemm6x64(blocks, k int, a *float32, rs, ks int, b *float32, ldb int, c *float32, ldc int, acc bool)
+// Each block: C[6×64] (= or +=) A[6×k]·B[k×64], A's entry (i, p) at
+// a[i·rs + p·ks] (rs = lda, ks = 1 for a row-major A; rs = 1, ks = lda
+// for one stored transposed); a and c advance 6 rows a block.
+TEXT ·sgemm6x64(SB), NOSPLIT, $0-73
 	MOVQ blocks+0(FP), R8
-	MOVQ k+8(FP), R9
 	MOVQ a+16(FP), SI
-	MOVQ lda+24(FP), R10
+	MOVQ rs+24(FP), R10
 	SHLQ $2, R10
-	MOVQ b+32(FP), R11
-	MOVQ ldb+40(FP), R12
+	MOVQ ks+32(FP), R9
+	SHLQ $2, R9
+	MOVQ b+40(FP), R11
+	MOVQ ldb+48(FP), R12
 	SHLQ $2, R12
-	MOVQ c+48(FP), DI
-	MOVQ ldc+56(FP), R13
+	MOVQ c+56(FP), DI
+	MOVQ ldc+64(FP), R13
 	SHLQ $2, R13
-	MOVBLZX acc+64(FP), BX
 	ROWS6
 
 b64block:
@@ -54,7 +56,7 @@ b64block:
 	VPXORD Z23, Z23, Z23
 	MOVQ SI, AX
 	MOVQ R11, DX
-	MOVQ R9, CX
+	MOVQ k+8(FP), CX
 
 #define FMA4(bc, r0, r1, r2, r3) \
 	VFMADD231PS Z24, bc, r0; \
@@ -79,7 +81,7 @@ b64k:
 	VBROADCASTSS (AX)(R15*1), Z29
 	FMA4(Z28, Z16, Z17, Z18, Z19)
 	FMA4(Z29, Z20, Z21, Z22, Z23)
-	ADDQ $4, AX
+	ADDQ R9, AX
 	ADDQ R12, DX
 	DECQ CX
 	JNZ  b64k
@@ -97,6 +99,7 @@ b64k:
 	VADDPS 192(p), r3, r3
 
 	MOVQ DI, AX
+	MOVBLZX acc+72(FP), BX
 	TESTQ BX, BX
 	JZ   b64store
 	ADD4(AX, Z0, Z1, Z2, Z3)
@@ -133,19 +136,21 @@ b64store:
 	VZEROUPPER
 	RET
 
-// func sgemm12x32(blocks, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, acc bool)
-// Each block: C[12×32] (= or +=) A[12×k]·B[k×32]; a and c advance 12 rows a block.
-TEXT ·sgemm12x32(SB), NOSPLIT, $0-65
+// func sgemm12x32(blocks, k int, a *float32, rs, ks int, b *float32, ldb int, c *float32, ldc int, acc bool)
+// Each block: C[12×32] (= or +=) A[12×k]·B[k×32], A's strides as
+// sgemm6x64's; a and c advance 12 rows a block.
+TEXT ·sgemm12x32(SB), NOSPLIT, $0-73
 	MOVQ blocks+0(FP), R8
-	MOVQ k+8(FP), R9
 	MOVQ a+16(FP), SI
-	MOVQ lda+24(FP), R10
+	MOVQ rs+24(FP), R10
 	SHLQ $2, R10
-	MOVQ b+32(FP), R11
-	MOVQ ldb+40(FP), R12
+	MOVQ ks+32(FP), R9
+	SHLQ $2, R9
+	MOVQ b+40(FP), R11
+	MOVQ ldb+48(FP), R12
 	SHLQ $2, R12
-	MOVQ c+48(FP), DI
-	MOVQ ldc+56(FP), R13
+	MOVQ c+56(FP), DI
+	MOVQ ldc+64(FP), R13
 	SHLQ $2, R13
 	ROWS6
 
@@ -178,7 +183,7 @@ b32block:
 	LEAQ (SI)(R15*1), DX
 	ADDQ R10, DX              // rows 6–11
 	MOVQ R11, CX              // B
-	MOVQ R9, BX
+	MOVQ k+8(FP), BX
 
 #define FMA2(bc, r0, r1) \
 	VFMADD231PS Z24, bc, r0; \
@@ -211,8 +216,8 @@ b32k:
 	FMA2(Z29, Z18, Z19)
 	FMA2(Z30, Z20, Z21)
 	FMA2(Z31, Z22, Z23)
-	ADDQ $4, AX
-	ADDQ $4, DX
+	ADDQ R9, AX
+	ADDQ R9, DX
 	ADDQ R12, CX
 	DECQ BX
 	JNZ  b32k
@@ -226,7 +231,7 @@ b32k:
 	VADDPS 64(p), r1, r1
 
 	MOVQ DI, AX
-	MOVBLZX acc+64(FP), BX
+	MOVBLZX acc+72(FP), BX
 	TESTQ BX, BX
 	JZ   b32store
 	ADD2(AX, Z0, Z1)

@@ -7,11 +7,11 @@ const (
 	haveBF16   = false
 )
 
-func sgemm6x64(blocks, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, acc bool) {
+func sgemm6x64(blocks, k int, a *float32, rs, ks int, b *float32, ldb int, c *float32, ldc int, acc bool) {
 	panic("model: no AVX-512")
 }
 
-func sgemm12x32(blocks, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int, acc bool) {
+func sgemm12x32(blocks, k int, a *float32, rs, ks int, b *float32, ldb int, c *float32, ldc int, acc bool) {
 	panic("model: no AVX-512")
 }
 

@@ -42,8 +42,27 @@ func TestKernelGemmMatchesGoKernel(t *testing.T) {
 				copy(dense[i*k:][:k], a[i*lda:])
 			}
 			goSgemm(m, n, k, dense, b, want)
+			// A stored transposed, as training's channel-major
+			// activations are: the same product through its strides.
+			ldt := m + 7
+			at := make([]float32, k*ldt)
+			for i := 0; i < m; i++ {
+				for p := 0; p < k; p++ {
+					at[p*ldt+i] = dense[i*k+p]
+				}
+			}
+			ct := make([]float32, len(c))
+			copy(ct, c)
+			if !Sgemm(m, n, k, at, 1, ldt, b, ct, ldc, acc) {
+				t.Fatalf("%v: the kernel refused the shape transposed", d)
+			}
 			if !kernelGemm(m, n, k, a, lda, b, c, ldc, acc) {
 				t.Fatalf("%v: the kernel refused the shape", d)
+			}
+			for i := range c {
+				if c[i] != ct[i] {
+					t.Fatalf("%v acc %v: c[%d] %v from A, %v from Aᵀ", d, acc, i, c[i], ct[i])
+				}
 			}
 			for i := 0; i < m; i++ {
 				for j := 0; j < n; j++ {
@@ -184,5 +203,57 @@ func TestParseKernel(t *testing.T) {
 	t.Setenv("PALACE_KERNEL", "nope")
 	if _, err := NewNet(&Weights{}); err == nil || !strings.Contains(err.Error(), "PALACE_KERNEL") {
 		t.Errorf("PALACE_KERNEL=nope: NewNet said %v", err)
+	}
+}
+
+// On every kernel path a position's outputs do not depend on the batch it
+// is evaluated in, nor on its place there: self-play and the cluster
+// replay games exactly (selfplay's package doc).
+func TestKernelBatchIndependent(t *testing.T) {
+	for _, cfg := range []Config{
+		{Planes: 16, PolicySize: 130, Blocks: 1, Filters: 64, PolicyChannels: 2, ValueChannels: 2, ValueHidden: 8},
+		{Planes: 16, PolicySize: 70, Blocks: 2, Filters: 32, PolicyChannels: 3, ValueChannels: 1, ValueHidden: 5},
+	} {
+		w, err := NewRandom(cfg, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(6, 7))
+		const batch = 19
+		input := make([]float32, batch*cfg.InputSize())
+		for i := range input {
+			if rng.IntN(3) == 0 {
+				input[i] = 1
+			}
+		}
+		for _, kernel := range []Kernel{KernelAVX512, KernelBF16} {
+			if !kernel.Supported() {
+				continue
+			}
+			net, err := NewNetKernel(w, kernel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			policy, wdl := make([]float32, batch*cfg.PolicySize), make([]float32, batch*3)
+			if err := net.Forward(batch, input, policy, wdl); err != nil {
+				t.Fatal(err)
+			}
+			for _, b := range []int{0, 7, 18} {
+				p1, w1 := make([]float32, cfg.PolicySize), make([]float32, 3)
+				if err := net.Forward(1, input[b*cfg.InputSize():][:cfg.InputSize()], p1, w1); err != nil {
+					t.Fatal(err)
+				}
+				for i, v := range p1 {
+					if v != policy[b*cfg.PolicySize+i] {
+						t.Fatalf("%d filters, %v: position %d's policy[%d] is %v alone, %v in a batch of %d", cfg.Filters, kernel, b, i, v, policy[b*cfg.PolicySize+i], batch)
+					}
+				}
+				for i, v := range w1 {
+					if v != wdl[b*3+i] {
+						t.Fatalf("%d filters, %v: position %d's wdl[%d] is %v alone, %v in a batch", cfg.Filters, kernel, b, i, v, wdl[b*3+i])
+					}
+				}
+			}
+		}
 	}
 }
