@@ -33,9 +33,13 @@
 // outputs, and the evaluation cache returns exactly what the network
 // computed. So a resumed run plays the games an uninterrupted run would
 // have played whenever the network's output for a position does not
-// depend on the batch it was computed in: true of palace's Go kernel
-// (PALACE_BLAS=off) and of the nn test evaluators, not of OpenBLAS, whose
-// kernels round differently for different batch shapes. Under OpenBLAS a
+// depend on the batch it was computed in: true of palace's own kernels
+// (nn/model's bf16 and avx512 paths, for networks whose filters are a
+// multiple of 32), of its Go kernel (PALACE_BLAS=off) and of the nn test
+// evaluators, not of OpenBLAS, whose kernels round differently for
+// different batch shapes. The paths differ from one another, so a run
+// resumed on a CPU with other features (or another PALACE_KERNEL) is like
+// one under OpenBLAS. Under OpenBLAS a
 // game replayed after a crash is a valid game from the same seed, but its
 // moves may drift from the uninterrupted run's after the first near tie;
 // the set of game indices is exact either way. Because shards are whole

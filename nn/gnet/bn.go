@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"math"
 
 	"github.com/chewxy/hm"
 	"github.com/palace-chess/palace/nn/model"
@@ -11,127 +12,179 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// Batch norm's normalising is Gorgonia's BatchNormOp: it keeps the
-// running mean and variance (Stats, SetStats), updates them in training
-// mode with momentum as the weight of each new batch (the unbiased batch
-// variance), uses them in eval mode, and is reset (mean 0, variance 1) by
-// SetTraining(true), which NewTapeMachine calls unless given EvalMode.
-//
-// G.BatchNorm, which makes the op, also multiplies by γ and adds β
-// through broadcasts that copy γ and β out to the activation's size, so
-// the op is made on a stand-in in a scratch graph and applied here alone;
-// affineOp does γ and β. bnOp wraps it for two reasons. The op's
-// UsePreallocDo reads its output buffer as its input (Do clones the input
-// into it first), so the VM passing a register still holding another
-// node's value would normalise garbage: bnOp always copies the input in.
-// And its Do and its gradient's allocate a fresh batch-sized tensor every
-// run; bnOp and bnGradOp reuse theirs.
+// bnOp is batch norm's normalising, x̂ = (x − μ)/√(σ² + ε) per channel
+// over the batch's batch·90 values, from x [1, ch, batch·10, 9]; affineOp
+// does γ and β. In training it normalises by the batch's mean and
+// (biased) variance and updates the running ones with momentum as the
+// weight of each new batch, the variance unbiased (Gorgonia's BatchNormOp
+// did the same, which this replaced: its statistics loops took a seventh
+// of a training step). Evaluation normalises by the running statistics.
+// They start at mean 0 and variance 1, as a fresh Gorgonia op's did.
+type bnOp struct {
+	pure
+	ch, batch      int
+	momentum       float64
+	training       bool
+	mean, variance *tensor.Dense // running statistics [ch]
+	// The last training run's batch statistics, for the gradient.
+	batchMean, invStd []float64
+	out               any
+}
 
 // newBatchNorm makes the op for activations of ch channels.
-func newBatchNorm(dt tensor.Dtype, ch int, momentum float64) (*bnOp, error) {
-	scratch := G.NewGraph()
-	stand := G.NewTensor(scratch, dt, 4, G.WithShape(1, ch, 1, 1), G.WithName("x"), G.WithInit(G.Zeroes()))
-	gamma := G.NewTensor(scratch, dt, 4, G.WithShape(1, ch, 1, 1), G.WithName("γ"), G.WithInit(G.Ones()))
-	beta := G.NewTensor(scratch, dt, 4, G.WithShape(1, ch, 1, 1), G.WithName("β"), G.WithInit(G.Zeroes()))
-	_, _, _, op, err := G.BatchNorm(stand, gamma, beta, momentum, model.BNEpsilon)
-	if err != nil {
-		return nil, err
+func newBatchNorm(dt tensor.Dtype, ch, batch int, momentum float64, training bool) *bnOp {
+	op := &bnOp{ch: ch, batch: batch, momentum: momentum, training: training,
+		mean: tensor.New(tensor.Of(dt), tensor.WithShape(ch)), variance: tensor.New(tensor.Of(dt), tensor.WithShape(ch)),
+		batchMean: make([]float64, ch), invStd: make([]float64, ch)}
+	switch v := op.variance.Data().(type) {
+	case []float32:
+		for i := range v {
+			v[i] = 1
+		}
+	case []float64:
+		for i := range v {
+			v[i] = 1
+		}
 	}
-	return &bnOp{BatchNormOp: op, ch: ch}, nil
+	return op
 }
 
-// bnOp is Gorgonia's BatchNormOp with its own output buffer.
-type bnOp struct {
-	*G.BatchNormOp
-	ch  int
-	out any
+func (op *bnOp) String() string {
+	return fmt.Sprintf("gnet.batchnorm(%d, batch %d, training %v)", op.ch, op.batch, op.training)
 }
-
-func (op *bnOp) String() string        { return fmt.Sprintf("gnet.%v(%d)", op.BatchNormOp, op.ch) }
 func (op *bnOp) WriteHash(h hash.Hash) { io.WriteString(h, op.String()) }
 func (op *bnOp) Hashcode() uint32      { return hashOf(op.String()) }
-
-func (op *bnOp) Do(vals ...G.Value) (G.Value, error) {
-	if len(vals) != 1 {
-		return nil, fmt.Errorf("gnet: %v takes 1 input, got %d", op, len(vals))
-	}
-	x, ok := vals[0].(*tensor.Dense)
-	if !ok || x.Dims() != 4 || x.Shape()[1] != op.ch {
-		return nil, fmt.Errorf("gnet: %v input is %T %v", op, vals[0], vals[0].Shape())
-	}
-	out, err := output(&op.out, x.Dtype(), x.Shape())
-	if err != nil {
-		return nil, err
-	}
-	if err := tensor.Copy(out, x); err != nil {
-		return nil, fmt.Errorf("gnet: %v: %w", op, err)
-	}
-	return op.BatchNormOp.UsePreallocDo(out, x)
+func (op *bnOp) Arity() int            { return 1 }
+func (op *bnOp) Type() hm.Type         { return fnType(4, 4) }
+func (op *bnOp) DiffWRT(int) []bool    { return []bool{true} }
+func (op *bnOp) size() int             { return op.batch * model.Squares }
+func (op *bnOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	return actShape(op.ch, op.batch), nil
 }
 
-// UsePreallocDo ignores the VM's buffer: see above.
-func (op *bnOp) UsePreallocDo(_ G.Value, vals ...G.Value) (G.Value, error) { return op.Do(vals...) }
+// Stats returns the running mean and variance (the op's own tensors).
+func (op *bnOp) Stats() (mean, variance tensor.Tensor) { return op.mean, op.variance }
 
-// SymDiff is the op's own, with its gradient op wrapped. That op is
-// unexported; the op's SymDiff makes one, here in a scratch graph.
-func (op *bnOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	if len(inputs) != 1 {
-		return nil, fmt.Errorf("gnet: %v takes 1 input, got %d", op, len(inputs))
+// SetStats copies in running statistics of the op's channels and dtype.
+func (op *bnOp) SetStats(mean, variance tensor.Tensor) error {
+	for _, s := range []struct {
+		name     string
+		dst, src tensor.Tensor
+	}{{"mean", op.mean, mean}, {"variance", op.variance, variance}} {
+		if s.src.Shape().TotalSize() != op.ch || s.src.Dtype() != s.dst.Dtype() {
+			return fmt.Errorf("gnet: batch norm's running %s is %v %v, want %d %v", s.name, s.src.Dtype(), s.src.Shape(), op.ch, s.dst.Dtype())
+		}
+		if err := tensor.Copy(s.dst, s.src); err != nil {
+			return fmt.Errorf("gnet: batch norm's running %s: %w", s.name, err)
+		}
 	}
-	x := inputs[0]
-	scratch := G.NewGraph()
-	sx := G.NewTensor(scratch, x.Dtype(), 4, G.WithShape(x.Shape()...), G.WithName("x"))
-	sg := G.NewTensor(scratch, x.Dtype(), 4, G.WithShape(x.Shape()...), G.WithName("dy"))
-	grads, err := op.BatchNormOp.SymDiff(G.Nodes{sx}, nil, sg)
-	if err != nil {
+	return nil
+}
+
+func (op *bnOp) Do(vals ...G.Value) (G.Value, error) {
+	if err := checkSizes(op, vals, op.ch*op.size()); err != nil {
 		return nil, err
 	}
-	inner, ok := grads[0].Op().(interface {
-		G.Op
-		G.UsePreallocDoer
+	return run(vals, &op.out, actShape(op.ch, op.batch),
+		func(y G.Value) {
+			bnForward(op, floats[float32](vals[0]), floats[float32](y), op.mean.Float32s(), op.variance.Float32s())
+		},
+		func(y G.Value) {
+			bnForward(op, floats[float64](vals[0]), floats[float64](y), op.mean.Float64s(), op.variance.Float64s())
+		})
+}
+
+// bnForward normalises each channel of x into y, updating the running
+// statistics rm, rv in training. Sums are in float64, one channel per
+// goroutine's band, in a fixed order: runs are exactly repeatable.
+func bnForward[T float](op *bnOp, x, y, rm, rv []T) {
+	n := op.size()
+	parallel(op.ch, op.ch*n, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			xc, yc := x[c*n:][:n], y[c*n:][:n]
+			var mean, invStd float64
+			if op.training {
+				var sum float64
+				for _, v := range xc {
+					sum += float64(v)
+				}
+				mean = sum / float64(n)
+				var ss float64
+				for _, v := range xc {
+					d := float64(v) - mean
+					ss += d * d
+				}
+				invStd = 1 / math.Sqrt(ss/float64(n)+model.BNEpsilon)
+				op.batchMean[c], op.invStd[c] = mean, invStd
+				m := op.momentum
+				rm[c] = T(m*mean + (1-m)*float64(rm[c]))
+				rv[c] = T(m*ss/float64(max(n-1, 1)) + (1-m)*float64(rv[c]))
+			} else {
+				mean, invStd = float64(rm[c]), 1/math.Sqrt(float64(rv[c])+model.BNEpsilon)
+			}
+			mu, is := T(mean), T(invStd)
+			for i, v := range xc {
+				yc[i] = (v - mu) * is
+			}
+		}
 	})
-	if !ok {
-		return nil, fmt.Errorf("gnet: batch norm's gradient op %T cannot take a buffer", grads[0].Op())
+}
+
+// SymDiff is the gradient through the batch's statistics, from (x̂, dy):
+// the op's output is x̂.
+func (op *bnOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	if !op.training {
+		return nil, fmt.Errorf("gnet: %v: no gradient in evaluation", op)
 	}
-	dx, err := G.ApplyOp(&bnGradOp{inner: inner, ch: op.ch}, x, grad)
+	dx, err := G.ApplyOp(&bnGradOp{bn: op}, output, grad)
 	if err != nil {
 		return nil, err
 	}
 	return G.Nodes{dx}, nil
 }
 
-// bnGradOp is Gorgonia's batch-norm gradient op, from (x, dy), with its
-// own output buffer (which that op overwrites without reading).
+// bnGradOp is batch norm's gradient from (x̂, dy): per channel of n values,
+// dx = invStd/n · (n·dy − Σdy − x̂·Σ(dy·x̂)).
 type bnGradOp struct {
 	pure
-	inner interface {
-		G.Op
-		G.UsePreallocDoer
-	}
-	ch  int
+	bn  *bnOp
 	out any
 }
 
-func (op *bnGradOp) String() string        { return fmt.Sprintf("gnet.%v(%d)", op.inner, op.ch) }
+func (op *bnGradOp) String() string        { return "∂ " + op.bn.String() }
 func (op *bnGradOp) WriteHash(h hash.Hash) { io.WriteString(h, op.String()) }
 func (op *bnGradOp) Hashcode() uint32      { return hashOf(op.String()) }
 func (op *bnGradOp) Arity() int            { return 2 }
 func (op *bnGradOp) Type() hm.Type         { return fnType(4, 4, 4) }
-func (op *bnGradOp) InferShape(ns ...G.DimSizer) (tensor.Shape, error) {
-	return op.inner.InferShape(ns...)
+func (op *bnGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	return actShape(op.bn.ch, op.bn.batch), nil
 }
 
 func (op *bnGradOp) Do(vals ...G.Value) (G.Value, error) {
-	if len(vals) != 2 {
-		return nil, fmt.Errorf("gnet: %v takes 2 inputs, got %d", op, len(vals))
-	}
-	x, ok := vals[0].(*tensor.Dense)
-	if !ok || x.Dims() != 4 || x.Shape()[1] != op.ch || vals[1].Shape().TotalSize() != x.Shape().TotalSize() {
-		return nil, fmt.Errorf("gnet: %v inputs are %v and %v", op, vals[0].Shape(), vals[1].Shape())
-	}
-	out, err := output(&op.out, x.Dtype(), x.Shape())
-	if err != nil {
+	b := op.bn
+	if err := checkSizes(op, vals, b.ch*b.size(), b.ch*b.size()); err != nil {
 		return nil, err
 	}
-	return op.inner.UsePreallocDo(out, vals...)
+	return run(vals, &op.out, actShape(b.ch, b.batch),
+		func(dx G.Value) { bnBackward(b, floats[float32](vals[0]), floats[float32](vals[1]), floats[float32](dx)) },
+		func(dx G.Value) { bnBackward(b, floats[float64](vals[0]), floats[float64](vals[1]), floats[float64](dx)) })
+}
+
+func bnBackward[T float](op *bnOp, xhat, dy, dx []T) {
+	n := op.size()
+	parallel(op.ch, op.ch*n, func(lo, hi int) {
+		for c := lo; c < hi; c++ {
+			xc, dyc, dxc := xhat[c*n:][:n], dy[c*n:][:n], dx[c*n:][:n]
+			var sdy, sdyx float64
+			for i, g := range dyc {
+				sdy += float64(g)
+				sdyx += float64(g) * float64(xc[i])
+			}
+			k := op.invStd[c] / float64(n)
+			a, b, s := T(k*float64(n)), T(k*sdy), T(k*sdyx)
+			for i, g := range dyc {
+				dxc[i] = a*g - b - xc[i]*s
+			}
+		}
+	})
 }

@@ -62,7 +62,7 @@ type net struct {
 	pm     *tensor.Dense // [batch, policy size]: 0, or maskedLogit for an illegal slot
 	wt     *tensor.Dense // [batch, 3]
 	params []*G.Node     // in specs order
-	bns    []*G.BatchNormOp
+	bns    []*bnOp
 	// Read after each run; Gorgonia copies into them after the first.
 	lossP, lossW G.Value
 	policy, wdl  G.Value // eval mode only: logits
@@ -80,7 +80,7 @@ func newNet(c model.Config, batch int, dt tensor.Dtype, values []*tensor.Dense, 
 	if len(values) != len(pspecs) {
 		return nil, fmt.Errorf("gnet: %d parameter tensors, the network has %d", len(values), len(pspecs))
 	}
-	b := &builder{g: n.g, dt: dt, batch: batch, nodes: map[string]*G.Node{}, bnMomentum: bnMomentum}
+	b := &builder{g: n.g, dt: dt, batch: batch, nodes: map[string]*G.Node{}, bnMomentum: bnMomentum, training: training}
 	for i, p := range pspecs {
 		b.nodes[p.name] = G.NewTensor(n.g, dt, len(p.graph), G.WithShape(p.graph...), G.WithName(p.name), G.WithValue(values[i]))
 		n.params = append(n.params, b.nodes[p.name])
@@ -140,7 +140,8 @@ type builder struct {
 	batch      int
 	nodes      map[string]*G.Node
 	bnMomentum float64
-	bns        []*G.BatchNormOp
+	training   bool // batch norm by the batch's statistics
+	bns        []*bnOp
 	scratch    convScratch
 	err        error
 }
@@ -180,19 +181,14 @@ func (b *builder) conv(x *G.Node, name string, k int, skip *G.Node, inputGrad bo
 	return b.check(G.ApplyOp(&affineOp{ch: out, batch: b.batch, skip: skip != nil, relu: true}, args...))
 }
 
-// batchNorm normalises x by Gorgonia's BatchNormOp (see bn.go). With
-// activations [1, channels, batch·10, 9] its statistics are per channel
-// over batch·90 values, as they should be.
+// batchNorm normalises x per channel over the batch's batch·90 values
+// (bnOp, bn.go).
 func (b *builder) batchNorm(x *G.Node, ch int) *G.Node {
 	if b.err != nil {
 		return nil
 	}
-	op, err := newBatchNorm(b.dt, ch, b.bnMomentum)
-	if err != nil {
-		b.check(nil, err)
-		return nil
-	}
-	b.bns = append(b.bns, op.BatchNormOp)
+	op := newBatchNorm(b.dt, ch, b.batch, b.bnMomentum, b.training)
+	b.bns = append(b.bns, op)
 	return b.check(G.ApplyOp(op, x))
 }
 

@@ -20,8 +20,8 @@ import (
 // every channel's batch contiguous — and give Gorgonia their derivatives
 // symbolically (SymDiff), so the graph's gradients are still Gorgonia's
 // reverse-mode differentiation, checked against finite differences in
-// the tests. Gorgonia's BatchNormOp still does the normalising and keeps
-// the running statistics.
+// the tests. Batch norm's normalising and running statistics are bnOp's
+// (bn.go).
 
 // actShape is the shape of an activation of ch channels.
 func actShape(ch, batch int) tensor.Shape {
