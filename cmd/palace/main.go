@@ -170,8 +170,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return 2
 	}
+	stopProfile, err := startProfile(stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "palace: %v\n", err)
+		return 1
+	}
 	out := &checkedWriter{w: stdout}
-	err := cmd.run(args[1:], stdin, out, stderr)
+	err = cmd.run(args[1:], stdin, out, stderr)
+	stopProfile()
 	if (err == nil || errors.Is(err, flag.ErrHelp)) && out.err != nil {
 		// A command's output that did not reach its reader (a full disk)
 		// is a failure, whatever the command thought of it.

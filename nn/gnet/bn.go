@@ -104,16 +104,9 @@ func bnForward[T float](op *bnOp, x, y, rm, rv []T) {
 			xc, yc := x[c*n:][:n], y[c*n:][:n]
 			var mean, invStd float64
 			if op.training {
-				var sum float64
-				for _, v := range xc {
-					sum += float64(v)
-				}
+				sum, squares := sumAndSquares4(xc)
 				mean = sum / float64(n)
-				var ss float64
-				for _, v := range xc {
-					d := float64(v) - mean
-					ss += d * d
-				}
+				ss := max(squares-sum*mean, 0) // Σ(x − μ)²
 				invStd = 1 / math.Sqrt(ss/float64(n)+model.BNEpsilon)
 				op.batchMean[c], op.invStd[c] = mean, invStd
 				m := op.momentum
@@ -166,8 +159,12 @@ func (op *bnGradOp) Do(vals ...G.Value) (G.Value, error) {
 		return nil, err
 	}
 	return run(vals, &op.out, actShape(b.ch, b.batch),
-		func(dx G.Value) { bnBackward(b, floats[float32](vals[0]), floats[float32](vals[1]), floats[float32](dx)) },
-		func(dx G.Value) { bnBackward(b, floats[float64](vals[0]), floats[float64](vals[1]), floats[float64](dx)) })
+		func(dx G.Value) {
+			bnBackward(b, floats[float32](vals[0]), floats[float32](vals[1]), floats[float32](dx))
+		},
+		func(dx G.Value) {
+			bnBackward(b, floats[float64](vals[0]), floats[float64](vals[1]), floats[float64](dx))
+		})
 }
 
 func bnBackward[T float](op *bnOp, xhat, dy, dx []T) {
@@ -175,11 +172,7 @@ func bnBackward[T float](op *bnOp, xhat, dy, dx []T) {
 	parallel(op.ch, op.ch*n, func(lo, hi int) {
 		for c := lo; c < hi; c++ {
 			xc, dyc, dxc := xhat[c*n:][:n], dy[c*n:][:n], dx[c*n:][:n]
-			var sdy, sdyx float64
-			for i, g := range dyc {
-				sdy += float64(g)
-				sdyx += float64(g) * float64(xc[i])
-			}
+			sdy, sdyx := sum4(dyc), dot4(dyc, xc)
 			k := op.invStd[c] / float64(n)
 			a, b, s := T(k*float64(n)), T(k*sdy), T(k*sdyx)
 			for i, g := range dyc {
@@ -187,4 +180,63 @@ func bnBackward[T float](op *bnOp, xhat, dy, dx []T) {
 			}
 		}
 	})
+}
+
+// sum4, sumAndSquares4 and dot4 sum in float64 over four running sums, so
+// that the adds do not wait on one another (a single sum is bound by the
+// add's latency); the order is fixed, so results repeat exactly.
+func sum4[T float](x []T) float64 {
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		s0 += float64(x[i])
+		s1 += float64(x[i+1])
+		s2 += float64(x[i+2])
+		s3 += float64(x[i+3])
+	}
+	for ; i < len(x); i++ {
+		s0 += float64(x[i])
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// sumAndSquares4 is Σx and Σx² in one pass (float64 keeps Σx² − (Σx)²/n
+// exact enough: activations' means are not thousands of deviations).
+func sumAndSquares4[T float](x []T) (sum, squares float64) {
+	var s0, s1, s2, s3, q0, q1, q2, q3 float64
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		v0, v1, v2, v3 := float64(x[i]), float64(x[i+1]), float64(x[i+2]), float64(x[i+3])
+		s0 += v0
+		s1 += v1
+		s2 += v2
+		s3 += v3
+		q0 += v0 * v0
+		q1 += v1 * v1
+		q2 += v2 * v2
+		q3 += v3 * v3
+	}
+	for ; i < len(x); i++ {
+		v := float64(x[i])
+		s0 += v
+		q0 += v * v
+	}
+	return (s0 + s1) + (s2 + s3), (q0 + q1) + (q2 + q3)
+}
+
+// dot4 is Σ x·y.
+func dot4[T float](x, y []T) float64 {
+	y = y[:len(x)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		s0 += float64(x[i]) * float64(y[i])
+		s1 += float64(x[i+1]) * float64(y[i+1])
+		s2 += float64(x[i+2]) * float64(y[i+2])
+		s3 += float64(x[i+3]) * float64(y[i+3])
+	}
+	for ; i < len(x); i++ {
+		s0 += float64(x[i]) * float64(y[i])
+	}
+	return (s0 + s1) + (s2 + s3)
 }
