@@ -28,7 +28,8 @@ const PlayerHelp = `  random                                 a uniformly random 
   uniform[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1]
                                          search with equal priors and value 0 (no network)
   net:PATH[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,evaluators=N][,cache=N][,kernel=K]
-                                         search with the network checkpoint PATH
+                                         search with the network checkpoint PATH (net: or net:builtin:
+                                         palace's own network for the game, nets/)
 ` + uciHelp + `
 sims defaults to 32, evaluators to 2, cache (evaluation cache entries, 0: none) to 65536;
 draw (the search's draw score, in [-1, 1]: what a draw is worth to the side choosing a
@@ -109,7 +110,7 @@ func ParsePlayer(spec string) (PlayerSpec, error) {
 	case strings.HasPrefix(head, "net:"):
 		ps.Kind, ps.Path = KindNet, strings.TrimPrefix(head, "net:")
 		if ps.Path == "" {
-			return ps, bad("net: needs a checkpoint path (net:PATH)")
+			ps.Path = model.Builtin
 		}
 		for _, k := range []string{"sims", "draw", "lookahead", "matecheck", "evaluators", "cache", "kernel"} {
 			allowed[k] = true
@@ -214,7 +215,7 @@ func (ps PlayerSpec) StartPlayer(ctx context.Context, rs *rules.RuleSet) (Player
 		uniform := func() (nn.Evaluator, error) { return model.Uniform(), nil }
 		return NewSearch("uniform/"+SearchLabel(ps.Search), ps.Search, uniform, SearchOptions{Evaluators: 1})
 	case KindNet:
-		ck, err := model.LoadPlayableFor(ps.Path, rs)
+		ck, err := model.LoadNetworkFor(ps.Path, rs)
 		if err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/rules"
 )
 
@@ -86,7 +87,6 @@ func TestParsePlayerUCI(t *testing.T) {
 func TestParsePlayerErrors(t *testing.T) {
 	for spec, want := range map[string]string{
 		"foo":                  "unknown player",
-		"net:":                 "checkpoint path",
 		"random,sims=8":        "random takes no options",
 		"uci:fsf":              "give the engine a limit",
 		"uci:fsf,nodes=1,x=2":  `uci has no option "x"`,
@@ -106,9 +106,16 @@ func TestParsePlayerErrors(t *testing.T) {
 // unknown path is a spec error.
 func TestParsePlayerKernel(t *testing.T) {
 	rs := rules.MustPreset("xiangqi")
+	builtin, err := model.LoadBuiltin(rs)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for spec, suffix := range map[string]string{
-		"net:../nets/xiangqi-masters.palnet,sims=4":             "/sims=4",
-		"net:../nets/xiangqi-masters.palnet,sims=4,kernel=blas": "/sims=4/blas",
+		"net:../nets/xiangqi.palnet,sims=4":             "/sims=4",
+		"net:../nets/xiangqi.palnet,sims=4,kernel=blas": "/sims=4/blas",
+		// net: alone, or net:builtin, is palace's own network.
+		"net:,sims=4":        "net:" + builtin.Weights.ID() + "/sims=4",
+		"net:builtin,sims=4": "net:" + builtin.Weights.ID() + "/sims=4",
 	} {
 		ps, err := arena.ParsePlayer(spec)
 		if err != nil {

@@ -271,8 +271,8 @@ func (p *cecpProtocol) features(e *Engine) {
 			e.out.line("feature option=\"" + cecpOption(o, def) + "\"")
 		}
 	}
-	if e.network == "" {
-		e.out.line(p.note("uci: no network: searching with uniform priors (plain MCTS); set WeightsFile"))
+	if note := networkNote(e.network); note != "" {
+		e.out.line(p.note(note))
 	}
 	e.out.line("feature done=1")
 }

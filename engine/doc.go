@@ -45,9 +45,12 @@
 // "- - 0 1". A janggi pass is the general's square twice (e2e2 with ranks
 // 1–10).
 //
-// Without a network (no --net, WeightsFile <empty>) the handshake says so,
-// in one "info string uci: no network: ..." line before uciok: the search
-// is then plain MCTS over uniform priors.
+// The network is palace's built-in one for the variant unless --net or
+// WeightsFile names a checkpoint (model.Builtin, package nets); the
+// handshake says so in one "info string uci: network: ..." line. Without
+// a network (WeightsFile none or <empty>) it says "info string uci: no
+// network: ..." instead: the search is then plain MCTS over uniform
+// priors.
 //
 // # Commands
 //
@@ -125,7 +128,9 @@
 //	                      bytes a position); UCCI: hashsize. The search tree
 //	                      is apart (mcts's MaxNodes)
 //	Clear Hash     button empty the cache and drop the search tree; UCCI: clearhash
-//	WeightsFile    string the network checkpoint; <empty>: the uniform evaluator
+//	WeightsFile    string the network checkpoint; builtin: palace's own for the
+//	                      variant (palace uci's default); none or <empty>:
+//	                      the uniform evaluator
 //
 // A network is loaded at the next isready or go; one that fails to load is
 // reported and the uniform evaluator stands in. A new network, Threads or

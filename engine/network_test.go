@@ -68,3 +68,37 @@ func problems(out string) string {
 	}
 	return b.String()
 }
+
+// builtinNote is the handshake's note on palace's own network.
+const builtinNote = "< info string uci: network: palace's built-in network for the variant (nets/); set WeightsFile to a checkpoint, or to none for plain MCTS\n"
+
+// With WeightsFile builtin (palace uci's default) each variant is searched
+// with its own game's built-in network, switched when the variant is;
+// WeightsFile none searches with uniform priors. The built-in network's
+// search differs from the uniform one's.
+func TestBuiltinNetwork(t *testing.T) {
+	out := session(t, Options{Network: model.Builtin, Nodes: 32, Version: "test"}, []string{
+		"uci", "isready", "position startpos", "go",
+		"setoption name UCI_Variant value janggi", "isready", "position startpos", "go",
+		"setoption name WeightsFile value none", "isready", "position startpos", "go",
+	}, nil)
+	if !strings.Contains(out, builtinNote) || strings.Count(out, "< bestmove ") != 3 || strings.Contains(out, "bestmove (none)") {
+		t.Fatalf("the built-in networks:\n%s", out)
+	}
+	for _, l := range strings.SplitAfter(out, "\n") {
+		if strings.Contains(l, "info string") && l != builtinNote {
+			t.Errorf("a note: %s", l)
+		}
+	}
+	// A network's root value is not uniform's 0 (and a network of the
+	// wrong game would have been refused in a note).
+	searches := strings.Split(out, "< bestmove ")
+	for i, name := range []string{"xiangqi", "janggi"} {
+		if !strings.Contains(searches[i], " score cp ") || strings.Contains(searches[i], " score cp 0 ") {
+			t.Errorf("%s: not searched with a network:\n%s", name, searches[i])
+		}
+	}
+	if !strings.Contains(searches[2], " score cp 0 ") {
+		t.Errorf("WeightsFile none: not the uniform search:\n%s", searches[2])
+	}
+}

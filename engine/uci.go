@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/palace-chess/palace/mcts"
+	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/rules"
 )
 
@@ -148,10 +149,22 @@ func identify(e *Engine, prefix, ok string, ucci bool) {
 			e.out.line(declareOption(prefix, o.declared(ucci), o, def))
 		}
 	}
-	if e.network == "" {
-		e.out.line(e.proto.note("uci: no network: searching with uniform priors (plain MCTS); set WeightsFile"))
+	if note := networkNote(e.network); note != "" {
+		e.out.line(e.proto.note(note))
 	}
 	e.out.line(ok)
+}
+
+// networkNote is the handshake's note on the network option's value:
+// none, or the built-in network; nothing for a file.
+func networkNote(network string) string {
+	switch network {
+	case "", model.NoNetwork:
+		return "uci: no network: searching with uniform priors (plain MCTS); set WeightsFile"
+	case model.Builtin:
+		return "uci: network: palace's built-in network for the variant (nets/); set WeightsFile to a checkpoint, or to none for plain MCTS"
+	}
+	return ""
 }
 
 // uciNote is both protocols' note: "info string MSG".

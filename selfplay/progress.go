@@ -1,6 +1,7 @@
 package selfplay
 
 import (
+	"fmt"
 	"sync"
 	"time"
 
@@ -51,7 +52,8 @@ type Start struct {
 	ConcurrentGames int // games played at once (at most ToPlay)
 	Evaluators      int
 	BatchSize       int
-	// Kernel names the network's matrix kernel (model.BLAS), or "test
+	// Kernel names the network's kernel path and what does its other
+	// products (model.Evaluator.Kernel, model.BLAS), or "test
 	// evaluator" when Options.Evaluator stands in for the network.
 	Kernel string
 }
@@ -110,8 +112,8 @@ func (r *runner) report(ev Event) {
 // reportStart says what the run is about to do.
 func (r *runner) reportStart(toPlay int) {
 	kernel := "test evaluator"
-	if r.opt.Evaluator == nil {
-		kernel = model.BLAS()
+	if ev, ok := r.backend[0].(*model.Evaluator); ok {
+		kernel = fmt.Sprintf("%v kernel, other GEMMs by %s", ev.Kernel(), model.BLAS())
 	}
 	r.report(Event{Kind: EventStart, Start: Start{Dir: r.dir, ToPlay: toPlay, ConcurrentGames: min(r.cfg.ConcurrentGames, toPlay),
 		Evaluators: len(r.batch), BatchSize: r.cfg.batchSize(), Kernel: kernel}})

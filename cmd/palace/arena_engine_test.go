@@ -177,9 +177,9 @@ func TestArenaPalaceUCIVersusFairyStockfish(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				// The handshake's note that no network is loaded is the one
-				// note expected (palace plays with uniform priors here).
-				text := strings.ReplaceAll(string(data), "info string uci: no network:", "")
+				// The handshake's note on the network is the one note
+				// expected (palace plays its built-in network here).
+				text := strings.ReplaceAll(string(data), "info string uci: network: palace's built-in network", "")
 				for _, bad := range []string{"info string uci:", "No such option", "Unknown command", "Illegal", "! uci:"} {
 					if strings.Contains(text, bad) {
 						t.Errorf("%s has %q", filepath.Base(log), bad)

@@ -91,7 +91,7 @@ func TestArenaBadFlags(t *testing.T) {
 		{[]string{"--player", "uniform,sims=0", "--player", "random"}, true, []string{"sims=0"}},
 		{[]string{"--player", "random,sims=8", "--player", "random"}, true, []string{"random takes no options"}},
 		{[]string{"--player", "uniform,cache=8", "--player", "random"}, true, []string{`no option "cache"`}},
-		{[]string{"--player", "net:", "--player", "random"}, true, []string{"checkpoint path"}},
+		{[]string{"--player", "net:missing.palnet", "--player", "random"}, false, []string{"missing.palnet"}},
 		{[]string{"--player", "uniform,draw=-2", "--player", "random"}, true, []string{"draw=-2", "[-1, 1]"}},
 		{[]string{"--player", "uniform,draw=x", "--player", "random"}, true, []string{"draw=x"}},
 		{[]string{"--player", "uniform,lookahead=yes", "--player", "random"}, true, []string{"lookahead=yes", "0 (off) or 1 (on)"}},

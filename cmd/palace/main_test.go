@@ -265,10 +265,21 @@ func TestNetInitInfoBench(t *testing.T) {
 }
 
 func TestSearchCommand(t *testing.T) {
-	// A janggi mate in 1 along the palace diagonal, found with no network.
-	code, out, errOut := runPalace(t, "", "search", "--rules", "janggi", "--fen", "4k4/9/3P2N2/9/9/9/9/9/9/3K5 w - - 0 1", "--sims", "400")
-	if code != 0 || !strings.Contains(out, "bestmove d8e9\n") || !strings.Contains(out, "proof win in 1 plies") {
-		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	// A janggi mate in 1 along the palace diagonal, found with no network
+	// and with the built-in one (the default).
+	for _, net := range []string{"none", "builtin"} {
+		code, out, errOut := runPalace(t, "", "search", "--rules", "janggi", "--fen", "4k4/9/3P2N2/9/9/9/9/9/9/3K5 w - - 0 1", "--sims", "400", "--net", net)
+		if code != 0 || !strings.Contains(out, "bestmove d8e9\n") || !strings.Contains(out, "proof win in 1 plies") {
+			t.Fatalf("--net %s: exit %d: %s %s", net, code, out, errOut)
+		}
+	}
+	code, out, errOut := runPalace(t, "", "search", "--rules", "janggi", "--start", "--sims", "16")
+	if code != 0 || !strings.Contains(out, ", built-in network ") {
+		t.Fatalf("the built-in network: exit %d: %s %s", code, out, errOut)
+	}
+	code, _, errOut = runPalace(t, "", "search", "--rules", "xiangqi", "--start", "--net", "../../nets/janggi.palnet")
+	if code != 1 || !strings.Contains(errOut, "made for janggi") {
+		t.Errorf("a janggi network for xiangqi: exit %d, %q", code, errOut)
 	}
 	// With a network, after moves, in Gumbel mode: deterministic.
 	dir := t.TempDir()
@@ -323,7 +334,7 @@ func TestLostOutputFails(t *testing.T) {
 		{start + "\n", []string{"moves", "--batch", "-"}},
 		{start + "\th3e3\n", []string{"adjudicate", "--batch", "-"}},
 		{"", []string{"search", "--start", "--sims", "8"}},
-		{"", []string{"net", "info", "../../nets/janggi-masters.palnet"}},
+		{"", []string{"net", "info", "../../nets/janggi.palnet"}},
 	} {
 		var errOut strings.Builder
 		code := run(c.args, strings.NewReader(c.stdin), failingWriter{}, &errOut)

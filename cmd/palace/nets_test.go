@@ -19,8 +19,8 @@ func TestShippedNetworks(t *testing.T) {
 		net, games string
 		minTop1    float64 // %
 	}{
-		{"../../nets/xiangqi-masters.palnet", "../../pgn/testdata/ccpd_sample", 15},
-		{"../../nets/janggi-masters.palnet", "../../gib/testdata/maeil_sinbo_1937.gib", 8},
+		{"../../nets/xiangqi.palnet", "../../pgn/testdata/ccpd_sample", 15},
+		{"../../nets/janggi.palnet", "../../gib/testdata/maeil_sinbo_1937.gib", 8},
 	} {
 		code, info, errOut := runPalace(t, "", "net", "info", c.net)
 		if code != 0 || !strings.Contains(info, "trained on ") || !strings.Contains(info, "held-out games: top-1") {

@@ -15,7 +15,7 @@ import (
 func runSearch(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs, pf := newPositionFlagSet("search", stderr)
 	moves := fs.String("moves", "", "moves to play from the position first (ranks 1–10, space-separated)")
-	netFile := fs.String("net", "", "network checkpoint; without it a uniform evaluator (equal priors, value 0) stands in")
+	netFile := fs.String("net", model.Builtin, "network checkpoint; builtin: palace's own network for the game (nets/); none: a uniform evaluator (equal priors, value 0)")
 	sims := fs.Int("nodes", 800, "search budget: simulations (a visit count, not a time)")
 	mode := fs.String("mode", "puct", "search: puct or gumbel")
 	seed := fs.Uint64("seed", 1, "random seed (Gumbel sampling)")
@@ -43,7 +43,10 @@ func runSearch(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	evName := "uniform evaluator"
-	if ck != nil {
+	switch {
+	case ck != nil && *netFile == model.Builtin:
+		evName = "built-in network " + ck.Weights.ID()
+	case ck != nil:
 		evName = "network " + ck.Weights.ID()
 	}
 	// Analysis: the full budget every time, no noise, the most visited

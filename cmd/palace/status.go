@@ -281,7 +281,7 @@ func selfplayAttrs(e selfplay.Event) []slog.Attr {
 		return append(attrs, slog.Any("dir", quoted(st.Dir)), slog.String("rule_set", s.RuleSet), slog.String("network", s.NetworkID),
 			slog.Int("target", s.Target), slog.Int("complete", s.Before), slog.Int("to_play", st.ToPlay),
 			slog.Int("concurrent_games", st.ConcurrentGames), slog.Int("evaluators", st.Evaluators), slog.Int("batch_size", st.BatchSize),
-			slog.Any("gemm", quoted(st.Kernel)))
+			slog.Any("kernel", quoted(st.Kernel)))
 	case selfplay.EventShard:
 		sh := e.Shard
 		attrs = append(attrs, slog.String("name", sh.Name), slog.Int("games", sh.Games), slog.Int64("records", sh.Records),

@@ -125,7 +125,7 @@ func TestSelfplayProgress(t *testing.T) {
 			t.Errorf("the done line lacks %s: %s", key, lines[2])
 		}
 	}
-	if !strings.Contains(lines[0], ` gemm="test evaluator"`) || !strings.Contains(lines[0], ` dir="`) || !strings.Contains(lines[0], " rule_set=xiangqi") {
+	if !strings.Contains(lines[0], ` kernel="test evaluator"`) || !strings.Contains(lines[0], ` dir="`) || !strings.Contains(lines[0], " rule_set=xiangqi") {
 		t.Errorf("start line: %s", lines[0])
 	}
 	var term strings.Builder

@@ -24,7 +24,7 @@ the engine package's documentation (go doc ./engine) for the commands.`
 func runUCI(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("uci", stderr)
 	setUsage(fs, uciUsage)
-	netFile := fs.String("net", "", "network checkpoint, loaded at the first isready or go; without it a uniform evaluator (equal priors, value 0) stands in")
+	netFile := fs.String("net", model.Builtin, "network checkpoint, loaded at the first isready or go; builtin: palace's own network for the variant (nets/); none: a uniform evaluator (equal priors, value 0)")
 	nodes := fs.Int("nodes", 800, "simulations of a go without limits (the Nodes option)")
 	threads := fs.Int("threads", 1, "copies of the network evaluating each batch in parallel (the Threads option)")
 	if err := parseFlags(fs, args); err != nil {
@@ -36,7 +36,7 @@ func runUCI(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if *threads < 1 || *threads > 256 {
 		return usagef("--threads %d: want 1–256", *threads)
 	}
-	if *netFile != "" {
+	if *netFile != "" && *netFile != model.Builtin && *netFile != model.NoNetwork {
 		// Loaded again at isready (for the variant then set), but a file
 		// that is no network is better said now, with an exit status a
 		// GUI shows, than as an info string it may hide.

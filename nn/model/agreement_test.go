@@ -75,8 +75,8 @@ func TestBF16Agreement(t *testing.T) {
 		net, preset string
 		files       []string
 	}{
-		{"../../nets/xiangqi-masters.palnet", "xiangqi", ccpdSample(t)},
-		{"../../nets/janggi-masters.palnet", "janggimodern", []string{"../../gib/testdata/train/kakao_001.gib", "../../gib/testdata/train/hangame_proleague_2010_pro.gib"}},
+		{"../../nets/xiangqi.palnet", "xiangqi", ccpdSample(t)},
+		{"../../nets/janggi.palnet", "janggimodern", []string{"../../gib/testdata/train/kakao_001.gib", "../../gib/testdata/train/hangame_proleague_2010_pro.gib"}},
 	} {
 		t.Run(tc.preset, func(t *testing.T) {
 			ck, err := model.LoadPlayable(tc.net)

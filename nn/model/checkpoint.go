@@ -16,6 +16,7 @@ import (
 
 	"github.com/palace-chess/palace/encode"
 	"github.com/palace-chess/palace/internal/atomicfile"
+	"github.com/palace-chess/palace/nets"
 	"github.com/palace-chess/palace/rules"
 )
 
@@ -304,6 +305,46 @@ func LoadPlayableFor(path string, rs *rules.RuleSet) (*Checkpoint, error) {
 		return nil, err
 	}
 	return ck, nil
+}
+
+// The network options' two names that are not files: Builtin, the
+// network palace ships for the game in play (package nets), and
+// NoNetwork, a search with equal priors and value 0 (Uniform). A file
+// of either name is given as ./builtin or ./none.
+const (
+	Builtin   = "builtin"
+	NoNetwork = "none"
+)
+
+// LoadBuiltin is the network palace ships for rs's game (nets/).
+func LoadBuiltin(rs *rules.RuleSet) (*Checkpoint, error) {
+	if rs == nil {
+		return nil, fmt.Errorf("model: the built-in network: which game? (no rule set given)")
+	}
+	name, data, ok := nets.For(rs.Game.String())
+	if !ok {
+		return nil, fmt.Errorf("model: no built-in network for %s", rs.Game)
+	}
+	ck, err := DecodeCheckpoint(data)
+	if err != nil {
+		return nil, fmt.Errorf("model: built-in network %s: %w", name, err)
+	}
+	if err := ck.checkEncoding("built-in network " + name); err != nil {
+		return nil, err
+	}
+	if err := ck.checkRuleSet("built-in network "+name, rs); err != nil {
+		return nil, err
+	}
+	return ck, nil
+}
+
+// LoadNetworkFor is a network option's checkpoint for playing under rs:
+// Builtin's, or the file's (LoadPlayableFor).
+func LoadNetworkFor(option string, rs *rules.RuleSet) (*Checkpoint, error) {
+	if option == Builtin {
+		return LoadBuiltin(rs)
+	}
+	return LoadPlayableFor(option, rs)
 }
 
 // CheckEncoding reports a network that reads another encoding than this

@@ -45,14 +45,15 @@ func (e *Evaluator) Kernel() Kernel { return e.net.kernel }
 func Uniform() nn.Evaluator { return nn.NewUniform(encode.InputSize, encode.PolicySize()) }
 
 // OpenEvaluator is the evaluator a command's network option names: the
-// network in file (LoadPlayableFor rs; rs nil: for any game), with copies
-// copies splitting each batch (nn.Parallel; 1 or less: one), or Uniform
-// for "" (then the checkpoint is nil).
+// network in file (LoadPlayableFor rs; rs nil: for any game), or Builtin's
+// for rs's game, with copies copies splitting each batch (nn.Parallel; 1
+// or less: one); or Uniform for "" and NoNetwork (then the checkpoint is
+// nil).
 func OpenEvaluator(file string, rs *rules.RuleSet, copies int) (nn.Evaluator, *Checkpoint, error) {
-	if file == "" {
+	if file == "" || file == NoNetwork {
 		return Uniform(), nil, nil
 	}
-	ck, err := LoadPlayableFor(file, rs)
+	ck, err := LoadNetworkFor(file, rs)
 	if err != nil {
 		return nil, nil, err
 	}
