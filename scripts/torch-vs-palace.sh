@@ -5,7 +5,10 @@
 #
 # Inference: `palace net bench --workers 2` against two single-thread PyTorch
 # processes run at once (torch.set_num_threads(1) each), their positions/s
-# summed; batch norm folded into the convolutions on both sides. Training:
+# summed; batch norm folded into the convolutions on both sides. palace runs
+# its default kernel path (bf16 where the CPU has AVX-512 BF16) and, where
+# that is bf16, also its float32 path (--kernel avx512): PyTorch's own
+# precision, the like-for-like column. Training:
 # `go test -bench TrainStep ./nn/gnet` (6×64, batch 64, SGD momentum 0.9)
 # against one PyTorch process with torch.set_num_threads(2) doing the same
 # step (policy and WDL cross-entropy, L2, SGD momentum). Before timing, the
@@ -81,6 +84,12 @@ for shape in $shapes; do
 
 	"$bin" net bench --workers "$workers" --batch "$batches" --positions "$positions" "$tmp/$shape.ckpt" >"$tmp/$shape.palace"
 	head -1 "$tmp/$shape.palace" | tee -a "$tmp/notes" >&2
+	# Beside a reduced-precision default, palace's float32 path: the
+	# like-for-like figure against PyTorch's float32.
+	: >"$tmp/$shape.palace32"
+	if head -1 "$tmp/$shape.palace" | grep -q '; kernel bf16 (this CPU: .*avx512'; then
+		"$bin" net bench --kernel avx512 --workers "$workers" --batch "$batches" --positions "$positions" "$tmp/$shape.ckpt" >"$tmp/$shape.palace32"
+	fi
 	pids=()
 	for w in $(seq "$workers"); do
 		twin --mode infer --threads 1 --blocks "$blocks" --channels "$filters" --batch "$batches" --seconds "$seconds" >"$tmp/$shape.torch.$w" &
@@ -90,8 +99,9 @@ for shape in $shapes; do
 
 	for b in ${batches//,/ }; do
 		ppos=$(awk -v b="$b" '$1 == "batch" && $2 + 0 == b {print $3}' "$tmp/$shape.palace")
+		p32=$(awk -v b="$b" '$1 == "batch" && $2 + 0 == b {print $3}' "$tmp/$shape.palace32")
 		tpos=$(cat "$tmp/$shape.torch."* | grep "\"batch\": $b," | sed -n 's/.*"positions_per_s": \([0-9.e+-]*\).*/\1/p' | awk '{s += $1} END {print s}')
-		echo "${blocks}×${filters} $b $tpos $ppos" >>"$rows"
+		echo "${blocks}×${filters} $b $tpos $ppos ${p32:--}" >>"$rows"
 	done
 done
 
@@ -101,7 +111,7 @@ if [ "${TVP_TRAIN:-1}" != 0 ]; then
 	psam=$(awk '/^BenchmarkTrainStep/{for (i = 2; i <= NF; i++) if ($i == "samples/s") print $(i-1)}' "$tmp/train.palace")
 	twin --mode train --threads "$train_threads" --blocks 6 --channels 64 --batch 64 --seconds "$train_seconds" >"$tmp/train.torch"
 	tsam=$(jget "$tmp/train.torch" samples_per_s)
-	echo "6×64 train 64 $tsam $psam" >>"$rows"
+	echo "6×64 train 64 $tsam $psam -" >>"$rows"
 fi
 
 tv=$("$py" -c 'import torch; print(torch.__version__)' 2>/dev/null)
@@ -109,11 +119,12 @@ echo
 echo "PyTorch $tv ($py), $workers single-thread processes for inference, $train_threads threads for training; palace net bench --workers $workers; $(nproc) cores"
 cat "$tmp/notes"
 echo
-echo "| shape | batch | PyTorch /s | palace /s | palace/PyTorch |"
-echo "|---|---:|---:|---:|---:|"
+echo "| shape | batch | PyTorch /s | palace /s | palace/PyTorch | palace float32 /s | float32/PyTorch |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
 awk '{
-	if ($2 == "train") { shape = $1 " train"; b = $3; t = $4; p = $5; unit = " samples" }
-	else { shape = $1; b = $2; t = $3; p = $4; unit = "" }
+	if ($2 == "train") { shape = $1 " train"; b = $3; t = $4; p = $5; f = $6; unit = " samples" }
+	else { shape = $1; b = $2; t = $3; p = $4; f = $5; unit = "" }
 	r = (t > 0) ? sprintf("%.2f", p / t) : "n/a"
-	printf "| %s | %s | %.0f%s | %.0f%s | %s |\n", shape, b, t, unit, p, unit, r
+	if (f == "-") { fs = "–"; fr = "–" } else { fs = sprintf("%.0f", f); fr = (t > 0) ? sprintf("%.2f", f / t) : "n/a" }
+	printf "| %s | %s | %.0f%s | %.0f%s | %s | %s | %s |\n", shape, b, t, unit, p, unit, r, fs, fr
 }' "$rows"
