@@ -71,39 +71,31 @@ func convKernelFits(ch, taps int) bool {
 // convForwardKernel is convForward's 3×3 float32 case on the kernels;
 // false (nothing done) where they do not fit.
 func convForwardKernel(op *convOp, xs, ws, ys []float32) bool {
-	taps := op.taps()
-	if !convKernelFits(op.out, taps) {
-		return false
-	}
-	cols := op.cols()
-	wt := scratch[float32](&op.s.wt, taps*op.out)
-	transpose(op.out, taps, ws, wt)
-	op.chunks(func(worker, p0, p1 int, _ bool) {
-		n := (p1 - p0) * model.Squares
-		col := scratch[float32](&op.s.col[worker], colSize(taps))[:taps*n+colSlack]
-		im2col3(op.in, cols, p0, p1, xs, col[:taps*n])
-		yt := scratch[float32](&op.s.yt[worker], model.PadRows(chunkPositions*model.Squares, op.out)*op.out)
-		kernelProduct(op.out, taps, n, cols, p0, col, wt, yt, ys)
-	})
-	return true
+	return convolveKernel(op, op.in, op.out, ws, xs, ys)
 }
 
 // convInputGradKernel is convInputGrad's 3×3 float32 case on the kernels
-// (wf: the flipped filters [in][out·9]).
+// (wf: the flipped filters [in][out·9]): the convolution of dy by them.
 func convInputGradKernel(c *convOp, wf, dys, dxs []float32) bool {
-	taps := c.out * 9
-	if !convKernelFits(c.in, taps) {
+	return convolveKernel(c, c.out, c.in, wf, dys, dxs)
+}
+
+// convolveKernel is the 3×3 convolution y [outCh] = w [outCh][inCh·9] ∗ x
+// [inCh] over c's batch on the kernels, a chunk of positions per product.
+func convolveKernel(c *convOp, inCh, outCh int, w, x, y []float32) bool {
+	taps := inCh * 9
+	if !convKernelFits(outCh, taps) {
 		return false
 	}
 	cols := c.cols()
-	wt := scratch[float32](&c.s.wt, taps*c.in)
-	transpose(c.in, taps, wf, wt)
+	wt := scratch[float32](&c.s.wt, taps*outCh)
+	transpose(outCh, taps, w, wt)
 	c.chunks(func(worker, p0, p1 int, _ bool) {
 		n := (p1 - p0) * model.Squares
 		col := scratch[float32](&c.s.col[worker], colSize(taps))[:taps*n+colSlack]
-		im2col3(c.out, cols, p0, p1, dys, col[:taps*n])
-		yt := scratch[float32](&c.s.yt[worker], model.PadRows(chunkPositions*model.Squares, c.in)*c.in)
-		kernelProduct(c.in, taps, n, cols, p0, col, wt, yt, dxs)
+		im2col3(inCh, cols, p0, p1, x, col[:taps*n])
+		yt := scratch[float32](&c.s.yt[worker], model.PadRows(chunkPositions*model.Squares, outCh)*outCh)
+		kernelProduct(outCh, taps, n, cols, p0, col, wt, yt, y)
 	})
 	return true
 }

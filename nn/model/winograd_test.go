@@ -55,106 +55,71 @@ func TestWinogradTile(t *testing.T) {
 	}
 }
 
-// The AVX-512 tile transforms equal the Go ones, and the bf16 input
-// transform is the Go one rounded.
-func TestWinogradTileAVX512(t *testing.T) {
-	if !haveAVX512 {
-		t.Skip("no AVX-512 here")
+// The assembly tile transforms equal the Go ones: AVX2 (8 channels a
+// step), AVX-512 (16), and the bf16 input transform is the Go one rounded.
+func TestWinogradTileAsm(t *testing.T) {
+	type transforms struct {
+		name   string
+		have   bool
+		width  int
+		input  func(blocks int, d *[16]*float32, v *float32, stride int)
+		output func(blocks int, m *float32, stride int, bias *float32, y, s *[4]*float32, lo float32)
 	}
-	rng := rand.New(rand.NewPCG(8, 9))
-	const ch, stride = 48, 56
-	rnd := func(n int) []float32 {
-		x := make([]float32, n)
-		for i := range x {
-			x[i] = rng.Float32()*2 - 1
+	for _, tr := range []transforms{
+		{"AVX2", haveAVX2, 8, inputTileAVX2, outputTileAVX2},
+		{"AVX-512", haveAVX512, 16, inputTileAVX512, outputTileAVX512},
+	} {
+		if !tr.have {
+			t.Logf("%s: not on this CPU", tr.name)
+			continue
 		}
-		return x
-	}
-	var d [16][]float32
-	var dp [16]*float32
-	for i := range d {
-		d[i] = rnd(ch)
-		dp[i] = &d[i][0]
-	}
-	v1, v2 := make([]float32, 16*stride), make([]float32, 16*stride)
-	inputTile(ch, &d, v1, stride)
-	inputTileAVX512(ch/16, &dp, &v2[0], stride)
-	for i := range v1 {
-		if v1[i] != v2[i] {
-			t.Fatalf("input: v[%d] Go %v, AVX-512 %v", i, v1[i], v2[i])
+		rng := rand.New(rand.NewPCG(8, uint64(tr.width)))
+		ch, stride := 3*tr.width, 3*tr.width+16
+		rnd := func(n int) []float32 {
+			x := make([]float32, n)
+			for i := range x {
+				x[i] = rng.Float32()*2 - 1
+			}
+			return x
 		}
-	}
-	if haveBF16 {
-		vb := make([]uint16, 16*stride)
-		inputTileBF16(ch/16, &dp, &vb[0], stride)
+		var d [16][]float32
+		var dp [16]*float32
+		for i := range d {
+			d[i] = rnd(ch)
+			dp[i] = &d[i][0]
+		}
+		v1, v2 := make([]float32, 16*stride), make([]float32, 16*stride)
+		inputTile(ch, &d, v1, stride)
+		tr.input(ch/tr.width, &dp, &v2[0], stride)
 		for i := range v1 {
-			if vb[i] != toBF16(v1[i]) {
-				t.Fatalf("bf16 input: v[%d] %#04x, the Go transform rounded %#04x", i, vb[i], toBF16(v1[i]))
+			if v1[i] != v2[i] {
+				t.Fatalf("%s input: v[%d] Go %v, assembly %v", tr.name, i, v1[i], v2[i])
 			}
 		}
-	}
-	m, bias := rnd(16*stride), rnd(ch)
-	for _, lo := range []float32{0, -math.MaxFloat32} {
-		var y1, y2, s [4][]float32
-		var yp, sp [4]*float32
-		for i := range y1 {
-			y1[i], y2[i], s[i] = make([]float32, ch), make([]float32, ch), rnd(ch)
-			yp[i], sp[i] = &y2[i][0], &s[i][0]
-		}
-		outputTile(ch, m, stride, bias, &y1, &s, lo)
-		outputTileAVX512(ch/16, &m[0], stride, &bias[0], &yp, &sp, lo)
-		for i := range y1 {
-			for k := range y1[i] {
-				if math.Abs(float64(y1[i][k]-y2[i][k])) > 1e-6 {
-					t.Fatalf("output lo %v: y[%d][%d] Go %v, AVX-512 %v", lo, i, k, y1[i][k], y2[i][k])
+		if tr.width == 16 && haveBF16 {
+			vb := make([]uint16, 16*stride)
+			inputTileBF16(ch/16, &dp, &vb[0], stride)
+			for i := range v1 {
+				if vb[i] != toBF16(v1[i]) {
+					t.Fatalf("bf16 input: v[%d] %#04x, the Go transform rounded %#04x", i, vb[i], toBF16(v1[i]))
 				}
 			}
 		}
-	}
-}
-
-// The AVX2 tile transforms agree with the Go ones.
-func TestWinogradTileAVX2(t *testing.T) {
-	if !haveAVX2 {
-		t.Skip("no AVX2 here")
-	}
-	rng := rand.New(rand.NewPCG(8, 8))
-	const ch, stride = 24, 40
-	rnd := func(n int) []float32 {
-		x := make([]float32, n)
-		for i := range x {
-			x[i] = rng.Float32()*2 - 1
-		}
-		return x
-	}
-	var d [16][]float32
-	var dp [16]*float32
-	for i := range d {
-		d[i] = rnd(ch)
-		dp[i] = &d[i][0]
-	}
-	v1, v2 := make([]float32, 16*stride), make([]float32, 16*stride)
-	inputTile(ch, &d, v1, stride)
-	inputTileAVX2(ch/8, &dp, &v2[0], stride)
-	for i := range v1 {
-		if v1[i] != v2[i] {
-			t.Fatalf("input: v[%d] Go %v, AVX2 %v", i, v1[i], v2[i])
-		}
-	}
-	m, bias := rnd(16*stride), rnd(ch)
-	for _, lo := range []float32{0, -math.MaxFloat32} {
-		var y1, y2, s [4][]float32
-		var yp, sp [4]*float32
-		for i := range y1 {
-			y1[i], y2[i], s[i] = make([]float32, ch), make([]float32, ch), rnd(ch)
-			yp[i], sp[i] = &y2[i][0], &s[i][0]
-		}
-		outputTile(ch, m, stride, bias, &y1, &s, lo)
-		outputTileAVX2(ch/8, &m[0], stride, &bias[0], &yp, &sp, lo)
-		for i := range y1 {
-			for k := range y1[i] {
-				if math.Abs(float64(y1[i][k]-y2[i][k])) > 1e-6 {
-					t.Fatalf("output lo %v: y[%d][%d] Go %v, AVX2 %v", lo, i, k, y1[i][k], y2[i][k])
+		m, bias := rnd(16*stride), rnd(ch)
+		for _, lo := range []float32{0, -math.MaxFloat32} {
+			var y1, y2, s [4][]float32
+			var yp, sp [4]*float32
+			for i := range y1 {
+				y1[i], y2[i], s[i] = make([]float32, ch), make([]float32, ch), rnd(ch)
+				yp[i], sp[i] = &y2[i][0], &s[i][0]
+			}
+			outputTile(ch, m, stride, bias, &y1, &s, lo)
+			tr.output(ch/tr.width, &m[0], stride, &bias[0], &yp, &sp, lo)
+			for i := range y1 {
+				for k := range y1[i] {
+					if math.Abs(float64(y1[i][k]-y2[i][k])) > 1e-6 {
+						t.Fatalf("%s output lo %v: y[%d][%d] Go %v, assembly %v", tr.name, lo, i, k, y1[i][k], y2[i][k])
+					}
 				}
 			}
 		}
