@@ -6,21 +6,25 @@ import (
 	"os"
 )
 
-// Palace's own GEMM kernels for the tower's convolutions. For the shapes a
+// Palace's own GEMM kernels for the network's products. For the shapes a
 // convolution has (a few hundred rows of tiles, 32·j output channels),
 // OpenBLAS's general sgemm spends most of its time packing its operands,
 // behind a purego call; these kernels read A and B where they lie and keep
 // a block of C in registers (kernel_amd64.s, kernel_bf16_amd64.s).
 //
 // Paths, picked at NewNet by the CPU's features or forced by PALACE_KERNEL:
-//   - bf16: A (the transformed tiles) and B (the Winograd weights, packed
-//     once at load) in bfloat16, products accumulated in float32
+//   - bf16: the tower's Winograd products and the policy layer with A (the
+//     transformed tiles, the flat policy convolution) and B (weights,
+//     packed once at load) in bfloat16, products accumulated in float32
 //     (AVX-512 BF16's VDPBF16PS): twice the products an instruction.
 //   - avx512: float32 throughout, AVX-512 FMA.
 //   - blas: OpenBLAS where it loads, else the portable Go kernel (the path
 //     of CPUs without AVX-512, and the reference).
 //
-// Only the tower's 3×3 convolutions change path; the heads stay float32.
+// On both kernel paths the heads' 1×1 convolutions are float32 kernel
+// products (their few output channels padded to 32); the value head's
+// dense layers stay in Go. Every output row is one fixed sequence of
+// instructions, so a position's outputs never depend on its batch.
 type Kernel int
 
 // The kernel paths, slowest first.
