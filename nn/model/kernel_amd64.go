@@ -18,7 +18,7 @@ func sgemm6x64(blocks, k int, a *float32, rs, ks int, b *float32, ldb int, c *fl
 //go:noescape
 func sgemm12x32(blocks, k int, a *float32, rs, ks int, b *float32, ldb int, c *float32, ldc int, acc bool)
 
-// The bf16 kernels (kernel_bf16_amd64.s, generated): A bf16 [rows][k] (lda
+// The bf16 kernels (kernel_amd64.s, generated): A bf16 [rows][k] (lda
 // in elements), B packBF16's layout (ldb: n), C float32.
 //
 //go:noescape
@@ -30,7 +30,7 @@ func sbgemm12x32(blocks, kpairs int, a *uint16, lda int, b *uint16, ldb int, c *
 //go:noescape
 func cvtBF16(blocks int, src *float32, dst *uint16)
 
-// The AVX-512 Winograd tile transforms (kernel_bf16_amd64.s, generated
+// The AVX-512 Winograd tile transforms (kernel_amd64.s, generated
 // from winograd_amd64.s's AVX2 ones), 16 channels a block; inputTileBF16
 // writes V rounded to bf16 (stride in bf16 values).
 //
