@@ -316,7 +316,7 @@ func (n *Net) headConv(fc *foldedConv, batch int, act, flat []float32) []float32
 	points := batch * Squares
 	rows, pad := n.kernel.padRows(points, fc.padOut), fc.padOut
 	s.hc = grow(s.hc, rows*pad)
-	if !kernelGemm(rows, pad, fc.in, act, fc.in, fc.wp, s.hc, pad, false) {
+	if !Sgemm(rows, pad, fc.in, act, fc.in, 1, fc.wp, s.hc, pad, false) {
 		panic("model: head convolution's padded shape not a kernel's") // NewNetKernel pads it
 	}
 	bias := fc.b[:fc.out]
@@ -345,7 +345,7 @@ func (n *Net) policyDense(batch, rows int, policy []float32) {
 		a := s.pflatb[:rows*pin]
 		convertBF16(s.pflat[:rows*pin], a)
 		kernelGemmBF16(rows, pn, pin, a, pin, n.pfcPB, s.pout, pn, false)
-	} else if !kernelGemm(rows, pn, pin, s.pflat, pin, n.pfcP, s.pout, pn, false) {
+	} else if !Sgemm(rows, pn, pin, s.pflat, pin, 1, n.pfcP, s.pout, pn, false) {
 		panic("model: policy layer's padded shape not a kernel's") // NewNetKernel pads it
 	}
 	for b := 0; b < batch; b++ {
@@ -375,7 +375,7 @@ func (n *Net) winogradProducts(fc *foldedConv, nb, tiles int, act, m []float32) 
 	winogradInput(in, nb, tiles, act, v, s.wz[:in])
 	for xi := 0; xi < 16; xi++ {
 		vx, ux, mx := v[xi*tiles*in:], fc.wu[xi*in*out:], m[xi*tiles*out:]
-		if n.kernel == KernelBLAS || !kernelGemm(tiles, out, in, vx, in, ux, mx, out, false) {
+		if n.kernel == KernelBLAS || !Sgemm(tiles, out, in, vx, in, 1, ux, mx, out, false) {
 			gemm(tiles, out, in, vx, ux, mx, false)
 		}
 	}

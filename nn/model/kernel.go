@@ -148,13 +148,6 @@ func padCols(n int) int {
 	return (n + 63) / 64 * 64
 }
 
-// kernelGemm computes c[m×n] (+)= a[m×k] · b[k×n] (row strides lda, n and
-// ldc) with the AVX-512 float32 kernels and reports whether it could: n a
-// multiple of 32 and m of kernelRows(n).
-func kernelGemm(m, n, k int, a []float32, lda int, b []float32, c []float32, ldc int, acc bool) bool {
-	return Sgemm(m, n, k, a, lda, 1, b, c, ldc, acc)
-}
-
 // Sgemm computes c[m×n] (+)= A·b[k×n] with palace's AVX-512 float32
 // kernels, A's entry (i, p) being a[i·rs + p·ks]: rs = lda, ks = 1 for a
 // row-major A, rs = 1, ks = lda for one stored transposed (so training's

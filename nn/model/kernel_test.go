@@ -56,7 +56,7 @@ func TestKernelGemmMatchesGoKernel(t *testing.T) {
 			if !Sgemm(m, n, k, at, 1, ldt, b, ct, ldc, acc) {
 				t.Fatalf("%v: the kernel refused the shape transposed", d)
 			}
-			if !kernelGemm(m, n, k, a, lda, b, c, ldc, acc) {
+			if !Sgemm(m, n, k, a, lda, 1, b, c, ldc, acc) {
 				t.Fatalf("%v: the kernel refused the shape", d)
 			}
 			for i := range c {
@@ -78,10 +78,10 @@ func TestKernelGemmMatchesGoKernel(t *testing.T) {
 			}
 		}
 	}
-	if kernelGemm(6, 32, 4, make([]float32, 6*4), 4, make([]float32, 4*32), make([]float32, 6*32), 32, false) {
+	if Sgemm(6, 32, 4, make([]float32, 6*4), 4, 1, make([]float32, 4*32), make([]float32, 6*32), 32, false) {
 		t.Error("6 rows of 32 columns: the kernel took a row count it cannot do")
 	}
-	if kernelGemm(6, 96, 4, make([]float32, 6*4), 4, make([]float32, 4*96), make([]float32, 6*96), 96, false) {
+	if Sgemm(6, 96, 4, make([]float32, 6*4), 4, 1, make([]float32, 4*96), make([]float32, 6*96), 96, false) {
 		t.Error("6 rows of 96 columns: the kernel took a row count it cannot do")
 	}
 }
