@@ -31,8 +31,7 @@ func (t *Trainer) lossAndGrads(grads bool) (float64, [][]float64) {
 	}
 	out := make([][]float64, len(t.specs))
 	for i, p := range t.specs {
-		g := n.grad(i).Data().([]float64)
-		w := t.values[i].Data().([]float64)
+		g, w := asFloat64(n.grad(i).Data()), asFloat64(t.values[i].Data())
 		out[i] = make([]float64, len(g))
 		for j := range g {
 			out[i][j] = g[j]
@@ -92,4 +91,19 @@ func checkGradients(t *testing.T, batch int) {
 		}
 	}
 	t.Logf("%d gradients of %d tensors checked", checked, len(tr.specs))
+}
+
+// asFloat64 is a tensor's data in float64.
+func asFloat64(data any) []float64 {
+	switch d := data.(type) {
+	case []float64:
+		return d
+	case []float32:
+		out := make([]float64, len(d))
+		for i, v := range d {
+			out[i] = float64(v)
+		}
+		return out
+	}
+	panic("gnet: data of no float type")
 }

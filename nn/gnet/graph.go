@@ -66,6 +66,8 @@ type net struct {
 	// Read after each run; Gorgonia copies into them after the first.
 	lossP, lossW G.Value
 	policy, wdl  G.Value // eval mode only: logits
+	// Whether the gradients may be nonzero: a run leaves them so.
+	gradsDirty bool
 }
 
 // newNet builds the graph with parameters bound to values (in specs
@@ -106,8 +108,8 @@ func newNet(c model.Config, batch int, dt tensor.Dtype, values []*tensor.Dense, 
 	v = b.dense(v, "value.fc2", false)
 	// The loss reads the logits with illegal slots masked out (lc0's
 	// masking); the eval graph's logits stay unmasked, as model.Net's.
-	lossP := b.crossEntropy(b.check(G.Add(p, pm)), pt, batch)
-	lossW := b.crossEntropy(v, wt, batch)
+	lossP := b.crossEntropy(newXent("policy", batch, c.PolicySize, true), p, pm, pt)
+	lossW := b.crossEntropy(newXent("wdl", batch, 3, false), v, wt)
 	if b.err != nil {
 		return nil, fmt.Errorf("gnet: building the graph: %w", b.err)
 	}
@@ -170,26 +172,17 @@ func (b *builder) conv(x *G.Node, name string, k int, skip *G.Node, inputGrad bo
 	w := b.nodes[name+".w"]
 	in, out := w.Shape()[1], w.Shape()[0]
 	y := b.check(G.ApplyOp(&convOp{k: k, in: in, out: out, batch: b.batch, inputGrad: inputGrad, s: &b.scratch}, x, w))
-	y = b.batchNorm(y, out)
 	if b.err != nil {
 		return nil
 	}
+	// Batch norm, γ and β, the skip and ReLU: one op (bnOp, bn.go).
+	op := newBatchNorm(b.dt, out, b.batch, skip != nil, b.bnMomentum, b.training)
+	b.bns = append(b.bns, op)
 	args := []*G.Node{y, b.nodes[name+".bn.gamma"], b.nodes[name+".bn.beta"]}
 	if skip != nil {
 		args = append(args, skip)
 	}
-	return b.check(G.ApplyOp(&affineOp{ch: out, batch: b.batch, skip: skip != nil, relu: true}, args...))
-}
-
-// batchNorm normalises x per channel over the batch's batch·90 values
-// (bnOp, bn.go).
-func (b *builder) batchNorm(x *G.Node, ch int) *G.Node {
-	if b.err != nil {
-		return nil
-	}
-	op := newBatchNorm(b.dt, ch, b.batch, b.bnMomentum, b.training)
-	b.bns = append(b.bns, op)
-	return b.check(G.ApplyOp(op, x))
+	return b.check(G.ApplyOp(op, args...))
 }
 
 // flatten makes an activation [1, C, batch·10, 9] into [batch, C·90],
@@ -220,30 +213,19 @@ func (b *builder) dense(x *G.Node, name string, relu bool) *G.Node {
 	return b.check(G.ApplyOp(op, x, w, b.nodes[name+".b"]))
 }
 
-// crossEntropy is −Σ target·log softmax(logits) over the batch, divided by
-// the batch size.
-func (b *builder) crossEntropy(logits, target *G.Node, batch int) *G.Node {
+// crossEntropy is −Σ target·log softmax(logits [+ mask]) over the batch,
+// divided by the batch size (xentOp).
+func (b *builder) crossEntropy(op *xentOp, inputs ...*G.Node) *G.Node {
 	if b.err != nil {
 		return nil
 	}
-	ls := b.check(G.LogSoftMax(logits, 1))
-	if b.err != nil {
-		return nil
-	}
-	prod := b.check(G.HadamardProd(target, ls))
-	if b.err != nil {
-		return nil
-	}
-	sum := b.check(G.Sum(prod, 0, 1))
-	if b.err != nil {
-		return nil
-	}
-	return b.check(G.Mul(sum, b.scalar(-1/float64(batch))))
+	return b.check(G.ApplyOp(op, inputs...))
 }
 
 // run executes the graph once on the values in x, pt and wt.
 func (n *net) run() (err error) {
 	defer recoverTo(&err, "running the graph")
+	n.gradsDirty = true
 	n.vm.Reset()
 	if err := n.vm.RunAll(); err != nil {
 		return fmt.Errorf("gnet: running the graph: %w", err)
@@ -302,6 +284,7 @@ func (n *net) zeroGrads() {
 			g.Zero()
 		}
 	}
+	n.gradsDirty = false
 }
 
 // recoverTo turns a Gorgonia panic into an error: bad input must not

@@ -159,73 +159,9 @@ func flip3[T float](out, in int, w, wf []T) {
 	}
 }
 
-// affine sets y = γ·x + β (+ skip) per channel of size s, then ReLU if
-// asked.
-func affine[T float](s int, x, gamma, beta, skip, y []T, relu bool) {
-	parallel(len(gamma), len(x), func(lo, hi int) {
-		for c := lo; c < hi; c++ {
-			g, b := gamma[c], beta[c]
-			xs, ys := x[c*s:(c+1)*s], y[c*s:(c+1)*s]
-			var ks []T
-			if skip != nil {
-				ks = skip[c*s : (c+1)*s]
-			}
-			ys = ys[:len(xs)]
-			// max, not an if: the sign of v is a coin toss, and a
-			// mispredicted branch per value costs 6× the loop.
-			switch {
-			case ks != nil && relu:
-				ks = ks[:len(xs)]
-				for i, v := range xs {
-					ys[i] = max(g*v+b+ks[i], 0)
-				}
-			case relu:
-				for i, v := range xs {
-					ys[i] = max(g*v+b, 0)
-				}
-			case ks != nil:
-				ks = ks[:len(xs)]
-				for i, v := range xs {
-					ys[i] = g*v + b + ks[i]
-				}
-			default:
-				for i, v := range xs {
-					ys[i] = g*v + b
-				}
-			}
-		}
-	})
-}
-
 // reluGrad sets dz = dy where the ReLU output y is positive, else 0.
 func reluGrad[T float](y, dy, dz []T) {
 	parallel(len(y), len(y), func(lo, hi int) { reluMask(y[lo:hi], dy[lo:hi], dz[lo:hi]) })
-}
-
-// affineBackward backpropagates dy through y = relu(γ·x̂ + β [+ skip])
-// (per channel of size s): dz = dy where y > 0 (all of dy without ReLU),
-// dx = γ·dz, dg = Σ dz·x̂ and db = Σ dz per channel, the sums in float64.
-func affineBackward[T float](s int, relu bool, y, dy, xh, gamma, dz, dx, dg, db []T) {
-	parallel(len(gamma), len(y), func(lo, hi int) {
-		for c := lo; c < hi; c++ {
-			g := gamma[c]
-			ys, dys, xs := y[c*s:(c+1)*s], dy[c*s:(c+1)*s], xh[c*s:(c+1)*s]
-			dzs, dxs := dz[c*s:(c+1)*s], dx[c*s:(c+1)*s]
-			if relu {
-				reluMask(ys, dys, dzs)
-			} else {
-				copy(dzs, dys)
-			}
-			var sum, dot float64
-			dxs, xs = dxs[:len(dzs)], xs[:len(dzs)]
-			for i, d := range dzs {
-				dxs[i] = g * d
-				sum += float64(d)
-				dot += float64(d) * float64(xs[i])
-			}
-			dg[c], db[c] = T(dot), T(sum)
-		}
-	})
 }
 
 // reluMask sets dz = dy where the ReLU output y (≥ 0) is positive, else

@@ -95,7 +95,10 @@ func (t *Trainer) Optimizer() *model.Optimizer {
 }
 
 // update applies one step at learning rate lr to every parameter from the
-// gradients of the last run, plus L2's 2c·w on the weights it covers.
+// gradients of the last run, plus L2's 2c·w on the weights it covers. It
+// clears each gradient as it reads it (the next run's start from zero),
+// and sums the new weights' squares for the next step's L2 term: one
+// pass over the parameters where three were, split across the cores.
 func (t *Trainer) update(lr float64) error {
 	for i, p := range t.specs {
 		if g := t.train.grad(i); g == nil || g.Shape().TotalSize() != sizeOf(p.shape) {
@@ -109,6 +112,7 @@ func (t *Trainer) update(lr float64) error {
 		c1 = 1 - math.Pow(t.o.beta1, float64(t.optStep))
 		c2 = 1 - math.Pow(t.o.beta2, float64(t.optStep))
 	}
+	var squares float64
 	for i, p := range t.specs {
 		w := t.values[i].Data().([]float32)
 		g := t.train.grad(i).Data().([]float32)
@@ -116,12 +120,34 @@ func (t *Trainer) update(lr float64) error {
 		if p.decay {
 			l2 = float32(2 * t.o.l2)
 		}
-		if adam {
-			adamUpdate(w, g, t.state[0][i], t.state[1][i], l2, float32(lr/c1), float32(t.o.beta1), float32(t.o.beta2), float32(1/c2), float32(t.o.epsilon))
-		} else {
-			sgdUpdate(w, g, t.state[0][i], l2, float32(lr), float32(t.o.momentum))
+		// The bands of squares (L2), their sums added in order.
+		const band = l2Band
+		bands := (len(w) + band - 1) / band
+		sums := t.bandSums[:0]
+		for range bands {
+			sums = append(sums, 0)
+		}
+		t.bandSums = sums
+		parallel(bands, len(w), func(lo, hi int) {
+			for b := lo; b < hi; b++ {
+				j0, j1 := b*band, min(len(w), (b+1)*band)
+				ws, gs := w[j0:j1], g[j0:j1]
+				if adam {
+					adamUpdate(ws, gs, t.state[0][i][j0:j1], t.state[1][i][j0:j1], l2, float32(lr/c1), float32(t.o.beta1), float32(t.o.beta2), float32(1/c2), float32(t.o.epsilon))
+				} else {
+					sgdUpdate(ws, gs, t.state[0][i][j0:j1], l2, float32(lr), float32(t.o.momentum))
+				}
+				clear(gs)
+				if p.decay {
+					sums[b] = dot4(ws, ws)
+				}
+			}
+		})
+		for _, v := range sums {
+			squares += v
 		}
 	}
+	t.l2Squares, t.l2Known = squares, true
 	return nil
 }
 

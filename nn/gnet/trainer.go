@@ -48,6 +48,11 @@ type Trainer struct {
 	optStep int64         // steps this optimizer state has seen (Adam's t)
 	samples int64
 	ck      model.Checkpoint // what the run was resumed from: metadata to carry on
+	// Σw² over the decayed weights as the last update left them (update
+	// is the only writer of the weights after New), and its bands' sums.
+	l2Squares float64
+	l2Known   bool
+	bandSums  []float64
 }
 
 // New makes a trainer that starts from (a copy of) weights w with a fresh
@@ -136,7 +141,9 @@ func (t *Trainer) Step(inputs, policyTargets, wdlTargets []float32) (Losses, err
 	}
 	n := t.train
 	setBatch(n, inputs, policyTargets, wdlTargets)
-	n.zeroGrads()
+	if n.gradsDirty {
+		n.zeroGrads()
+	}
 	if err := n.run(); err != nil {
 		return Losses{}, err
 	}
@@ -145,13 +152,12 @@ func (t *Trainer) Step(inputs, policyTargets, wdlTargets []float32) (Losses, err
 		return l, err
 	}
 	if !finite(l.Total) {
-		n.zeroGrads()
 		return l, fmt.Errorf("gnet: step %d: loss is %v (policy %v, wdl %v, L2 %v); not applied", t.step, l.Total, l.Policy, l.WDL, l.L2)
 	}
 	if err := t.update(t.sched.At(t.step)); err != nil {
 		return l, err
 	}
-	n.zeroGrads()
+	n.gradsDirty = false // update cleared them
 	t.step++
 	t.samples += int64(t.o.batch)
 	return l, nil
@@ -237,6 +243,9 @@ func (t *Trainer) L2() float64 {
 	if t.o.l2 == 0 {
 		return 0
 	}
+	if t.l2Known { // summed by the last update
+		return t.o.l2 * t.l2Squares
+	}
 	var sum float64
 	for i, p := range t.specs {
 		if !p.decay {
@@ -244,16 +253,26 @@ func (t *Trainer) L2() float64 {
 		}
 		switch d := t.values[i].Data().(type) {
 		case []float32:
-			for _, v := range d {
-				sum += float64(v) * float64(v)
-			}
+			sum += squares(d)
 		case []float64:
-			for _, v := range d {
-				sum += v * v
-			}
+			sum += squares(d)
 		}
 	}
 	return t.o.l2 * sum
+}
+
+// l2Band is the band of a tensor whose squares are summed as one, so that
+// update (bands on several cores) and L2 (in turn) sum alike.
+const l2Band = 1 << 14
+
+// squares is Σw², by bands of l2Band added in order.
+func squares[T float](w []T) float64 {
+	var sum float64
+	for j := 0; j < len(w); j += l2Band {
+		band := w[j:min(len(w), j+l2Band)]
+		sum += dot4(band, band)
+	}
+	return sum
 }
 
 // checkBatch names what is wrong with a batch: lengths, then values.
@@ -268,10 +287,8 @@ func (t *Trainer) checkBatch(inputs, policyTargets, wdlTargets []float32) error 
 	if len(wdlTargets) != b*3 {
 		return fmt.Errorf("gnet: WDL targets have %d floats, want %d (batch %d × 3)", len(wdlTargets), b*3, b)
 	}
-	for i, v := range inputs {
-		if !finite(float64(v)) {
-			return fmt.Errorf("gnet: input %d of position %d is %v", i%c.InputSize(), i/c.InputSize(), v)
-		}
+	if i := firstNonFinite(inputs); i >= 0 {
+		return fmt.Errorf("gnet: input %d of position %d is %v", i%c.InputSize(), i/c.InputSize(), inputs[i])
 	}
 	if err := checkDistributions("policy", policyTargets, c.PolicySize, true, true); err != nil {
 		return err
@@ -290,7 +307,7 @@ func checkDistributions(what string, rows []float32, size int, zeroOK, masked bo
 			if masked && v == IllegalTarget {
 				continue
 			}
-			if !(v >= 0) || math.IsInf(float64(v), 0) {
+			if !(v >= 0 && v <= math.MaxFloat32) { // NaN, negative or +Inf
 				return fmt.Errorf("gnet: %s target of position %d has %v at %d", what, r, v, i)
 			}
 			sum += float64(v)
@@ -384,10 +401,11 @@ func setBatch(n *net, inputs, policyTargets, wdlTargets []float32) {
 // [plane][batch][90].
 func setInputs(n *net, inputs []float32) {
 	planes, sq := n.cfg.Planes, model.Squares
+	x := n.x.Data() // once: Dense.Data goes through reflection
 	for b := 0; b < n.batch; b++ {
 		for p := 0; p < planes; p++ {
 			src := inputs[(b*planes+p)*sq:][:sq]
-			switch x := n.x.Data().(type) {
+			switch x := x.(type) {
 			case []float32:
 				copy(x[(p*n.batch+b)*sq:][:sq], src)
 			case []float64:
@@ -442,3 +460,16 @@ func floatsOf(d *tensor.Dense) []float32 {
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// firstNonFinite is the index of the first NaN or infinity in x (an
+// all-ones exponent), or −1: by bits, not through float64 and two tests
+// (a batch's inputs are half a million floats).
+func firstNonFinite(x []float32) int {
+	const exp = 0x7f800000
+	for i, v := range x {
+		if math.Float32bits(v)&exp == exp {
+			return i
+		}
+	}
+	return -1
+}
