@@ -45,16 +45,25 @@ func (r *GameRecord) check(rs *rules.RuleSet, o Opening) error {
 	if got := len(moves) - len(o.Moves); got != r.Plies {
 		return fmt.Errorf("%d moves after the opening, the record says %d plies", got, r.Plies)
 	}
-	g, err := rules.NewGame(rs, o.FEN)
+	_, err := r.replay(rs)
+	return err
+}
+
+// replay plays r's moves from its start under rs and checks its end and
+// A's score against them; its errors wrap gamerec's refusal reasons (a
+// bad setup, move or result), which Import counts by.
+func (r *GameRecord) replay(rs *rules.RuleSet) (*rules.Game, error) {
+	moves := strings.Fields(r.Moves)
+	g, err := rules.NewGame(rs, r.StartFEN)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("%w: %w", gamerec.ErrRecordSetup, err)
 	}
 	for i, text := range moves {
 		if res := g.Result(); res.Over() {
-			return fmt.Errorf("over after %d plies (%s), yet %d more moves follow", i, res, len(moves)-i)
+			return nil, fmt.Errorf("%w: over after %d plies (%s), yet %d more moves follow", gamerec.ErrRecordMove, i, res, len(moves)-i)
 		}
 		if _, err := g.PlayText(text, rules.Ranks1); err != nil {
-			return fmt.Errorf("ply %d: %w", i+1, err)
+			return nil, fmt.Errorf("%w: ply %d: %w", gamerec.ErrRecordMove, i+1, err)
 		}
 	}
 	res := g.Result()
@@ -62,20 +71,20 @@ func (r *GameRecord) check(rs *rules.RuleSet, o Opening) error {
 	if r.Forfeit != "" || r.Reason == "forfeit" {
 		// A forfeit ends a game still going: its side to move lost.
 		if res.Over() {
-			return fmt.Errorf("a forfeit after the game ended %s", res)
+			return nil, fmt.Errorf("%w: a forfeit after the game ended %s", gamerec.ErrRecordResult, res)
 		}
 		want = gamerec.End{Result: "1-0", Reason: "forfeit"}
 		if g.Position().SideToMove() == rules.White {
 			want.Result = "0-1"
 		}
 		if r.Forfeit == "" {
-			return fmt.Errorf("a forfeit that names no player")
+			return nil, fmt.Errorf("%w: a forfeit that names no player", gamerec.ErrRecordResult)
 		}
 	} else if !res.Over() {
-		return fmt.Errorf("not over after its %d moves, the record says %s %s", len(moves), r.Result, r.Reason)
+		return nil, fmt.Errorf("%w: not over after its %d moves, the record says %s %s", gamerec.ErrRecordResult, len(moves), r.Result, r.Reason)
 	}
 	if r.End != want {
-		return fmt.Errorf("the moves end it %s %s, the record says %s %s", want.Result, want.Reason, r.Result, r.Reason)
+		return nil, fmt.Errorf("%w: the moves end it %s %s, the record says %s %s", gamerec.ErrRecordResult, want.Result, want.Reason, r.Result, r.Reason)
 	}
 	score := 0.5
 	switch want.Result {
@@ -88,7 +97,7 @@ func (r *GameRecord) check(rs *rules.RuleSet, o Opening) error {
 		score = 1 - score
 	}
 	if r.Score != score {
-		return fmt.Errorf("A's score %v, the result %s gives %v", r.Score, r.Result, score)
+		return nil, fmt.Errorf("%w: A's score %v, the result %s gives %v", gamerec.ErrRecordResult, r.Score, r.Result, score)
 	}
-	return nil
+	return g, nil
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/ccbridge"
 	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/gib"
@@ -27,7 +28,8 @@ const importUsage = `usage: palace import [flags] PATH...
 
 Reads game records into one palace games file (for palace openings,
 palace export and palace train --games). A PATH is a file or a directory
-searched for record files by extension (.pgn, .gib, .xqf, .cbr, .cbl).
+searched for record files by extension (.pgn, .gib, .xqf, .cbr, .cbl,
+and .jsonl match records).
 Formats:
   PGN  xiangqi in ICCS coordinates, WXF (ASCII or full-width) or Chinese
        notation (traditional or simplified; UTF-8, GBK or Big5), and
@@ -37,6 +39,9 @@ Formats:
        other sites write them
   XQF  XQStudio's records (every version, the encrypted ones included)
   CBR  CCBridge's records, and its .cbl libraries
+  arena  palace arena's match records (--records: a match's, a gate's,
+       a ladder rung's), external engines' games included: each game
+       replayed and its end checked, a forfeit refused
 Every move must resolve to exactly one legal move under the collection's
 rule set (--rules: Kakao and Hangame play janggi without the bikjang
 obligation, --rules janggimodern). A record that cannot be read is
@@ -47,7 +52,7 @@ command on any refused record). The summary counts what happened to
 every record, by file and by reason.`
 
 // importFormats are the record formats palace import reads.
-var importFormats = []string{"pgn", "gib", "xqf", "ccbridge"}
+var importFormats = []string{"pgn", "gib", "xqf", "ccbridge", "arena"}
 
 func runImport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("import", stderr)
@@ -315,6 +320,20 @@ func recordKind(path string, data []byte) string {
 		return "xqf"
 	case ".cbr", ".cbl":
 		return "ccbridge"
+	case ".jsonl":
+		// A match record file, by its header; palace's other JSON lines
+		// files (games files, metrics) are no records to import.
+		if data == nil {
+			head, err := readHead(path, 1<<16)
+			if err != nil {
+				return ""
+			}
+			data = head
+		}
+		if arena.IsRecordFile(data) {
+			return "arena"
+		}
+		return ""
 	}
 	if data != nil {
 		switch {
@@ -332,6 +351,21 @@ func recordKind(path string, data []byte) string {
 		return "pgn"
 	}
 	return ""
+}
+
+// readHead is up to n bytes from the start of path.
+func readHead(path string, n int) ([]byte, error) {
+	f, err := atomicfile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, n)
+	k, err := io.ReadFull(f, buf)
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		err = nil
+	}
+	return buf[:k], err
 }
 
 // importResult is what became of one file's records.
@@ -386,6 +420,10 @@ func importFile(path, format string, opt pgn.Options) importResult {
 		r.games, r.errs, r.notices = xqf.Import(data, path, opt.ImportOptions)
 	case "ccbridge":
 		r.games, r.errs, r.notices = ccbridge.Import(data, path, opt.ImportOptions)
+	case "arena":
+		r.games, r.errs, r.notices = arena.Import(data, path, opt.ImportOptions)
+	case "":
+		r.errs = []error{fmt.Errorf("%s: %w: JSON lines but not a match record file (a games file needs no import: palace train --games, export and openings read it as it is)", path, gamerec.ErrRecordSyntax)}
 	default:
 		r.games, r.errs, r.notices = pgn.Import(data, path, opt)
 	}

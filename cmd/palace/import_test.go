@@ -301,3 +301,43 @@ func TestImportBinaryFormats(t *testing.T) {
 		t.Errorf("truncated .xqf: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// palace arena's record file imports as a collection: found in a
+// directory walk beside a games file that is not (a games file needs no
+// import), its games replaying; the games file named on its own is
+// refused with a word on what reads it.
+func TestImportMatchRecords(t *testing.T) {
+	dir := t.TempDir()
+	records := filepath.Join(dir, "match.jsonl")
+	code, stdout, stderr := runPalace(t, "", "arena", "--rules", "xiangqi", "--player", "random", "--player", "random",
+		"--pairs", "2", "--opening-plies", "2", "--records", records)
+	if code != 0 {
+		t.Fatalf("arena: exit %d: %s%s", code, stdout, stderr)
+	}
+	out := filepath.Join(dir, "games.jsonl")
+	code, stdout, stderr = runPalace(t, "", "import", "--out", out, dir)
+	if code != 0 || !strings.Contains(stdout, "imported 4 games from 1 files") {
+		t.Fatalf("import: exit %d: %s%s", code, stdout, stderr)
+	}
+	f, err := gamerec.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range f.Games {
+		g := &f.Games[i]
+		if _, err := g.Replay(f.RuleSet(g)); err != nil {
+			t.Error(err)
+		}
+		if g.White != "random" || g.Black != "random" || g.Tags["Opening"] == "" {
+			t.Errorf("game %d: %+v", i, g)
+		}
+	}
+	// Now the directory holds a games file too: the walk skips it.
+	if code, stdout, stderr = runPalace(t, "", "import", "--out", filepath.Join(t.TempDir(), "again.jsonl"), dir); code != 0 || !strings.Contains(stdout, "imported 4 games from 1 files") {
+		t.Errorf("import beside a games file: exit %d: %s%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runPalace(t, "", "import", "--out", filepath.Join(t.TempDir(), "x.jsonl"), out)
+	if code == 0 || !strings.Contains(stderr, "not a match record file") {
+		t.Errorf("a games file: exit %d: %s%s", code, stdout, stderr)
+	}
+}
