@@ -78,7 +78,9 @@ func TestImportRecords(t *testing.T) {
 		b, _ := json.Marshal(r)
 		lines[i] = string(b) + "\n"
 	}
-	edit(1, func(r map[string]any) { r["result"] = map[string]string{"1-0": "0-1", "0-1": "1-0", "1/2-1/2": "1-0"}[r["result"].(string)] })
+	edit(1, func(r map[string]any) {
+		r["result"] = map[string]string{"1-0": "0-1", "0-1": "1-0", "1/2-1/2": "1-0"}[r["result"].(string)]
+	})
 	edit(2, func(r map[string]any) {
 		moves := strings.Fields(r["moves"].(string))
 		r["moves"] = strings.Join(moves[:len(moves)-1], " ")
