@@ -49,7 +49,8 @@ func TestRootLookaheadProvesMovesLostAtOnce(t *testing.T) {
 						p.Simulations, p.CheapSimulations = 1, 0
 						p.RootLookahead, p.MateCheck = on, on
 						p.Seed = uint64(game)
-						r, err := newSearch(t, p, uniform()).Run(g)
+						s := newSearch(t, p, uniform())
+						r, err := s.Run(g)
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -63,6 +64,15 @@ func TestRootLookaheadProvesMovesLostAtOnce(t *testing.T) {
 							if !over && proven != (on && lost) {
 								t.Errorf("%s, lookahead %v: %v has Q %v; the opponent wins at once after it: %v",
 									g.Position().FEN(), on, m, r.Q[j], lost)
+							}
+							// The mark that lets the expansion skip its mate
+							// check: on every move with no winning reply, and
+							// only there.
+							k := s.t.child(s.t.root, m)
+							marked := s.t.nodes[k].flags&flagNoWinningMove != 0
+							if marked != (on && !over && !lost) {
+								t.Errorf("%s, lookahead %v: %v marked without a winning reply %v; ends the game %v, a reply wins %v",
+									g.Position().FEN(), on, m, marked, over, lost)
 							}
 						}
 					}

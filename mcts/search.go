@@ -403,7 +403,12 @@ func (s *Search) lookahead(g *rules.Game) {
 			t.nodes[k].end(outcomeProof(res.Outcome, g.Position().SideToMove()))
 		} else {
 			s.reply = g.LegalMoves(s.reply[:0])
-			if r, ok := winningMove(g, s.reply, false); ok && !s.proveWonBy(k, s.reply, r) {
+			r, ok := winningMove(g, s.reply, false)
+			if !ok {
+				// Every reply was judged, so the expansion's mate check
+				// (checking replies only) would find nothing either.
+				t.nodes[k].flags |= flagNoWinningMove
+			} else if !s.proveWonBy(k, s.reply, r) {
 				t.nodes[k].proof, t.nodes[k].plies = provenWin, 1 // no room: proven without children
 			}
 		}
@@ -652,7 +657,7 @@ func (s *Search) visit(g *rules.Game, k int) (queued, collided bool, err error) 
 		s.withdraw(path)
 		return false, false, fmt.Errorf("mcts: no legal moves in an unfinished game at %s", g.Position().FEN())
 	}
-	if s.p.MateCheck {
+	if s.p.MateCheck && leaf.flags&flagNoWinningMove == 0 {
 		if m, ok := winningMove(g, moves, true); ok && s.proveWonBy(i, moves, m) {
 			sl.moves = moves
 			s.backupProof(path)

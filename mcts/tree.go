@@ -59,10 +59,11 @@ type node struct {
 }
 
 const (
-	flagExpanded    = 1 << iota // children exist (or the position has none)
-	flagTerminal                // the game is over here
-	flagPending                 // an evaluation is in flight
-	flagLookedAhead             // a root whose moves and replies were played (Params.RootLookahead)
+	flagExpanded      = 1 << iota // children exist (or the position has none)
+	flagTerminal                  // the game is over here
+	flagPending                   // an evaluation is in flight
+	flagLookedAhead               // a root whose moves and replies were played (Params.RootLookahead)
+	flagNoWinningMove             // the lookahead found no move here that wins at once: MateCheck has nothing to find
 )
 
 func (nd *node) expanded() bool { return nd.flags&flagExpanded != 0 }
