@@ -445,14 +445,7 @@ func (s *Search) proveWonBy(i int32, moves []rules.Move, win rules.Move) bool {
 // stalemating win without check is left to the search).
 func winningMove(g *rules.Game, moves []rules.Move, checksOnly bool) (rules.Move, bool) {
 	for _, m := range moves {
-		g.Play(m)
-		won := false
-		if !checksOnly || g.InCheck() {
-			res := g.Result()
-			won = res.Over() && outcomeProof(res.Outcome, g.Position().SideToMove()) == provenLoss
-		}
-		g.Undo()
-		if won {
+		if (!checksOnly || g.GivesCheck(m)) && g.WinsWith(m) {
 			return m, true
 		}
 	}
