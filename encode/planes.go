@@ -90,14 +90,7 @@ func Encode(g *rules.Game, legal []rules.Move, dst []float32) error {
 	var st State
 	pos := g.Position()
 	st.Rules, st.Side = g.Rules(), pos.SideToMove()
-	for step := 0; step < HistorySteps; step++ {
-		anc, ok := g.Ancestor(step)
-		if !ok {
-			break
-		}
-		st.Boards[step] = anc.Pieces()
-		st.Steps++
-	}
+	st.Steps = g.Boards(st.Boards[:])
 	for _, m := range legal {
 		st.PassLegal = st.PassLegal || m.IsPass()
 	}
