@@ -264,6 +264,7 @@ func (r *runner) setup() error {
 		r.batch = append(r.batch, nn.NewBatcher(ev, r.cfg.batchSize()))
 	}
 	r.cache = nn.NewCache(nil, r.cfg.CacheEntries)
+	r.cache.Prefault() // its page faults now, not in the games' first minute
 	r.hash = gameHash(rs, r.netID, &r.cfg)
 	return nil
 }
