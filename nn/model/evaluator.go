@@ -38,6 +38,10 @@ func NewEvaluatorKernel(w *Weights, kernel Kernel) (*Evaluator, error) {
 	return &Evaluator{net: net}, nil
 }
 
+// Copy is an evaluator over a Copy of e's network: the same numbers, the
+// weights shared, for another goroutine.
+func (e *Evaluator) Copy() *Evaluator { return &Evaluator{net: e.net.Copy()} }
+
 // Kernel is the path the evaluator's network runs on.
 func (e *Evaluator) Kernel() Kernel { return e.net.kernel }
 

@@ -126,6 +126,16 @@ func NewNetKernel(w *Weights, kernel Kernel) (*Net, error) {
 	return n, nil
 }
 
+// Copy is a network with n's folded weights, shared, and scratch space of
+// its own, for another worker: the copies' weights take one place in the
+// CPU's caches instead of one each (the policy layer alone is 1.9 MB in
+// bf16 for 4 policy channels).
+func (n *Net) Copy() *Net {
+	c := *n
+	c.scratch = forwardScratch{}
+	return &c
+}
+
 // Kernel is the path the tower's products take.
 func (n *Net) Kernel() Kernel { return n.kernel }
 

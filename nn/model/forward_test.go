@@ -306,3 +306,56 @@ func TestForwardPlanesMatchesForward(t *testing.T) {
 		}
 	}
 }
+
+// A Copy computes what its original computes, both at once from two
+// goroutines (go test -race checks that they share only what they read).
+func TestCopyRunsBesideItsOriginal(t *testing.T) {
+	cfg := Config{Planes: 80, PolicySize: 2581, Blocks: 1, Filters: 32, PolicyChannels: 4, ValueChannels: 2, ValueHidden: 32}
+	w, err := NewRandom(cfg, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	net, err := NewNet(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(6, 6))
+	const batch = 3
+	inputs := make([][]float32, 2)
+	want := make([][]float32, 2)
+	for i := range inputs {
+		inputs[i] = make([]float32, batch*cfg.InputSize())
+		for j := range inputs[i] {
+			if rng.IntN(8) == 0 {
+				inputs[i][j] = 1
+			}
+		}
+		want[i] = make([]float32, batch*cfg.PolicySize)
+		if err := net.Forward(batch, inputs[i], want[i], make([]float32, batch*3)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nets := []*Net{net, net.Copy()}
+	errs := make(chan error, 2)
+	for i, n := range nets {
+		go func() {
+			policy := make([]float32, batch*cfg.PolicySize)
+			for range 20 {
+				if err := n.Forward(batch, inputs[i], policy, make([]float32, batch*3)); err != nil {
+					errs <- err
+					return
+				}
+				if !slices.Equal(policy, want[i]) {
+					errs <- fmt.Errorf("net %d: the policy differs from the original's alone", i)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range nets {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
