@@ -252,12 +252,15 @@ func (r *runner) setup() error {
 			return fmt.Errorf("selfplay: random network: %w", err)
 		}
 		r.netID = w.ID()
-		for range n {
-			ev, err := model.NewEvaluator(w)
-			if err != nil {
-				return fmt.Errorf("selfplay: %w", err)
-			}
-			r.backend = append(r.backend, ev)
+		ev, err := model.NewEvaluator(w)
+		if err != nil {
+			return fmt.Errorf("selfplay: %w", err)
+		}
+		r.backend = append(r.backend, ev)
+		for range n - 1 {
+			// One copy of the weights for every evaluator, so that they
+			// share the CPU's caches.
+			r.backend = append(r.backend, ev.Copy())
 		}
 	}
 	for _, ev := range r.backend {
