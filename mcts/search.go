@@ -81,6 +81,7 @@ const maxReuseDepth = 32
 type Search struct {
 	p   Params
 	ev  nn.Evaluator
+	pcg *rand.PCG // rng's source, reseeded by Restart
 	rng *rand.Rand
 	t   tree
 
@@ -136,10 +137,12 @@ func New(p Params, ev nn.Evaluator) (*Search, error) {
 		return nil, fmt.Errorf("mcts: evaluator sizes %d/%d, want encode's %d/%d",
 			ev.InputSize(), ev.PolicySize(), encode.InputSize, encode.PolicySize())
 	}
+	pcg := rand.NewPCG(p.Seed, searchStream)
 	s := &Search{
 		p:       p,
 		ev:      ev,
-		rng:     rand.New(rand.NewPCG(p.Seed, 0x70616c6163656d63)), // "palacemc"
+		pcg:     pcg,
+		rng:     rand.New(pcg),
 		slots:   make([]slot, p.LeavesPerEval),
 		in:      make([]nn.Input, p.LeavesPerEval),
 		out:     make([]nn.Output, p.LeavesPerEval),
@@ -166,6 +169,18 @@ func New(p Params, ev nn.Evaluator) (*Search, error) {
 		}
 	}
 	return s, nil
+}
+
+// searchStream is the second word of every search's PCG seed: "palacemc".
+const searchStream = 0x70616c6163656d63
+
+// Restart makes s what New(p, ev) would make with p.Seed = seed, keeping
+// its buffers: a worker playing game after game (self-play) reuses one
+// Search instead of growing a new node pool for each game.
+func (s *Search) Restart(seed uint64) {
+	s.Reset()
+	s.p.Seed = seed
+	s.pcg.Seed(seed, searchStream)
 }
 
 // Params returns the search's parameters.
