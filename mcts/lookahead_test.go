@@ -191,3 +191,44 @@ func TestMateCheck(t *testing.T) {
 		t.Errorf("the mate check saved too little: %d simulations with it, %d without", sims[1], sims[0])
 	}
 }
+
+// The root children's legal moves the lookahead keeps for their expansion
+// are the moves LegalMoves gives there, search after search of a game, and
+// none are kept after Restart.
+func TestLookaheadKeepsRootChildrenMoves(t *testing.T) {
+	rs := rules.MustPreset("xiangqi")
+	g := newGame(t, rs, rs.StartFEN())
+	s := newSearch(t, DefaultParams(), random(2))
+	kept := 0
+	for range 10 {
+		r, err := s.Run(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		root := s.t.root
+		for j, c := range s.t.kids(root) {
+			got := s.lookedAhead([]int32{root, s.t.nodes[root].first + int32(j)})
+			if got == nil {
+				continue
+			}
+			kept++
+			g.Play(c.move)
+			want := g.LegalMoves(nil)
+			g.Undo()
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s, after %v: kept %v, LegalMoves %v", g.Position().FEN(), c.move, got, want)
+			}
+		}
+		// The next search's tree reuses this one's subtree (promoted, the
+		// children at other indices): what it keeps must be its own, as
+		// the next round checks.
+		g.Play(r.Best)
+	}
+	s.Restart(1)
+	if s.lookedAhead([]int32{s.t.root, 1}) != nil {
+		t.Fatal("moves kept after Restart")
+	}
+	if kept < 100 {
+		t.Fatalf("only %d root children's moves kept", kept)
+	}
+}
