@@ -269,3 +269,59 @@ func TestKeyAllocatesNothing(t *testing.T) {
 		t.Errorf("Key allocates %v times per call", n)
 	}
 }
+
+// The material margin plane counts what rules counts, in positions of
+// random games of both games with captures along the way.
+func TestMaterialMarginMatchesRules(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 11))
+	seen := map[int]bool{}
+	for _, preset := range []string{"xiangqi", "janggi"} {
+		rs := rules.MustPreset(preset)
+		for game := range 20 {
+			g, err := rules.NewGame(rs, rs.StartFEN())
+			if err != nil {
+				t.Fatal(err)
+			}
+			gametest.Playout(rng, g, 10+game*8)
+			pos := g.Position()
+			board := pos.Pieces()
+			for _, side := range []rules.Color{rules.White, rules.Black} {
+				got, want := materialMargin(&board, side), pos.MaterialBalance(side)
+				if got != want {
+					t.Fatalf("%s, %v's view: margin %d, rules says %d", pos.FEN(), side, got, want)
+				}
+				seen[got] = true
+			}
+		}
+	}
+	if len(seen) < 5 {
+		t.Fatalf("only margins %v seen: the games captured too little to test", seen)
+	}
+}
+
+// Encode over many different positions of random games (one op is one
+// position), where the pieces fall as they do in self-play, not the same
+// way every time as in BenchmarkEncode.
+func BenchmarkEncodeGames(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	rs := rules.MustPreset("xiangqi")
+	var games []*rules.Game
+	var legal [][]rules.Move
+	for i := range 256 {
+		g, _ := rules.NewGame(rs, rs.StartFEN())
+		gametest.Playout(rng, g, 4+i%80)
+		if g.Result().Over() {
+			continue
+		}
+		games, legal = append(games, g), append(legal, g.LegalMoves(nil))
+	}
+	buf := make([]float32, InputSize)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if err := Encode(games[i], legal[i], buf); err != nil {
+			b.Fatal(err)
+		}
+		i = (i + 1) % len(games)
+	}
+}

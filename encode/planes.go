@@ -90,14 +90,7 @@ func Encode(g *rules.Game, legal []rules.Move, dst []float32) error {
 	var st State
 	pos := g.Position()
 	st.Rules, st.Side = g.Rules(), pos.SideToMove()
-	for step := 0; step < HistorySteps; step++ {
-		anc, ok := g.Ancestor(step)
-		if !ok {
-			break
-		}
-		st.Boards[step] = anc.Pieces()
-		st.Steps++
-	}
+	st.Steps = g.Boards(st.Boards[:])
 	for _, m := range legal {
 		st.PassLegal = st.PassLegal || m.IsPass()
 	}
@@ -106,19 +99,56 @@ func Encode(g *rules.Game, legal []rules.Move, dst []float32) error {
 	return EncodeState(&st, dst)
 }
 
-// countingValues are janggi's material values by piece type, as
-// rules.Position.MaterialCount counts them.
-var countingValues = [8]int{rules.Chariot: 13, rules.Cannon: 7, rules.Horse: 5, rules.Elephant: 3, rules.Advisor: 3, rules.Soldier: 2}
+// whiteValues are janggi's material values by piece (colour and type), as
+// rules.Position.MaterialCount counts them, positive for White's pieces
+// and negative for Black's; 0 for an empty square.
+var whiteValues = func() (v [16]int) {
+	types := [8]int{rules.Chariot: 13, rules.Cannon: 7, rules.Horse: 5, rules.Elephant: 3, rules.Advisor: 3, rules.Soldier: 2}
+	for t, n := range types {
+		if t != int(rules.NoPieceType) {
+			v[rules.MakePiece(rules.White, rules.PieceType(t))&15] = n
+			v[rules.MakePiece(rules.Black, rules.PieceType(t))&15] = -n
+		}
+	}
+	return v
+}()
 
-func materialCount(board *[rules.Squares]rules.Piece, c rules.Color) int {
+// materialMargin is side's material count less the other side's: one sum
+// without branches, since a board's pieces fall unpredictably.
+func materialMargin(board *[rules.Squares]rules.Piece, side rules.Color) int {
 	n := 0
 	for _, pc := range board {
-		if pc != rules.NoPiece && pc.Color() == c {
-			n += countingValues[pc.Type()]
-		}
+		n += whiteValues[pc&15]
+	}
+	if side == rules.Black {
+		return -n
 	}
 	return n
 }
+
+// pieceAt is where a piece's plane starts in a board's planes, by the side
+// to move and the piece (own pieces' planes first); pieceOne is what a
+// piece writes there. An empty square points at the first plane and writes
+// 0, so the loop over the board needs no branch.
+var pieceAt, pieceOne, frameOf = func() (at [2][16]int, one [16]float32, fr [2][rules.Squares]uint8) {
+	for _, side := range []rules.Color{rules.White, rules.Black} {
+		for pc := rules.Piece(0); pc < 16; pc++ {
+			if pc.Type() == rules.NoPieceType || pc.Type() > 7 {
+				continue
+			}
+			plane := int(pc.Type()) - 1
+			if pc.Color() != side {
+				plane += 7
+			}
+			at[side][pc] = plane * rules.Squares
+			one[pc] = 1
+		}
+		for s := range rules.Squares {
+			fr[side][s] = uint8(frame(rules.Square(s), side))
+		}
+	}
+	return at, one, fr
+}()
 
 // EncodeState writes the planes of st into dst (InputSize floats).
 func EncodeState(st *State, dst []float32) error {
@@ -131,17 +161,13 @@ func EncodeState(st *State, dst []float32) error {
 	dst = dst[:InputSize]
 	clear(dst)
 	side := st.Side
+	at, one := &pieceAt[side&1], &pieceOne
+	squares := &frameOf[side&1]
 	for step := 0; step < st.Steps; step++ {
-		base := step * piecePlanes * rules.Squares
-		for s, pc := range st.Boards[step] {
-			if pc == rules.NoPiece {
-				continue
-			}
-			plane := int(pc.Type()) - 1
-			if pc.Color() != side {
-				plane += 7
-			}
-			dst[base+plane*rules.Squares+int(frame(rules.Square(s), side))] = 1
+		planes := dst[step*piecePlanes*rules.Squares:][:piecePlanes*rules.Squares]
+		for s, pc := range &st.Boards[step] {
+			// An empty square writes its 0 over the 0 already there.
+			planes[at[pc&15]+int(squares[s])] = one[pc&15]
 		}
 	}
 	rs := st.Rules
@@ -178,7 +204,7 @@ func EncodeState(st *State, dst []float32) error {
 	// is the count a capped game would end on; elsewhere it is what a
 	// value head most needs and a small tower computes slowly from the
 	// piece planes (KataGo feeds its nets such features too).
-	margin := float32(materialCount(&st.Boards[0], side) - materialCount(&st.Boards[0], side.Other()))
+	margin := float32(materialMargin(&st.Boards[0], side))
 	if rs.Counting {
 		feat(featCounting, 1)
 		bonus := float32(rs.HanBonusHalves) / 2 // Han's (Black's) bonus

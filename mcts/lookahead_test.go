@@ -49,7 +49,8 @@ func TestRootLookaheadProvesMovesLostAtOnce(t *testing.T) {
 						p.Simulations, p.CheapSimulations = 1, 0
 						p.RootLookahead, p.MateCheck = on, on
 						p.Seed = uint64(game)
-						r, err := newSearch(t, p, uniform()).Run(g)
+						s := newSearch(t, p, uniform())
+						r, err := s.Run(g)
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -63,6 +64,15 @@ func TestRootLookaheadProvesMovesLostAtOnce(t *testing.T) {
 							if !over && proven != (on && lost) {
 								t.Errorf("%s, lookahead %v: %v has Q %v; the opponent wins at once after it: %v",
 									g.Position().FEN(), on, m, r.Q[j], lost)
+							}
+							// The mark that lets the expansion skip its mate
+							// check: on every move with no winning reply, and
+							// only there.
+							k := s.t.child(s.t.root, m)
+							marked := s.t.nodes[k].flags&flagNoWinningMove != 0
+							if marked != (on && !over && !lost) {
+								t.Errorf("%s, lookahead %v: %v marked without a winning reply %v; ends the game %v, a reply wins %v",
+									g.Position().FEN(), on, m, marked, over, lost)
 							}
 						}
 					}
@@ -179,5 +189,46 @@ func TestMateCheck(t *testing.T) {
 	t.Logf("mates in two: %d simulations without the mate check, %d with", sims[0], sims[1])
 	if 2*sims[1] > sims[0] {
 		t.Errorf("the mate check saved too little: %d simulations with it, %d without", sims[1], sims[0])
+	}
+}
+
+// The root children's legal moves the lookahead keeps for their expansion
+// are the moves LegalMoves gives there, search after search of a game, and
+// none are kept after Restart.
+func TestLookaheadKeepsRootChildrenMoves(t *testing.T) {
+	rs := rules.MustPreset("xiangqi")
+	g := newGame(t, rs, rs.StartFEN())
+	s := newSearch(t, DefaultParams(), random(2))
+	kept := 0
+	for range 10 {
+		r, err := s.Run(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		root := s.t.root
+		for j, c := range s.t.kids(root) {
+			got := s.lookedAhead([]int32{root, s.t.nodes[root].first + int32(j)})
+			if got == nil {
+				continue
+			}
+			kept++
+			g.Play(c.move)
+			want := g.LegalMoves(nil)
+			g.Undo()
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s, after %v: kept %v, LegalMoves %v", g.Position().FEN(), c.move, got, want)
+			}
+		}
+		// The next search's tree reuses this one's subtree (promoted, the
+		// children at other indices): what it keeps must be its own, as
+		// the next round checks.
+		g.Play(r.Best)
+	}
+	s.Restart(1)
+	if s.lookedAhead([]int32{s.t.root, 1}) != nil {
+		t.Fatal("moves kept after Restart")
+	}
+	if kept < 100 {
+		t.Fatalf("only %d root children's moves kept", kept)
 	}
 }

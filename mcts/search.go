@@ -81,6 +81,7 @@ const maxReuseDepth = 32
 type Search struct {
 	p   Params
 	ev  nn.Evaluator
+	pcg *rand.PCG // rng's source, reseeded by Restart
 	rng *rand.Rand
 	t   tree
 
@@ -94,7 +95,16 @@ type Search struct {
 	out   []nn.Output
 	hist  []rules.Move
 	reply []rules.Move // the root lookahead's replies to one root move
-	equal []float32    // 1 per move: the priors of a position expanded without evaluation
+	// The lookahead's replies to each root move, kept for the expansion of
+	// that root child (the same position, so the same legal moves): root
+	// child j's are kidMoves[kidSpan[j][0]:kidSpan[j][1]], when kidSpan[j]
+	// is not empty and the tree is still at generation kidGen with root
+	// kidRoot.
+	kidMoves []rules.Move
+	kidSpan  [][2]int32
+	kidGen   uint32
+	kidRoot  int32
+	equal    []float32 // 1 per move: the priors of a position expanded without evaluation
 
 	// Per-search root state.
 	noised     bool
@@ -136,10 +146,12 @@ func New(p Params, ev nn.Evaluator) (*Search, error) {
 		return nil, fmt.Errorf("mcts: evaluator sizes %d/%d, want encode's %d/%d",
 			ev.InputSize(), ev.PolicySize(), encode.InputSize, encode.PolicySize())
 	}
+	pcg := rand.NewPCG(p.Seed, searchStream)
 	s := &Search{
 		p:       p,
 		ev:      ev,
-		rng:     rand.New(rand.NewPCG(p.Seed, 0x70616c6163656d63)), // "palacemc"
+		pcg:     pcg,
+		rng:     rand.New(pcg),
 		slots:   make([]slot, p.LeavesPerEval),
 		in:      make([]nn.Input, p.LeavesPerEval),
 		out:     make([]nn.Output, p.LeavesPerEval),
@@ -168,6 +180,18 @@ func New(p Params, ev nn.Evaluator) (*Search, error) {
 	return s, nil
 }
 
+// searchStream is the second word of every search's PCG seed: "palacemc".
+const searchStream = 0x70616c6163656d63
+
+// Restart makes s what New(p, ev) would make with p.Seed = seed, keeping
+// its buffers: a worker playing game after game (self-play) reuses one
+// Search instead of growing a new node pool for each game.
+func (s *Search) Restart(seed uint64) {
+	s.Reset()
+	s.p.Seed = seed
+	s.pcg.Seed(seed, searchStream)
+}
+
 // Params returns the search's parameters.
 func (s *Search) Params() Params { return s.p }
 
@@ -176,6 +200,7 @@ func (s *Search) Params() Params { return s.p }
 func (s *Search) Reset() {
 	s.t.nodes = s.t.nodes[:0]
 	s.t.root = 0
+	s.t.gen++
 	s.noised = false
 }
 
@@ -394,6 +419,10 @@ func (s *Search) lookahead(g *rules.Game) {
 	ri := t.root
 	t.nodes[ri].flags |= flagLookedAhead
 	first := t.nodes[ri].first
+	s.kidMoves = s.kidMoves[:0]
+	s.kidSpan = slices.Grow(s.kidSpan[:0], int(t.nodes[ri].nkids))[:t.nodes[ri].nkids]
+	clear(s.kidSpan)
+	s.kidGen, s.kidRoot = t.gen, ri
 	for k := first; k < first+int32(t.nodes[ri].nkids); k++ {
 		if t.nodes[k].proof != unproven {
 			continue
@@ -402,8 +431,16 @@ func (s *Search) lookahead(g *rules.Game) {
 		if res := g.Result(); res.Over() {
 			t.nodes[k].end(outcomeProof(res.Outcome, g.Position().SideToMove()))
 		} else {
-			s.reply = g.LegalMoves(s.reply[:0])
-			if r, ok := winningMove(g, s.reply, false); ok && !s.proveWonBy(k, s.reply, r) {
+			start := len(s.kidMoves)
+			s.kidMoves = g.LegalMoves(s.kidMoves)
+			s.reply = s.kidMoves[start:]
+			s.kidSpan[k-first] = [2]int32{int32(start), int32(len(s.kidMoves))}
+			r, ok := winningMove(g, s.reply, false)
+			if !ok {
+				// Every reply was judged, so the expansion's mate check
+				// (checking replies only) would find nothing either.
+				t.nodes[k].flags |= flagNoWinningMove
+			} else if !s.proveWonBy(k, s.reply, r) {
 				t.nodes[k].proof, t.nodes[k].plies = provenWin, 1 // no room: proven without children
 			}
 		}
@@ -440,14 +477,7 @@ func (s *Search) proveWonBy(i int32, moves []rules.Move, win rules.Move) bool {
 // stalemating win without check is left to the search).
 func winningMove(g *rules.Game, moves []rules.Move, checksOnly bool) (rules.Move, bool) {
 	for _, m := range moves {
-		g.Play(m)
-		won := false
-		if !checksOnly || g.InCheck() {
-			res := g.Result()
-			won = res.Over() && outcomeProof(res.Outcome, g.Position().SideToMove()) == provenLoss
-		}
-		g.Undo()
-		if won {
+		if (!checksOnly || g.GivesCheck(m)) && g.WinsWith(m) {
 			return m, true
 		}
 	}
@@ -642,17 +672,24 @@ func (s *Search) visit(g *rules.Game, k int) (queued, collided bool, err error) 
 		s.withdraw(path)
 		return false, false, fmt.Errorf("mcts: internal error: expanded leaf without moves at %s", g.Position().FEN())
 	}
-	if res := g.Result(); res.Over() {
-		leaf.end(outcomeProof(res.Outcome, g.Position().SideToMove()))
-		s.backupProof(path)
-		return false, false, nil
+	var moves []rules.Move
+	if known := s.lookedAhead(path); known != nil {
+		// The lookahead played this root move: the game goes on, and
+		// these are its legal moves.
+		moves = append(sl.moves[:0], known...)
+	} else {
+		if res := g.Result(); res.Over() {
+			leaf.end(outcomeProof(res.Outcome, g.Position().SideToMove()))
+			s.backupProof(path)
+			return false, false, nil
+		}
+		moves = g.LegalMoves(sl.moves[:0])
 	}
-	moves := g.LegalMoves(sl.moves[:0])
 	if len(moves) == 0 {
 		s.withdraw(path)
 		return false, false, fmt.Errorf("mcts: no legal moves in an unfinished game at %s", g.Position().FEN())
 	}
-	if s.p.MateCheck {
+	if s.p.MateCheck && leaf.flags&flagNoWinningMove == 0 {
 		if m, ok := winningMove(g, moves, true); ok && s.proveWonBy(i, moves, m) {
 			sl.moves = moves
 			s.backupProof(path)
@@ -669,6 +706,25 @@ func (s *Search) visit(g *rules.Game, k int) (queued, collided bool, err error) 
 	s.out[k].Policy = sl.policy[:len(moves)]
 	leaf.flags |= flagPending
 	return true, false, nil
+}
+
+// lookedAhead is the legal moves the root lookahead found after the root
+// move path leads through, when path is a root child's and they are still
+// at hand; else nil.
+func (s *Search) lookedAhead(path []int32) []rules.Move {
+	t := &s.t
+	if len(path) != 2 || s.kidGen != t.gen || s.kidRoot != t.root || path[0] != t.root {
+		return nil
+	}
+	j := path[1] - t.nodes[t.root].first
+	if j < 0 || int(j) >= len(s.kidSpan) {
+		return nil
+	}
+	sp := s.kidSpan[j]
+	if sp[1] <= sp[0] {
+		return nil
+	}
+	return s.kidMoves[sp[0]:sp[1]]
 }
 
 // outcomeProof is a finished game's result to the side to move.

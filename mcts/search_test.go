@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -734,5 +735,52 @@ func TestTreeFull(t *testing.T) {
 			t.Fatalf("%d simulations, %d nodes", r.Simulations, s.Nodes())
 		}
 		g.Play(r.Best)
+	}
+}
+
+// A Search restarted with a seed plays as a new one with that seed, though
+// it searched another game before (its tree, node pools and random numbers
+// all used).
+func TestRestartMatchesNew(t *testing.T) {
+	rs := rules.MustPreset("xiangqi")
+	for _, mode := range []Mode{Gumbel, PUCT} {
+		p := DefaultParams()
+		p.Mode, p.Seed = mode, 99
+		reused := newSearch(t, p, random(3))
+		g := newGame(t, rs, rs.StartFEN())
+		for range 12 { // another game first
+			r, err := reused.Run(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g.Play(r.Best)
+		}
+		for _, seed := range []uint64{1, 2} {
+			p.Seed = seed
+			fresh := newSearch(t, p, random(3))
+			reused.Restart(seed)
+			if reused.Params() != fresh.Params() {
+				t.Fatalf("params %+v after Restart, want %+v", reused.Params(), fresh.Params())
+			}
+			a, b := newGame(t, rs, rs.StartFEN()), newGame(t, rs, rs.StartFEN())
+			for ply := 0; ply < 16 && !a.Result().Over(); ply++ {
+				ra, err := fresh.Run(a)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rb, err := reused.Run(b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ra.Best != rb.Best || ra.Value != rb.Value || ra.Full != rb.Full || ra.Simulations != rb.Simulations ||
+					!slices.Equal(ra.Moves, rb.Moves) || !slices.Equal(ra.Policy, rb.Policy) {
+					t.Fatalf("%v, seed %d, ply %d: restarted search gave %v (value %v), a new one %v (value %v)",
+						mode, seed, ply, rb.Best, rb.Value, ra.Best, ra.Value)
+				}
+				a.Play(ra.Best)
+				b.Play(rb.Best)
+			}
+			g = a // the next seed restarts after this game
+		}
 	}
 }

@@ -59,10 +59,11 @@ type node struct {
 }
 
 const (
-	flagExpanded    = 1 << iota // children exist (or the position has none)
-	flagTerminal                // the game is over here
-	flagPending                 // an evaluation is in flight
-	flagLookedAhead             // a root whose moves and replies were played (Params.RootLookahead)
+	flagExpanded      = 1 << iota // children exist (or the position has none)
+	flagTerminal                  // the game is over here
+	flagPending                   // an evaluation is in flight
+	flagLookedAhead               // a root whose moves and replies were played (Params.RootLookahead)
+	flagNoWinningMove             // the lookahead found no move here that wins at once: MateCheck has nothing to find
 )
 
 func (nd *node) expanded() bool { return nd.flags&flagExpanded != 0 }
@@ -111,6 +112,9 @@ type tree struct {
 	// mask, when not nil, says which of the root's children a search may
 	// consider (RunOptions.RootMoves); the root's proof is then over them.
 	mask []bool
+	// gen changes whenever nodes move or go (reset, promote), so that what
+	// is remembered about nodes by index can tell it is stale.
+	gen uint32
 }
 
 // allowed reports whether child j of node i may be searched: every child
@@ -132,6 +136,7 @@ func (t *tree) firstAllowed(i int32) int {
 func (t *tree) reset() {
 	t.nodes = append(t.nodes[:0], node{})
 	t.root = 0
+	t.gen++
 }
 
 func (t *tree) empty() bool { return len(t.nodes) == 0 }
@@ -173,6 +178,7 @@ func (t *tree) promote(i int32) {
 	}
 	t.spare, t.nodes = t.nodes[:0], dst
 	t.root = 0
+	t.gen++
 }
 
 // updateProof recomputes i's proof from its children, as MCTS-Solver does,

@@ -109,3 +109,39 @@ func BenchmarkRandom(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(in)), "ns/position")
 }
+
+// Misses into a fresh self-play-sized table (262,144 entries), each stored:
+// a run's first pass over the table's memory, where every page is new. One
+// op is one position of 44 moves; the table's creation is not timed.
+func BenchmarkCacheMissFreshTable(b *testing.B) {
+	const entries = 1 << 18
+	in := positionPool(22, 1, 1)
+	in[0].Legal = in[0].Legal[:0]
+	for m := range int32(44) {
+		in[0].Legal = append(in[0].Legal, m*37)
+	}
+	out := outputsFor(in)
+	var cache *Cache
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if i%entries == 0 {
+			b.StopTimer()
+			cache = NewCache(nopBackend{}, entries)
+			cache.Prefault()
+			b.StartTimer()
+		}
+		i++
+		in[0].Key = uint64(i)
+		_ = cache.Evaluate(in, out)
+	}
+}
+
+// Making a self-play-sized table (262,144 entries, some 77 MB) and
+// faulting its pages in.
+func BenchmarkNewCachePrefault(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		NewCache(nil, 1<<18).Prefault()
+	}
+}

@@ -349,3 +349,25 @@ func TestCacheHitDoesNotAllocate(t *testing.T) {
 		t.Errorf("with a miss: %v allocations per call", n)
 	}
 }
+
+// Prefault leaves a new table working as before, and a used one as it was:
+// the hits after it return the backend's numbers.
+func TestCachePrefault(t *testing.T) {
+	rnd := NewRandom(testInputSize, testPolicySize, 4)
+	cache := NewCache(rnd, 5000) // the ring spans many pages
+	cache.Prefault()
+	pool := positionPool(4, 200, 60)
+	for round := range 2 {
+		got := outputsFor(pool)
+		if err := cache.Evaluate(pool, got); err != nil {
+			t.Fatal(err)
+		}
+		if i, ok := sameOutputs(got, direct(t, rnd, pool)); !ok {
+			t.Fatalf("round %d: output %d differs from the backend's", round, i)
+		}
+		cache.Prefault() // on a used table: nothing changes
+	}
+	if s := cache.Stats(); s.Hits < uint64(len(pool))*3/4 {
+		t.Fatalf("stats %+v: the second round of %d mostly missed", s, len(pool))
+	}
+}

@@ -85,6 +85,28 @@ func (g *Game) Ancestor(k int) (Position, bool) {
 	return pos, true
 }
 
+// Boards writes the board k plies back into dst[k] (0 is the current one)
+// for each k below len(dst) that the game reaches, and returns how many it
+// wrote: Ancestor's boards, each from the one after it by a move taken
+// back on the board alone, as an encoder of the recent history needs them.
+func (g *Game) Boards(dst [][Squares]Piece) int {
+	n := len(g.states) - 1
+	k := 0
+	for ; k < len(dst) && k <= n; k++ {
+		if k == 0 {
+			dst[0] = g.pos.board
+			continue
+		}
+		dst[k] = dst[k-1]
+		st := &g.states[n-k+1]
+		if m := st.move; !m.IsPass() {
+			b := &dst[k]
+			b[m.From()], b[m.To()] = b[m.To()], st.undo.captured
+		}
+	}
+	return k
+}
+
 // KeyBack is the Zobrist key of the position k plies back (0 is the
 // current one); false when that is before the root.
 func (g *Game) KeyBack(k int) (uint64, bool) {

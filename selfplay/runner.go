@@ -252,18 +252,22 @@ func (r *runner) setup() error {
 			return fmt.Errorf("selfplay: random network: %w", err)
 		}
 		r.netID = w.ID()
-		for range n {
-			ev, err := model.NewEvaluator(w)
-			if err != nil {
-				return fmt.Errorf("selfplay: %w", err)
-			}
-			r.backend = append(r.backend, ev)
+		ev, err := model.NewEvaluator(w)
+		if err != nil {
+			return fmt.Errorf("selfplay: %w", err)
+		}
+		r.backend = append(r.backend, ev)
+		for range n - 1 {
+			// One copy of the weights for every evaluator, so that they
+			// share the CPU's caches.
+			r.backend = append(r.backend, ev.Copy())
 		}
 	}
 	for _, ev := range r.backend {
 		r.batch = append(r.batch, nn.NewBatcher(ev, r.cfg.batchSize()))
 	}
 	r.cache = nn.NewCache(nil, r.cfg.CacheEntries)
+	r.cache.Prefault() // its page faults now, not in the games' first minute
 	r.hash = gameHash(rs, r.netID, &r.cfg)
 	return nil
 }
@@ -395,13 +399,19 @@ func (r *runner) play(parent context.Context, todo []uint64) error {
 		go func() {
 			defer wg.Done()
 			defer clients[w].Close() // a worker gone must not hold back the batches
-			ev := r.cache.WithBackend(clients[w])
+			// One search for all the worker's games, restarted with each
+			// game's seed: its node pools grow once, not once a game.
+			s, err := mcts.New(r.cfg.Search, r.cache.WithBackend(clients[w]))
+			if err != nil {
+				cancel(fmt.Errorf("selfplay: %w", err))
+				return
+			}
 			for ctx.Err() == nil {
 				i := next.Add(1) - 1
 				if i >= int64(len(todo)) {
 					return
 				}
-				fg, err := r.playGame(ctx, ev, todo[i])
+				fg, err := r.playGame(ctx, s, todo[i])
 				if err != nil {
 					if ctx.Err() == nil {
 						cancel(err)
@@ -514,7 +524,7 @@ func gameSeed(seed, id uint64) uint64 {
 }
 
 // playGame plays game id to its end and returns its records.
-func (r *runner) playGame(ctx context.Context, ev nn.Evaluator, id uint64) (*finishedGame, error) {
+func (r *runner) playGame(ctx context.Context, s *mcts.Search, id uint64) (*finishedGame, error) {
 	seed := gameSeed(r.cfg.Seed, id)
 	fen, setup := r.rs.StartFEN(), ""
 	if r.rs.Game == rules.Janggi {
@@ -526,12 +536,7 @@ func (r *runner) playGame(ctx context.Context, ev nn.Evaluator, id uint64) (*fin
 	if err != nil {
 		return nil, fmt.Errorf("selfplay: game %d: %w", id, err)
 	}
-	p := r.cfg.Search
-	p.Seed = seed
-	s, err := mcts.New(p, ev)
-	if err != nil {
-		return nil, fmt.Errorf("selfplay: %w", err)
-	}
+	s.Restart(seed)
 	var res mcts.Result
 	legal := make([]rules.Move, 0, rules.MaxMoves)
 	records := make([]datasets.Record, 0, 160)

@@ -14,8 +14,9 @@ import (
 // the Net it owns, it is for one goroutine at a time (put it behind an
 // nn.Batcher to share it).
 type Evaluator struct {
-	net                *Net
-	input, policy, wdl []float32
+	net         *Net
+	planes      [][]float32 // each position's planes, where the caller keeps them
+	policy, wdl []float32
 }
 
 // NewEvaluator makes an evaluator for the network w, on the kernel path
@@ -36,6 +37,10 @@ func NewEvaluatorKernel(w *Weights, kernel Kernel) (*Evaluator, error) {
 	}
 	return &Evaluator{net: net}, nil
 }
+
+// Copy is an evaluator over a Copy of e's network: the same numbers, the
+// weights shared, for another goroutine.
+func (e *Evaluator) Copy() *Evaluator { return &Evaluator{net: e.net.Copy()} }
 
 // Kernel is the path the evaluator's network runs on.
 func (e *Evaluator) Kernel() Kernel { return e.net.kernel }
@@ -97,13 +102,15 @@ func (e *Evaluator) Evaluate(in []nn.Input, out []nn.Output) error {
 	}
 	c := e.net.cfg
 	batch := len(in)
-	e.input = grow(e.input, batch*c.InputSize())
 	e.policy = grow(e.policy, batch*c.PolicySize)
 	e.wdl = grow(e.wdl, batch*3)
+	e.planes = e.planes[:0]
 	for i := range in {
-		copy(e.input[i*c.InputSize():], in[i].Planes)
+		e.planes = append(e.planes, in[i].Planes)
 	}
-	if err := e.net.Forward(batch, e.input, e.policy, e.wdl); err != nil {
+	err := e.net.ForwardPlanes(e.planes, e.policy, e.wdl)
+	clear(e.planes) // keep no reference to the caller's buffers
+	if err != nil {
 		return fmt.Errorf("model: %w", err)
 	}
 	for i := range in {

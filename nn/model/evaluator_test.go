@@ -24,7 +24,7 @@ func smallNet(t *testing.T) *model.Weights {
 }
 
 // gamePositions encodes positions of a seeded random janggi game.
-func gamePositions(t *testing.T, n int) []nn.Input {
+func gamePositions(t testing.TB, n int) []nn.Input {
 	rs := rules.MustPreset("janggi")
 	g, _ := rules.NewGame(rs, rs.StartFEN())
 	rng := rand.New(rand.NewPCG(8, 9))
@@ -131,3 +131,27 @@ func TestEvaluatorOnGames(t *testing.T) {
 }
 
 var errDiff = errors.New("a shared, batched or cached evaluation differs from the direct one")
+
+// The evaluator's cost around the network (gathering the planes, the
+// softmax over the legal moves) on self-play's shape: a batch of 8 game
+// positions through the 4 × 32 network.
+func BenchmarkEvaluator(b *testing.B) {
+	w, err := model.NewRandom(model.Config{Planes: encode.Planes, PolicySize: encode.PolicySize(), Blocks: 4, Filters: 32,
+		PolicyChannels: 4, ValueChannels: 2, ValueHidden: 32}, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ev, err := model.NewEvaluator(w)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ins := gamePositions(b, 8)
+	outs := outputsFor(ins)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := ev.Evaluate(ins, outs); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*len(ins))/b.Elapsed().Seconds(), "pos/s")
+}

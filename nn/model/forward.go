@@ -33,6 +33,7 @@ type foldedConv struct {
 
 type forwardScratch struct {
 	batch        int
+	in           [][]float32 // Forward: each position's share of its input
 	x, y, t, col []float32
 	wv, wm, wz   []float32 // Winograd: transformed input, products, zero row
 	wvb          []uint16  // the bf16 path: wv rounded
@@ -125,6 +126,16 @@ func NewNetKernel(w *Weights, kernel Kernel) (*Net, error) {
 	return n, nil
 }
 
+// Copy is a network with n's folded weights, shared, and scratch space of
+// its own, for another worker: the copies' weights take one place in the
+// CPU's caches instead of one each (the policy layer alone is 1.9 MB in
+// bf16 for 4 policy channels).
+func (n *Net) Copy() *Net {
+	c := *n
+	c.scratch = forwardScratch{}
+	return &c
+}
+
 // Kernel is the path the tower's products take.
 func (n *Net) Kernel() Kernel { return n.kernel }
 
@@ -158,6 +169,42 @@ func (n *Net) Forward(batch int, input, policy, wdl []float32) error {
 		return fmt.Errorf("model: forward of %d positions needs input %d, policy %d, wdl %d floats; got %d, %d, %d",
 			batch, batch*c.InputSize(), batch*c.PolicySize, batch*3, len(input), len(policy), len(wdl))
 	}
+	n.scratch.in = n.scratch.in[:0]
+	for b := 0; b < batch; b++ {
+		n.scratch.in = append(n.scratch.in, input[b*c.InputSize():][:c.InputSize()])
+	}
+	err := n.forward(n.scratch.in, policy, wdl)
+	clear(n.scratch.in) // keep no reference to the caller's input
+	return err
+}
+
+// ForwardPlanes is Forward over positions whose planes lie apart (a
+// search's buffers), read where they are: Forward's first step reorders
+// the planes anyway, so gathering them into one input first would be a
+// second copy.
+func (n *Net) ForwardPlanes(planes [][]float32, policy, wdl []float32) error {
+	c := n.cfg
+	batch := len(planes)
+	if batch < 1 {
+		return fmt.Errorf("model: batch %d", batch)
+	}
+	for b, p := range planes {
+		if len(p) != c.InputSize() {
+			return fmt.Errorf("model: forward: position %d has %d input floats, want %d", b, len(p), c.InputSize())
+		}
+	}
+	if len(policy) != batch*c.PolicySize || len(wdl) != batch*3 {
+		return fmt.Errorf("model: forward of %d positions needs policy %d, wdl %d floats; got %d, %d",
+			batch, batch*c.PolicySize, batch*3, len(policy), len(wdl))
+	}
+	return n.forward(planes, policy, wdl)
+}
+
+// forward is Forward on checked arguments, each position's planes a slice
+// of their own.
+func (n *Net) forward(planes [][]float32, policy, wdl []float32) error {
+	c := n.cfg
+	batch := len(planes)
 	s := &n.scratch
 	points := batch * Squares
 	maxCh := max(c.Filters, c.Planes)
@@ -181,8 +228,8 @@ func (n *Net) Forward(batch int, input, policy, wdl []float32) error {
 		s.col = grow(s.col, points*9*maxCh)
 	}
 	x := s.x[:points*c.Planes]
-	for b := 0; b < batch; b++ {
-		in := input[b*c.InputSize():][:c.InputSize()]
+	for b, in := range planes {
+		in = in[:c.InputSize()]
 		for sq := 0; sq < Squares; sq++ {
 			row := x[(b*Squares+sq)*c.Planes:][:c.Planes]
 			for p := range row {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -255,6 +256,106 @@ func TestGemmMatchesGoKernel(t *testing.T) {
 			if math.Abs(float64(c1[i]-c2[i])) > 1e-3 {
 				t.Fatalf("%v: [%d] BLAS %v, Go %v", d, i, c1[i], c2[i])
 			}
+		}
+	}
+}
+
+// ForwardPlanes, which reads each position's planes where they lie, gives
+// Forward's numbers exactly, on every kernel path this CPU has; a position
+// of the wrong size is refused.
+func TestForwardPlanesMatchesForward(t *testing.T) {
+	cfg := Config{Planes: 80, PolicySize: 2581, Blocks: 1, Filters: 32, PolicyChannels: 4, ValueChannels: 2, ValueHidden: 32}
+	w, err := NewRandom(cfg, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	const batch = 5
+	input := make([]float32, batch*cfg.InputSize())
+	for i := range input {
+		if rng.IntN(8) == 0 {
+			input[i] = rng.Float32()
+		}
+	}
+	planes := make([][]float32, batch)
+	for b := range planes {
+		planes[b] = slices.Clone(input[b*cfg.InputSize():][:cfg.InputSize()]) // apart, as a search keeps them
+	}
+	for _, k := range []Kernel{KernelBF16, KernelAVX512, KernelBLAS} {
+		if !k.Supported() {
+			continue
+		}
+		net, err := NewNetKernel(w, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p1, v1 := make([]float32, batch*cfg.PolicySize), make([]float32, batch*3)
+		p2, v2 := make([]float32, batch*cfg.PolicySize), make([]float32, batch*3)
+		if err := net.Forward(batch, input, p1, v1); err != nil {
+			t.Fatal(err)
+		}
+		if err := net.ForwardPlanes(planes, p2, v2); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(p1, p2) || !slices.Equal(v1, v2) {
+			t.Errorf("kernel %v: ForwardPlanes differs from Forward", k)
+		}
+		short := [][]float32{planes[0], planes[1][:10]}
+		if err := net.ForwardPlanes(short, p2[:2*cfg.PolicySize], v2[:6]); err == nil {
+			t.Errorf("kernel %v: a short position was accepted", k)
+		}
+	}
+}
+
+// A Copy computes what its original computes, both at once from two
+// goroutines (go test -race checks that they share only what they read).
+func TestCopyRunsBesideItsOriginal(t *testing.T) {
+	cfg := Config{Planes: 80, PolicySize: 2581, Blocks: 1, Filters: 32, PolicyChannels: 4, ValueChannels: 2, ValueHidden: 32}
+	w, err := NewRandom(cfg, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	net, err := NewNet(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(6, 6))
+	const batch = 3
+	inputs := make([][]float32, 2)
+	want := make([][]float32, 2)
+	for i := range inputs {
+		inputs[i] = make([]float32, batch*cfg.InputSize())
+		for j := range inputs[i] {
+			if rng.IntN(8) == 0 {
+				inputs[i][j] = 1
+			}
+		}
+		want[i] = make([]float32, batch*cfg.PolicySize)
+		if err := net.Forward(batch, inputs[i], want[i], make([]float32, batch*3)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nets := []*Net{net, net.Copy()}
+	errs := make(chan error, 2)
+	for i, n := range nets {
+		go func() {
+			policy := make([]float32, batch*cfg.PolicySize)
+			for range 20 {
+				if err := n.Forward(batch, inputs[i], policy, make([]float32, batch*3)); err != nil {
+					errs <- err
+					return
+				}
+				if !slices.Equal(policy, want[i]) {
+					errs <- fmt.Errorf("net %d: the policy differs from the original's alone", i)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range nets {
+		if err := <-errs; err != nil {
+			t.Error(err)
 		}
 	}
 }
