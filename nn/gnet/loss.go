@@ -124,6 +124,11 @@ func xentForward[T float](op *xentOp, logits, mask, target, probs []T) float64 {
 				tsum += float64(t[i])
 				tz += float64(t[i]) * (float64(v) - top)
 			}
+			if sum == 0 { // every slot masked: no distribution, no loss
+				op.rowLoss[r], op.targetSums[r] = 0, 0
+				clear(p)
+				continue
+			}
 			for i := range p {
 				p[i] = T(float64(p[i]) / sum)
 			}
