@@ -1,25 +1,18 @@
 package arena
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/palace-chess/palace/gamerec"
+	"github.com/palace-chess/palace/internal/jsonlrec"
 	"github.com/palace-chess/palace/rules"
 )
 
 // IsRecordFile reports whether data is a match record file: its first
 // line a header of this package's format.
-func IsRecordFile(data []byte) bool {
-	line, _, _ := bytes.Cut(data, []byte("\n"))
-	var k struct {
-		Format string `json:"format"`
-	}
-	return json.Unmarshal(line, &k) == nil && k.Format == RecordsFormat
-}
+func IsRecordFile(data []byte) bool { return jsonlrec.FormatOf(data) == RecordsFormat }
 
 // Import reads a match record file (palace arena's --records, a gate's
 // or a ladder rung's) as game records, so that a match's games, an

@@ -1,7 +1,6 @@
 package gamerec
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -15,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/palace-chess/palace/datasets"
-	"github.com/palace-chess/palace/internal/atomicfile"
+	"github.com/palace-chess/palace/internal/jsonlrec"
 	"github.com/palace-chess/palace/rules"
 )
 
@@ -110,20 +109,11 @@ func DirKind(dir string) string {
 
 // IsGamesFile reports whether path starts with this package's header.
 func IsGamesFile(path string) (bool, error) {
-	f, err := atomicfile.Open(path)
+	format, err := jsonlrec.FileFormat(path)
 	if err != nil {
 		return false, fmt.Errorf("gamerec: %w", err)
 	}
-	defer f.Close()
-	line, err := bufio.NewReaderSize(f, 4096).ReadSlice('\n')
-	if err != nil && !errors.Is(err, bufio.ErrBufferFull) && len(line) == 0 {
-		return false, nil
-	}
-	var h struct {
-		Format string `json:"format"`
-	}
-	_ = json.Unmarshal(line, &h)
-	return h.Format == Format, nil
+	return format == Format, nil
 }
 
 // collectFile reads a games file; gen maps self-play network IDs to

@@ -19,6 +19,7 @@ import (
 	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/gib"
 	"github.com/palace-chess/palace/internal/atomicfile"
+	"github.com/palace-chess/palace/internal/jsonlrec"
 	"github.com/palace-chess/palace/pgn"
 	"github.com/palace-chess/palace/rules"
 	"github.com/palace-chess/palace/xqf"
@@ -323,14 +324,13 @@ func recordKind(path string, data []byte) string {
 	case ".jsonl":
 		// A match record file, by its header; palace's other JSON lines
 		// files (games files, metrics) are no records to import.
-		if data == nil {
-			head, err := readHead(path, 1<<16)
-			if err != nil {
-				return ""
-			}
-			data = head
+		var format string
+		if data != nil {
+			format = jsonlrec.FormatOf(data)
+		} else {
+			format, _ = jsonlrec.FileFormat(path) // unreadable: not a record file to list
 		}
-		if arena.IsRecordFile(data) {
+		if format == arena.RecordsFormat {
 			return "arena"
 		}
 		return ""
@@ -351,21 +351,6 @@ func recordKind(path string, data []byte) string {
 		return "pgn"
 	}
 	return ""
-}
-
-// readHead is up to n bytes from the start of path.
-func readHead(path string, n int) ([]byte, error) {
-	f, err := atomicfile.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	buf := make([]byte, n)
-	k, err := io.ReadFull(f, buf)
-	if err == io.ErrUnexpectedEOF || err == io.EOF {
-		err = nil
-	}
-	return buf[:k], err
 }
 
 // importResult is what became of one file's records.

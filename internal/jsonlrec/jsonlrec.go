@@ -266,3 +266,33 @@ func syncDir(dir string) {
 		d.Close()
 	}
 }
+
+// FormatOf is the format a JSON lines file's first line names (its
+// header's "format"), or "" when that line is no such header: how a
+// reader tells palace's record, games and metrics files apart.
+func FormatOf(data []byte) string {
+	line, _, _ := bytes.Cut(data, []byte("\n"))
+	var k struct {
+		Format string `json:"format"`
+	}
+	_ = json.Unmarshal(line, &k)
+	return k.Format
+}
+
+// FileFormat is FormatOf the file at path, from its first line only (at
+// most 64 KiB read).
+func FileFormat(path string) (string, error) {
+	f, err := atomicfile.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	line, err := bufio.NewReaderSize(f, 1<<16).ReadSlice('\n')
+	if err != nil && len(line) == 0 {
+		if errors.Is(err, io.EOF) {
+			return "", nil
+		}
+		return "", err
+	}
+	return FormatOf(line), nil
+}

@@ -3,6 +3,7 @@ package gnet
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/palace-chess/palace/nn/model"
 )
@@ -123,10 +124,8 @@ func (t *Trainer) update(lr float64) error {
 		// The bands of squares (L2), their sums added in order.
 		const band = l2Band
 		bands := (len(w) + band - 1) / band
-		sums := t.bandSums[:0]
-		for range bands {
-			sums = append(sums, 0)
-		}
+		sums := slices.Grow(t.bandSums[:0], bands)[:bands]
+		clear(sums)
 		t.bandSums = sums
 		parallel(bands, len(w), func(lo, hi int) {
 			for b := lo; b < hi; b++ {
