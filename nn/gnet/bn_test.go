@@ -122,3 +122,27 @@ func TestFloat32MatchesFloat64(t *testing.T) {
 		}
 	}
 }
+
+// The L2 term an update sums for the next step equals the one computed
+// from the weights, to the bit: a resumed run computes it afresh, and its
+// losses must be an uninterrupted run's. The policy layer spans several
+// of the sum's bands.
+func TestL2AfterUpdateMatchesWeights(t *testing.T) {
+	c := model.Config{Planes: 3, PolicySize: 2581, Blocks: 1, Filters: 4, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 5}
+	tr, err := New(randomWeights(t, c, 2), WithBatch(tinyBatch), WithL2(1e-4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, p, v := randomBatch(rand.New(rand.NewPCG(6, 7)), c, tinyBatch)
+	for step := 0; step < 2; step++ {
+		if _, err := tr.Step(in, p, v); err != nil {
+			t.Fatal(err)
+		}
+		cached := tr.L2()
+		tr.l2Known = false
+		if fresh := tr.L2(); fresh != cached {
+			t.Fatalf("step %d: L2 %v after the update, %v from the weights", step, cached, fresh)
+		}
+		tr.l2Known = true
+	}
+}

@@ -142,9 +142,11 @@ func (t *Trainer) update(lr float64) error {
 				}
 			}
 		})
+		var tensorSquares float64 // a tensor's own sum first, as L2's squares adds it
 		for _, v := range sums {
-			squares += v
+			tensorSquares += v
 		}
+		squares += tensorSquares
 	}
 	t.l2Squares, t.l2Known = squares, true
 	return nil
