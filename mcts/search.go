@@ -471,17 +471,12 @@ func (s *Search) proveWonBy(i int32, moves []rules.Move, win rules.Move) bool {
 	return true
 }
 
-// winningMove finds one of moves (g's legal moves) that ends the game in
-// favour of g's side to move. checksOnly judges only the moves that give
-// check (Params.MateCheck's test, a make and unmake for most moves; a
-// stalemating win without check is left to the search).
+// winningMove finds the first of moves (g's legal moves) that ends the game
+// in favour of g's side to move. checksOnly judges only the moves that give
+// check (Params.MateCheck's test; a stalemating win without check is left
+// to the search).
 func winningMove(g *rules.Game, moves []rules.Move, checksOnly bool) (rules.Move, bool) {
-	for _, m := range moves {
-		if (!checksOnly || g.GivesCheck(m)) && g.WinsWith(m) {
-			return m, true
-		}
-	}
-	return rules.NoMove, false
+	return g.WinningMove(moves, checksOnly)
 }
 
 // prepareRoot sets up the root for one search: Dirichlet noise (PUCT, full

@@ -120,8 +120,17 @@ func (p *Position) checkedBy(m Move) bool {
 	if sens := &g.sensitive[k]; sens.Has(from) || sens.Has(to) {
 		return p.kingAttacked(p.side)
 	}
+	return p.leapChecks(p.board[to].Type(), to, k)
+}
+
+// leapChecks reports whether a piece of type t on to, a horse or a janggi
+// elephant, attacks a general on k. Its legs are sensitive squares of k, so
+// for a move off k's sensitive squares the answer is the same before the
+// move is made as after.
+func (p *Position) leapChecks(t PieceType, to, k Square) bool {
+	g := p.geo
 	b := &p.board
-	switch b[to].Type() {
+	switch t {
 	case Horse:
 		for _, l := range g.horseFrom[k].l[:g.horseFrom[k].n] {
 			if l.to == to && b[l.leg1] == NoPiece {
