@@ -2,6 +2,7 @@ package encode
 
 import (
 	"bufio"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -323,5 +324,46 @@ func BenchmarkEncodeGames(b *testing.B) {
 			b.Fatal(err)
 		}
 		i = (i + 1) % len(games)
+	}
+}
+
+// EncodeState writes every float of its destination (it no longer clears
+// it first): positions of random games under every preset encode the same
+// into a buffer of garbage as into a zeroed one, to the bit.
+func TestEncodeOverwritesEverything(t *testing.T) {
+	rng := rand.New(rand.NewPCG(26, 3))
+	clean, dirty := make([]float32, InputSize), make([]float32, InputSize)
+	for _, name := range rules.PresetNames() {
+		for _, capped := range []bool{false, true} {
+			rs := rules.MustPreset(name)
+			if capped {
+				c := *rs
+				c.MaxPlies = 300
+				rs = &c
+			}
+			for game := range 8 {
+				g, err := rules.NewGame(rs, rs.StartFEN())
+				if err != nil {
+					t.Fatal(err)
+				}
+				gametest.Playout(rng, g, game*10)
+				legal := g.LegalMoves(nil)
+				clear(clean)
+				for i := range dirty {
+					dirty[i] = float32(i%7) - 3.5
+				}
+				if err := Encode(g, legal, clean); err != nil {
+					t.Fatal(err)
+				}
+				if err := Encode(g, legal, dirty); err != nil {
+					t.Fatal(err)
+				}
+				for i := range clean {
+					if math.Float32bits(clean[i]) != math.Float32bits(dirty[i]) {
+						t.Fatalf("%s, %s: float %d (plane %d) is %v over garbage, %v over zeros", rs.Name, g.Position().FEN(), i, i/rules.Squares, dirty[i], clean[i])
+					}
+				}
+			}
+		}
 	}
 }
