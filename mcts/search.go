@@ -777,8 +777,12 @@ func (s *Search) expand(leaf int32, moves []rules.Move, policy []float32, scale 
 		s.poolFull = true
 		return
 	}
+	// Grown once and written in place: an append per child cost a
+	// capacity check and a copy of the node each.
+	t.nodes = slices.Grow(t.nodes, len(moves))[:first+len(moves)]
+	kids := t.nodes[first:]
 	for j, m := range moves {
-		t.nodes = append(t.nodes, node{prior: policy[j] * scale, move: m})
+		kids[j] = node{prior: policy[j] * scale, move: m}
 	}
 	nd := &t.nodes[leaf]
 	nd.first, nd.nkids = int32(first), uint16(len(moves))
@@ -980,12 +984,26 @@ func (s *Search) gumbelInterior(i int32) int32 {
 	// π'(a) ∝ P(a)·exp(σ(q̂(a))); shift by the largest exponent.
 	top := math.Inf(-1)
 	for j := range kids {
-		top = max(top, s.sigma(s.q[j], maxN))
+		s.q[j] = s.sigma(s.q[j], maxN) // q is no longer needed: keep σ
+		top = max(top, s.q[j])
 	}
-	var z float64
+	// The unvisited children (most of them) share one completed Q, so one
+	// exponential serves them all.
+	var z, shared float64
+	haveShared := false
 	for j := range kids {
-		w := float64(kids[j].prior) * math.Exp(s.sigma(s.q[j], maxN)-top)
-		s.q[j] = w // q is no longer needed: keep the weight
+		var e float64
+		switch {
+		case s.visited[j]:
+			e = math.Exp(s.q[j] - top)
+		case !haveShared:
+			shared, haveShared = math.Exp(s.q[j]-top), true
+			fallthrough
+		default:
+			e = shared
+		}
+		w := float64(kids[j].prior) * e
+		s.q[j] = w // σ is no longer needed: keep the weight
 		z += w
 	}
 	if !(z > 0) {
