@@ -134,20 +134,22 @@ func (g *Game) WinningMove(moves []Move, checksOnly bool) (Move, bool) {
 		}
 	}
 	for _, m := range moves {
-		from, to := m.From(), m.To()
-		if m.IsPass() || sens.Has(from) || sens.Has(to) {
-			if checksOnly {
-				if g.GivesCheck(m) && g.WinsWith(m) {
-					return m, true
-				}
-			} else if g.winsWith(m, mobile) {
+		if m.IsPass() {
+			if (!checksOnly || g.GivesCheck(m)) && g.winsWith(m, mobile) {
 				return m, true
 			}
 			continue
 		}
+		from, to := m.From(), m.To()
 		moving, captured := p.board[from], p.board[to]
-		if p.leapChecks(moving.Type(), to, k) {
-			if g.WinsWith(m) {
+		var check, bikjang bool
+		if sens.Has(from) || sens.Has(to) {
+			check, bikjang = p.attackAfter(m, k)
+		} else {
+			check, bikjang = p.leapChecks(moving.Type(), to, k), !judged
+		}
+		if check || bikjang {
+			if (check || !checksOnly) && g.winsWith(m, mobile) {
 				return m, true
 			}
 			continue
@@ -155,13 +157,14 @@ func (g *Game) WinningMove(moves []Move, checksOnly bool) (Move, bool) {
 		if checksOnly {
 			continue // no check
 		}
-		if !judged || !mobile.Has(to) {
+		if !mobile.Has(to) {
 			if g.winsWith(m, mobile) {
 				return m, true
 			}
 			continue
 		}
-		// MakeMove's key and clock.
+		// Quiet, and the opponent keeps a move: only the history can end
+		// the game. MakeMove's key and clock.
 		key := p.key ^ zobristSide ^ zobristPiece[moving][from] ^ zobristPiece[moving][to]
 		halfmove := p.halfmove + 1
 		if captured != NoPiece {
@@ -173,6 +176,35 @@ func (g *Game) WinningMove(moves []Move, checksOnly bool) (Move, bool) {
 		}
 	}
 	return NoMove, false
+}
+
+// attackAfter reports whether m, a legal move of the side to move, attacks
+// the other general (on k) and whether it leaves the generals in bikjang:
+// checkedBy's and InBikjang's answers after m, found by moving the piece on
+// the board and in its piece set alone (the attack test reads both), which
+// costs less than MakeMove and UnmakeMove.
+func (p *Position) attackAfter(m Move, k Square) (check, bikjang bool) {
+	from, to := m.From(), m.To()
+	b := &p.board
+	moving, captured := b[from], b[to]
+	b[to], b[from] = moving, NoPiece
+	p.pieces[moving].clear(from)
+	p.pieces[moving].set(to)
+	kingMove := moving.Type() == King
+	if kingMove {
+		p.kings[p.side] = to
+	}
+	// The captured piece stays in its set: a stale square of the side
+	// attacked, which the test does not read.
+	check = p.squareAttackedForKing(k, p.side, true)
+	bikjang = p.rules.Facing.bikjang() && p.kingsFacing()
+	b[from], b[to] = moving, captured
+	p.pieces[moving].clear(to)
+	p.pieces[moving].set(from)
+	if kingMove {
+		p.kings[p.side] = from
+	}
+	return check, bikjang
 }
 
 // mobileAfter is, for the side not to move, the squares t such that after

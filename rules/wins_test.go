@@ -134,15 +134,25 @@ func BenchmarkWinsWith(b *testing.B) {
 // turn, find: on every legal move alone and on the whole list, with and
 // without checksOnly, along random games under every preset (and under
 // each with a short move limit and length cap) that lean to captures, so
-// that thin endgames, where a quiet move may stalemate, come up, and to
-// shuttling, so that repetitions do.
+// that thin endgames, where a quiet move may stalemate, come up, to
+// shuttling, so that repetitions do, and to bikjang.
 func TestWinningMoveMatchesWinsWith(t *testing.T) {
 	rng := rand.New(rand.NewPCG(26, 26))
 	wins := map[Termination]int{}
 	moves := 0
-	for _, name := range PresetNames() {
+	// janggiclassic with bikjang claims too: the one rule set where a
+	// move into bikjang ends the game.
+	claim := *MustPreset("janggiclassic")
+	claim.Name, claim.BikjangClaim = "janggiclassic+claim", true
+	if err := claim.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range append(PresetNames(), claim.Name) {
 		for _, short := range []bool{false, true} {
-			rs := MustPreset(name)
+			rs := &claim
+			if name != claim.Name {
+				rs = MustPreset(name)
+			}
 			if short {
 				c := *rs
 				c.MoveLimit, c.MaxPlies = min(max(c.MoveLimit, 1), 16), 60
@@ -186,7 +196,17 @@ func TestWinningMoveMatchesWinsWith(t *testing.T) {
 						}
 					}
 					m := legal[rng.IntN(len(legal))]
-					switch roll := rng.IntN(4); {
+					switch roll := rng.IntN(5); {
+					case roll == 4: // a move into bikjang, when there is one
+						for _, i := range rng.Perm(len(legal)) {
+							g.Play(legal[i])
+							facing := g.Position().InBikjang()
+							g.Undo()
+							if facing {
+								m = legal[i]
+								break
+							}
+						}
 					case roll == 0 && len(hist) >= 2: // back and forth
 						if back := reverseMove(hist[len(hist)-2]); !hist[len(hist)-2].IsPass() && g.IsLegal(back) {
 							m = back
