@@ -367,3 +367,115 @@ func TestEncodeOverwritesEverything(t *testing.T) {
 		}
 	}
 }
+
+// An Encoder writes what Encode writes, to the bit, leaf after leaf: into
+// one buffer, positions of random games under every preset, now a few
+// plies on or back along one game (as a search's leaves follow each other,
+// sides to move alike and not), now another game's or rule set's, and now
+// and then into another buffer.
+func TestEncoderMatchesEncode(t *testing.T) {
+	rng := rand.New(rand.NewPCG(26, 4))
+	var games []*rules.Game
+	for _, name := range rules.PresetNames() {
+		rs := rules.MustPreset(name)
+		for range 4 {
+			g, err := rules.NewGame(rs, rs.StartFEN())
+			if err != nil {
+				t.Fatal(err)
+			}
+			games = append(games, g)
+		}
+	}
+	var enc Encoder
+	bufs := [2][]float32{make([]float32, InputSize), make([]float32, InputSize)}
+	want := make([]float32, InputSize)
+	g := games[0]
+	for range 6000 {
+		switch roll := rng.IntN(20); {
+		case roll == 0:
+			g = games[rng.IntN(len(games))]
+		case roll < 8 && g.Ply() > 0:
+			for range 1 + rng.IntN(3) {
+				g.Undo()
+			}
+		default:
+			for range 1 + rng.IntN(3) {
+				if legal := g.LegalMoves(nil); len(legal) > 0 && !g.Result().Over() {
+					g.Play(legal[rng.IntN(len(legal))])
+				}
+			}
+		}
+		legal := g.LegalMoves(nil)
+		buf := bufs[0]
+		if rng.IntN(15) == 0 {
+			buf = bufs[1]
+		}
+		if err := enc.Encode(g, legal, buf); err != nil {
+			t.Fatal(err)
+		}
+		if err := Encode(g, legal, want); err != nil {
+			t.Fatal(err)
+		}
+		for j := range want {
+			if math.Float32bits(want[j]) != math.Float32bits(buf[j]) {
+				t.Fatalf("%s %s: float %d (plane %d) is %v, Encode writes %v", g.Rules().Name, g.Position().FEN(), j, j/rules.Squares, buf[j], want[j])
+			}
+		}
+	}
+}
+
+// A search's leaves into one buffer, Encode against an Encoder: each root
+// move of a middlegame, then each reply to a few of them, in turn (the
+// sides to move alternate between the two halves). One op is one leaf.
+func BenchmarkEncodeLeaves(b *testing.B) {
+	rs := rules.MustPreset("xiangqi")
+	g, _ := rules.NewGame(rs, "1rbaka2R/5r3/6n2/2p1p1p2/4P1bP1/PpC3Bc1/1nPR2P2/2N2AN2/1c2K1p2/2BAC4 w - - 0 1")
+	var leaves [][]rules.Move
+	for _, m := range g.LegalMoves(nil) {
+		leaves = append(leaves, []rules.Move{m})
+	}
+	for _, m := range g.LegalMoves(nil)[:4] {
+		g.Play(m)
+		for _, r := range g.LegalMoves(nil) {
+			leaves = append(leaves, []rules.Move{m, r})
+		}
+		g.Undo()
+	}
+	legal := make([][]rules.Move, len(leaves))
+	for i, path := range leaves {
+		for _, m := range path {
+			g.Play(m)
+		}
+		legal[i] = g.LegalMoves(nil)
+		for range path {
+			g.Undo()
+		}
+	}
+	buf := make([]float32, InputSize)
+	for _, way := range []string{"encode", "encoder"} {
+		b.Run(way, func(b *testing.B) {
+			var enc Encoder
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				path := leaves[i%len(leaves)]
+				for _, m := range path {
+					g.Play(m)
+				}
+				var err error
+				if way == "encode" {
+					err = Encode(g, legal[i%len(leaves)], buf)
+				} else {
+					err = enc.Encode(g, legal[i%len(leaves)], buf)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				for range path {
+					g.Undo()
+				}
+				i++
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ package encode
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"sync"
 
@@ -88,6 +89,13 @@ type State struct {
 // pass is legal.
 func Encode(g *rules.Game, legal []rules.Move, dst []float32) error {
 	var st State
+	st.fill(g, legal)
+	return EncodeState(&st, dst)
+}
+
+// fill sets st, which must be zero, to g's position (legal as Encode's).
+// Its boards past Steps stay empty.
+func (st *State) fill(g *rules.Game, legal []rules.Move) {
 	pos := g.Position()
 	st.Rules, st.Side = g.Rules(), pos.SideToMove()
 	st.Steps = g.Boards(st.Boards[:])
@@ -96,7 +104,78 @@ func Encode(g *rules.Game, legal []rules.Move, dst []float32) error {
 	}
 	st.LastWasPass, st.Bikjang, st.InCheck = g.LastMoveWasPass(), pos.InBikjang(), g.InCheck()
 	st.Repetitions, st.HalfmoveClock, st.Ply = g.Repetitions(), pos.HalfmoveClock(), g.Ply()
-	return EncodeState(&st, dst)
+}
+
+// Encoder is Encode for a caller that encodes position after position into
+// one buffer, as a search does its leaves: it rewrites only what differs
+// from the position it last wrote there, the same planes to the bit for a
+// fraction of the memory written. A search's next leaf mostly shares its
+// history boards with the last one (two root children share all but the
+// newest), and most feature planes are the rule set's. Nothing else may
+// write the buffer between its calls; another buffer is encoded whole. The
+// zero Encoder is ready to use.
+type Encoder struct {
+	buf  *float32 // the buffer last written (its first float), or nil
+	st   State    // the position it holds
+	feat [featureCount]float32
+}
+
+// Encode is the package's Encode into dst.
+func (e *Encoder) Encode(g *rules.Game, legal []rules.Move, dst []float32) error {
+	var st State
+	st.fill(g, legal)
+	if len(dst) < InputSize || e.buf != &dst[0] {
+		e.buf = nil
+		if err := EncodeState(&st, dst); err != nil {
+			return err
+		}
+		e.buf, e.st, e.feat = &dst[0], st, features(&st)
+		return nil
+	}
+	dst = dst[:InputSize]
+	old := &e.st
+	oldAt, newAt := &pieceAt[old.Side&1], &pieceAt[st.Side&1]
+	oldSq, newSq := &frameOf[old.Side&1], &frameOf[st.Side&1]
+	for step := range HistorySteps {
+		planes := dst[step*piecePlanes*rules.Squares:][:piecePlanes*rules.Squares]
+		ob, nb := &old.Boards[step], &st.Boards[step]
+		if old.Side == st.Side {
+			if *ob == *nb {
+				continue // a history board both leaves share
+			}
+			// The squares that changed: the old piece off, the new one
+			// on. With one view of the board, two squares' pieces never
+			// share a float.
+			for s, pc := range ob {
+				if npc := nb[s]; pc != npc {
+					if pc != rules.NoPiece {
+						planes[oldAt[pc&15]+int(oldSq[s])] = 0
+					}
+					if npc != rules.NoPiece {
+						planes[newAt[npc&15]+int(newSq[s])] = pieceOne[npc&15]
+					}
+				}
+			}
+			continue
+		}
+		// The other side's view moves every piece: all off, all on,
+		// without a branch (an empty square writes 0 where no piece of
+		// its board can be, as in EncodeState).
+		for s, pc := range ob {
+			planes[oldAt[pc&15]+int(oldSq[s])] = 0
+		}
+		for s, pc := range nb {
+			planes[newAt[pc&15]+int(newSq[s])] = pieceOne[pc&15]
+		}
+	}
+	feat := features(&st)
+	for i, v := range feat {
+		if math.Float32bits(v) != math.Float32bits(e.feat[i]) {
+			fillPlane(dst[(HistorySteps*piecePlanes+i)*rules.Squares:][:rules.Squares], v)
+		}
+	}
+	e.st, e.feat = st, feat
+	return nil
 }
 
 // whiteValues are janggi's material values by piece (colour and type), as
@@ -173,29 +252,35 @@ func EncodeState(st *State, dst []float32) error {
 			planes[at[pc&15]+int(squares[s])] = one[pc&15]
 		}
 	}
-	rs := st.Rules
-	feat := func(i int, v float32) {
+	for i, v := range features(st) {
 		fillPlane(dst[(HistorySteps*piecePlanes+i)*rules.Squares:][:rules.Squares], v)
 	}
+	return nil
+}
+
+// features is the value of each feature plane of st.
+func features(st *State) (f [featureCount]float32) {
+	rs := st.Rules
+	side := st.Side
 	b := func(x bool) float32 {
 		if x {
 			return 1
 		}
 		return 0
 	}
-	feat(featBlackToMove, b(side == rules.Black))
-	feat(featJanggi, b(rs.Game == rules.Janggi))
-	feat(featPassLegal, b(st.PassLegal))
-	feat(featLastWasPass, b(st.LastWasPass))
-	feat(featBikjang, b(st.Bikjang))
-	feat(featInCheck, b(st.InCheck))
-	feat(featRepeatedOnce, b(st.Repetitions >= 1))
-	feat(featRepeatedTwice, b(st.Repetitions >= 2))
+	f[featBlackToMove] = b(side == rules.Black)
+	f[featJanggi] = b(rs.Game == rules.Janggi)
+	f[featPassLegal] = b(st.PassLegal)
+	f[featLastWasPass] = b(st.LastWasPass)
+	f[featBikjang] = b(st.Bikjang)
+	f[featInCheck] = b(st.InCheck)
+	f[featRepeatedOnce] = b(st.Repetitions >= 1)
+	f[featRepeatedTwice] = b(st.Repetitions >= 2)
 	if rs.MoveLimit > 0 {
-		feat(featMoveClock, min(float32(st.HalfmoveClock)/float32(rs.MoveLimit), 1))
+		f[featMoveClock] = min(float32(st.HalfmoveClock)/float32(rs.MoveLimit), 1)
 	}
 	if rs.MaxPlies > 0 {
-		feat(featGameLength, min(float32(st.Ply)/float32(rs.MaxPlies), 1))
+		f[featGameLength] = min(float32(st.Ply)/float32(rs.MaxPlies), 1)
 	}
 	// The material margin, for every rule set: where counting decides it
 	// is the count a capped game would end on; elsewhere it is what a
@@ -203,36 +288,27 @@ func EncodeState(st *State, dst []float32) error {
 	// piece planes (KataGo feeds its nets such features too).
 	margin := float32(materialMargin(&st.Boards[0], side))
 	if rs.Counting {
-		feat(featCounting, 1)
+		f[featCounting] = 1
 		bonus := float32(rs.HanBonusHalves) / 2 // Han's (Black's) bonus
 		if side == rules.White {
 			bonus = -bonus
 		}
 		margin += bonus
 	}
-	feat(featCountMargin, margin/40)
-	feat(featPassUnlessInCheck, b(rs.Pass == rules.PassUnlessInCheck))
-	feat(featPassWhenStuck, b(rs.Pass == rules.PassWhenStuck))
-	feat(featFacingBikjang, b(rs.Facing == rules.FacingBikjang))
-	feat(featFacingMustBreak, b(rs.Facing == rules.FacingMustBreak))
-	feat(featFacingIgnored, b(rs.Facing == rules.FacingIgnored))
-	feat(featPerpetualCheckLoses, b(rs.PerpetualCheckLoses))
-	feat(featChaseRule, b(rs.ChaseRule))
-	feat(featShuttleRule, b(rs.ShuttleRule))
-	feat(featFourfold, b(rs.Repetition >= 4))
-	feat(featBikjangClaim, b(rs.BikjangClaim))
-	feat(featMaterialDraw, b(rs.MaterialDraw))
-	feat(featOnes, 1)
-	if rs.MoveLimit == 0 {
-		feat(featMoveClock, 0)
-	}
-	if rs.MaxPlies == 0 {
-		feat(featGameLength, 0)
-	}
-	if !rs.Counting {
-		feat(featCounting, 0)
-	}
-	return nil
+	f[featCountMargin] = margin / 40
+	f[featPassUnlessInCheck] = b(rs.Pass == rules.PassUnlessInCheck)
+	f[featPassWhenStuck] = b(rs.Pass == rules.PassWhenStuck)
+	f[featFacingBikjang] = b(rs.Facing == rules.FacingBikjang)
+	f[featFacingMustBreak] = b(rs.Facing == rules.FacingMustBreak)
+	f[featFacingIgnored] = b(rs.Facing == rules.FacingIgnored)
+	f[featPerpetualCheckLoses] = b(rs.PerpetualCheckLoses)
+	f[featChaseRule] = b(rs.ChaseRule)
+	f[featShuttleRule] = b(rs.ShuttleRule)
+	f[featFourfold] = b(rs.Repetition >= 4)
+	f[featBikjangClaim] = b(rs.BikjangClaim)
+	f[featMaterialDraw] = b(rs.MaterialDraw)
+	f[featOnes] = 1
+	return f
 }
 
 // onesPlane is a plane of ones, copied into a feature plane that is 1.

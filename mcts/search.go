@@ -127,6 +127,7 @@ type Search struct {
 // slot holds one leaf awaiting evaluation; its buffers are allocated once.
 type slot struct {
 	planes []float32
+	enc    encode.Encoder // what planes hold, so the next leaf rewrites only what differs
 	legal  []int32
 	moves  []rules.Move
 	policy []float32
@@ -691,7 +692,7 @@ func (s *Search) visit(g *rules.Game, k int) (queued, collided bool, err error) 
 			return false, false, nil
 		}
 	}
-	if err := encode.Encode(g, moves, sl.planes); err != nil {
+	if err := sl.enc.Encode(g, moves, sl.planes); err != nil {
 		s.withdraw(path)
 		return false, false, fmt.Errorf("mcts: %w", err)
 	}
