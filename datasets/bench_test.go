@@ -139,3 +139,24 @@ func BenchmarkEncodeRecord(b *testing.B) {
 		i++
 	}
 }
+
+// SetPolicy on a fresh record, as self-play makes one a ply: the xiangqi
+// middlegame's 40-odd moves with equal probabilities. One op is one record.
+func BenchmarkSetPolicy(b *testing.B) {
+	g, err := rules.NewGame(rules.MustPreset("xiangqi"), "1rbaka2R/5r3/6n2/2p1p1p2/4P1bP1/PpC3Bc1/1nPR2P2/2N2AN2/1c2K1p2/2BAC4 w - - 0 1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	moves := g.LegalMoves(nil)
+	probs := make([]float32, len(moves))
+	for i := range probs {
+		probs[i] = 1 / float32(len(moves))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := Record{Side: rules.White}
+		if err := rec.SetPolicy(moves, probs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
