@@ -107,7 +107,8 @@ func (f *keyFilter) mayHold(key uint64) bool { return f[key>>60]>>(key>>54&63)&1
 // them. A move that neither starts nor ends on a square that matters to
 // the opponent's general (its sensitive squares) gives check only as a
 // horse or janggi elephant landing on an attacking square, read from the
-// board before the move. A quiet move (no check, no bikjang) wins only by
+// board before the move; one that does is tested with its piece moved on
+// the board alone (attackAfter). A quiet move (no check, no bikjang) wins only by
 // leaving the opponent without a legal move, or by an end read from the
 // history: the opponent keeps a legal move when it has one of its own
 // moves off its general's sensitive squares that the move cannot block or
@@ -119,9 +120,9 @@ func (g *Game) WinningMove(moves []Move, checksOnly bool) (Move, bool) {
 	k := p.kings[p.side.Other()]
 	sens := p.geo.sensitive[k]
 	// A move off the sensitive squares moves no general onto the other's
-	// file and opens none between them: the generals face after it as
-	// they do now. judged: they do not, or it means no bikjang.
-	judged := !(rs.Facing.bikjang() && p.kingsFacing())
+	// file and opens none between them: after it the generals are in
+	// bikjang as they are now.
+	facing := rs.Facing.bikjang() && p.kingsFacing()
 	var mobile Bitboard
 	var window keyFilter
 	if !checksOnly {
@@ -146,7 +147,7 @@ func (g *Game) WinningMove(moves []Move, checksOnly bool) (Move, bool) {
 		if sens.Has(from) || sens.Has(to) {
 			check, bikjang = p.attackAfter(m, k)
 		} else {
-			check, bikjang = p.leapChecks(moving.Type(), to, k), !judged
+			check, bikjang = p.leapChecks(moving.Type(), to, k), facing
 		}
 		if check || bikjang {
 			if (check || !checksOnly) && g.winsWith(m, mobile) {
