@@ -84,26 +84,34 @@ func TestWinsWithMatchesResult(t *testing.T) {
 	}
 }
 
+// benchPositions is every 7th position of 10 random games under the preset
+// name, with each one's legal moves: the positions the root lookahead
+// benchmarks judge.
+func benchPositions(name string) ([]*Game, [][]Move) {
+	rs, games := recordGames(name, 10)
+	var gs []*Game
+	for _, moves := range games {
+		for ply := 0; ply < len(moves); ply += 7 {
+			g, _ := NewGame(rs, rs.StartFEN())
+			for _, m := range moves[:ply] {
+				g.Play(m)
+			}
+			gs = append(gs, g)
+		}
+	}
+	legal := make([][]Move, len(gs))
+	for i, g := range gs {
+		legal[i] = g.LegalMoves(nil)
+	}
+	return gs, legal
+}
+
 // WinsWith against the long way (Play, Result, Undo) on every legal move of
 // every position of random games: the root lookahead's work. One op is one
 // move judged.
 func BenchmarkWinsWith(b *testing.B) {
 	for _, name := range []string{"xiangqi", "janggi"} {
-		rs, games := recordGames(name, 10)
-		var gs []*Game
-		for _, moves := range games {
-			for ply := 0; ply < len(moves); ply += 7 {
-				g, _ := NewGame(rs, rs.StartFEN())
-				for _, m := range moves[:ply] {
-					g.Play(m)
-				}
-				gs = append(gs, g)
-			}
-		}
-		legal := make([][]Move, len(gs))
-		for i, g := range gs {
-			legal[i] = g.LegalMoves(nil)
-		}
+		gs, legal := benchPositions(name)
 		for _, way := range []string{"played", "winswith"} {
 			b.Run(name+"/"+way, func(b *testing.B) {
 				b.ReportAllocs()
@@ -338,21 +346,7 @@ func TestMobileAfter(t *testing.T) {
 // op is one position's moves; ns/move is per move.
 func BenchmarkWinningMove(b *testing.B) {
 	for _, name := range []string{"xiangqi", "janggi"} {
-		rs, games := recordGames(name, 10)
-		var gs []*Game
-		for _, moves := range games {
-			for ply := 0; ply < len(moves); ply += 7 {
-				g, _ := NewGame(rs, rs.StartFEN())
-				for _, m := range moves[:ply] {
-					g.Play(m)
-				}
-				gs = append(gs, g)
-			}
-		}
-		legal := make([][]Move, len(gs))
-		for i, g := range gs {
-			legal[i] = g.LegalMoves(nil)
-		}
+		gs, legal := benchPositions(name)
 		for _, checksOnly := range []bool{false, true} {
 			for _, way := range []string{"each", "winningmove"} {
 				b.Run(fmt.Sprintf("%s/checksonly=%v/%s", name, checksOnly, way), func(b *testing.B) {
