@@ -133,9 +133,13 @@ func NewNetwork(name string, w *model.Weights, params mcts.Params, opt SearchOpt
 // SearchLabel names a search's settings in a player's name: its
 // simulations, its draw score unless that is 0 (so names from before the
 // draw score still match their records), and lookahead=0 or matecheck=0
-// when the root lookahead or the mate check is off.
+// when the root lookahead or the mate check is off, and mode=puct for
+// AlphaZero's search (Gumbel's is the default).
 func SearchLabel(p mcts.Params) string {
 	label := fmt.Sprintf("sims=%d", p.Simulations)
+	if p.Mode != mcts.Gumbel {
+		label += ",mode=" + p.Mode.String()
+	}
 	if p.DrawScore != 0 {
 		label += fmt.Sprintf(",draw=%g", p.DrawScore)
 	}

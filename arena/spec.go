@@ -25,9 +25,9 @@ const (
 
 // PlayerHelp describes the specs ParsePlayer reads, for a command's help.
 const PlayerHelp = `  random                                 a uniformly random legal mover
-  uniform[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1]
+  uniform[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,mode=M]
                                          search with equal priors and value 0 (no network)
-  net:PATH[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,evaluators=N][,cache=N][,kernel=K]
+  net:PATH[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,mode=M][,evaluators=N][,cache=N][,kernel=K]
                                          search with the network checkpoint PATH (net: or net:builtin:
                                          palace's own network for the game, nets/)
 ` + uciHelp + `
@@ -35,7 +35,8 @@ sims defaults to 32, evaluators to 2, cache (evaluation cache entries, 0: none) 
 draw (the search's draw score, in [-1, 1]: what a draw is worth to the side choosing a
 move; below 0 it plays on rather than repeat) to 0; lookahead (play every root move and
 reply first, so a move that allows a mate in one is never chosen) and matecheck (prove
-each position the search expands won when it has a mate in one) to 1; kernel (the network's
+each position the search expands won when it has a mate in one) to 1; mode (the search:
+gumbel, Gumbel AlphaZero's sequential halving, or puct, AlphaZero's) to gumbel; kernel (the network's
 arithmetic: bf16, avx512 (float32) or blas, where the CPU has it) to PALACE_KERNEL's, else the
 fastest the CPU has`
 
@@ -92,8 +93,8 @@ const (
 	MaxConcurrency = 1 << 14
 )
 
-// ParsePlayer parses random, uniform[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1],
-// net:PATH[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,evaluators=N][,cache=N][,kernel=K] or
+// ParsePlayer parses random, uniform[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,mode=M],
+// net:PATH[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,mode=M][,evaluators=N][,cache=N][,kernel=K] or
 // uci:PATH[,...] (see PlayerHelp). Its errors are *SpecError.
 func ParsePlayer(spec string) (PlayerSpec, error) {
 	ps := PlayerSpec{Spec: spec, Search: mcts.PlayParams(defaultSpecSims), Evaluators: defaultSpecEvaluators, Cache: defaultSpecCache}
@@ -106,13 +107,15 @@ func ParsePlayer(spec string) (PlayerSpec, error) {
 		ps.Kind = KindRandom
 	case head == "uniform":
 		ps.Kind = KindUniform
-		allowed["sims"], allowed["draw"], allowed["lookahead"], allowed["matecheck"] = true, true, true, true
+		for _, k := range []string{"sims", "draw", "lookahead", "matecheck", "mode"} {
+			allowed[k] = true
+		}
 	case strings.HasPrefix(head, "net:"):
 		ps.Kind, ps.Path = KindNet, strings.TrimPrefix(head, "net:")
 		if ps.Path == "" {
 			ps.Path = model.Builtin
 		}
-		for _, k := range []string{"sims", "draw", "lookahead", "matecheck", "evaluators", "cache", "kernel"} {
+		for _, k := range []string{"sims", "draw", "lookahead", "matecheck", "mode", "evaluators", "cache", "kernel"} {
 			allowed[k] = true
 		}
 	case strings.HasPrefix(head, "uci:"):
@@ -124,7 +127,7 @@ func ParsePlayer(spec string) (PlayerSpec, error) {
 		ps.UCI, ps.Path = e, e.Path
 		return ps, nil
 	default:
-		return ps, bad("unknown player %q; want random, uniform[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1], net:PATH[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,evaluators=N][,cache=N][,kernel=K] or uci:PATH,nodes=N|depth=N|movetime=MS|tc=SEC[+INC][,...]", head)
+		return ps, bad("unknown player %q; want random, uniform[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,mode=M], net:PATH[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,mode=M][,evaluators=N][,cache=N][,kernel=K] or uci:PATH,nodes=N|depth=N|movetime=MS|tc=SEC[+INC][,...]", head)
 	}
 	seen := map[string]bool{}
 	for _, opt := range opts {
@@ -147,6 +150,14 @@ func ParsePlayer(spec string) (PlayerSpec, error) {
 				return ps, bad("kernel=%s: %v", val, err)
 			}
 			ps.Kernel = val
+			continue
+		}
+		if key == "mode" {
+			m, err := mcts.ParseMode(val)
+			if err != nil {
+				return ps, bad("mode=%s: want gumbel or puct", val)
+			}
+			ps.Search.Mode = m
 			continue
 		}
 		if key == "draw" {

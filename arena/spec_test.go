@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/mcts"
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/rules"
 )
@@ -29,14 +30,17 @@ func TestParsePlayerSearch(t *testing.T) {
 		"uniform,sims=4,lookahead=0":    "sims=4,lookahead=0",
 		"uniform,sims=4,matecheck=0":    "sims=4,matecheck=0",
 		"net:x,lookahead=0,matecheck=0": "sims=32,lookahead=0,matecheck=0",
+		"net:x,mode=gumbel":             "sims=32",
+		"uniform,sims=8,mode=puct":      "sims=8,mode=puct",
 	} {
 		ps, err := arena.ParsePlayer(spec)
 		if err != nil {
 			t.Fatal(err)
 		}
 		p := ps.Search
-		if p.RootLookahead == strings.Contains(want, "lookahead=0") || p.MateCheck == strings.Contains(want, "matecheck=0") || arena.SearchLabel(p) != want {
-			t.Errorf("%s: lookahead %v, mate check %v, label %q, want %q", spec, p.RootLookahead, p.MateCheck, arena.SearchLabel(p), want)
+		if p.RootLookahead == strings.Contains(want, "lookahead=0") || p.MateCheck == strings.Contains(want, "matecheck=0") ||
+			(p.Mode == mcts.PUCT) != strings.Contains(want, "mode=puct") || arena.SearchLabel(p) != want {
+			t.Errorf("%s: lookahead %v, mate check %v, mode %v, label %q, want %q", spec, p.RootLookahead, p.MateCheck, p.Mode, arena.SearchLabel(p), want)
 		}
 	}
 }
@@ -91,6 +95,7 @@ func TestParsePlayerErrors(t *testing.T) {
 		"uci:fsf":              "give the engine a limit",
 		"uci:fsf,nodes=1,x=2":  `uci has no option "x"`,
 		"uniform,sims=4,sims=": "sims given twice",
+		"net:x,mode=alphabeta": "mode=alphabeta: want gumbel or puct",
 	} {
 		_, err := arena.ParsePlayer(spec)
 		var se *arena.SpecError
