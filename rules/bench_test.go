@@ -155,3 +155,22 @@ func BenchmarkHasLegalMoveGames(b *testing.B) {
 		})
 	}
 }
+
+// Game.LegalMoves on the positions BenchmarkLegalMovesGames uses: the
+// game's history rules on top of the position's moves. One op is one
+// position's moves.
+func BenchmarkGameLegalMoves(b *testing.B) {
+	for _, name := range []string{"xiangqi", "janggi"} {
+		gs, _ := benchPositions(name)
+		b.Run(name, func(b *testing.B) {
+			buf := make([]Move, 0, MaxMoves)
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, g := range gs {
+					buf = g.LegalMoves(buf[:0])
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(gs)), "ns/position")
+		})
+	}
+}

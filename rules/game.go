@@ -171,7 +171,8 @@ func (g *Game) LegalMoves(dst []Move) []Move {
 	if g.historyEnded() {
 		return dst
 	}
-	return g.pos.LegalMoves(dst)
+	st := &g.states[len(g.states)-1]
+	return g.pos.legalMoves(dst, st.inCheck, st.bikjang)
 }
 
 // Play makes m, which must be legal; callers that cannot vouch for m use

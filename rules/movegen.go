@@ -516,12 +516,15 @@ func (p *Position) appendJanggiCannon(dst []Move, from Square, r *ray) []Move {
 // history (Game.LegalMoves applies the rules that depend on history), and
 // returns the extended slice. It allocates nothing when dst has room.
 func (p *Position) LegalMoves(dst []Move) []Move {
+	return p.legalMoves(dst, p.kingAttacked(p.side), p.InBikjang())
+}
+
+// legalMoves is LegalMoves for callers that already know whether the side
+// to move is in check and in bikjang (a Game keeps both for each ply).
+func (p *Position) legalMoves(dst []Move, inCheck, bikjang bool) []Move {
 	start := len(dst)
 	dst = p.appendPseudo(dst)
-	us := p.side
-	k := p.kings[us]
-	inCheck := p.kingAttacked(us)
-	bikjang := p.InBikjang()
+	k := p.kings[p.side]
 	quiet := !inCheck && !bikjang
 	var open, lines Bitboard
 	if quiet {
