@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -159,4 +160,26 @@ func BenchmarkSetPolicy(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// SetPosition along a long random game, as self-play fills a record a ply
+// (its games run to 400 plies). One op is one record.
+func BenchmarkSetPosition(b *testing.B) {
+	rs := rules.MustPreset("xiangqi")
+	g, err := rules.NewGame(rs, rs.StartFEN())
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for ply := 0; ply < 300 && !g.Result().Over(); ply++ {
+		moves := g.LegalMoves(nil)
+		g.Play(moves[rng.IntN(len(moves))])
+	}
+	legal := g.LegalMoves(nil)
+	var rec Record
+	b.ReportAllocs()
+	for b.Loop() {
+		rec.SetPosition(g, legal)
+	}
+	b.ReportMetric(float64(g.Ply()), "plies")
 }

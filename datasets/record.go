@@ -125,18 +125,10 @@ func (r *Record) SetPosition(g *rules.Game, legal []rules.Move) {
 	r.HalfmoveClock = pos.HalfmoveClock()
 	r.Ply = g.Ply()
 	r.NumHistory = min(r.Ply, HistoryMoves)
-	var buf [256]rules.Move
-	moves := g.Moves(buf[:0])
 	r.History = [HistoryMoves]PastMove{}
 	for i := 0; i < r.NumHistory; i++ {
-		m := moves[len(moves)-1-i]
-		pm := PastMove{Move: m}
-		if !m.IsPass() {
-			if before, ok := g.Ancestor(i + 1); ok {
-				pm.Captured = before.Board(m.To())
-			}
-		}
-		r.History[i] = pm
+		m, captured, _ := g.MoveBack(i)
+		r.History[i] = PastMove{Move: m, Captured: captured}
 	}
 	r.Repetitions = min(g.Repetitions(), maxRepeats)
 	r.InCheck = g.InCheck()

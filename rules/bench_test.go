@@ -112,3 +112,65 @@ func BenchmarkAdjudication(b *testing.B) {
 		})
 	}
 }
+
+// LegalMoves on the positions of random games the lookahead benchmarks
+// use: one op is one position's moves.
+func BenchmarkLegalMovesGames(b *testing.B) {
+	for _, name := range []string{"xiangqi", "janggi"} {
+		gs, _ := benchPositions(name)
+		b.Run(name, func(b *testing.B) {
+			buf := make([]Move, 0, MaxMoves)
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, g := range gs {
+					buf = g.pos.LegalMoves(buf[:0])
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(gs)), "ns/position")
+		})
+	}
+}
+
+// HasLegalMove after every legal move of the positions of random games,
+// as the root lookahead's mate and stalemate tests ask it: one op is one
+// position's moves.
+func BenchmarkHasLegalMoveGames(b *testing.B) {
+	for _, name := range []string{"xiangqi", "janggi"} {
+		gs, legal := benchPositions(name)
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			n := 0
+			for b.Loop() {
+				for i, g := range gs {
+					p := &g.pos
+					for _, m := range legal[i] {
+						u := p.MakeMove(m)
+						p.HasLegalMove()
+						p.UnmakeMove(m, u)
+					}
+					n += len(legal[i])
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/move")
+		})
+	}
+}
+
+// Game.LegalMoves on the positions BenchmarkLegalMovesGames uses: the
+// game's history rules on top of the position's moves. One op is one
+// position's moves.
+func BenchmarkGameLegalMoves(b *testing.B) {
+	for _, name := range []string{"xiangqi", "janggi"} {
+		gs, _ := benchPositions(name)
+		b.Run(name, func(b *testing.B) {
+			buf := make([]Move, 0, MaxMoves)
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, g := range gs {
+					buf = g.LegalMoves(buf[:0])
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(gs)), "ns/position")
+		})
+	}
+}

@@ -107,6 +107,19 @@ func (g *Game) Boards(dst [][Squares]Piece) int {
 	return k
 }
 
+// MoveBack is the move played k plies back (0 is the last one) and the
+// piece it captured (NoPiece for none, or a pass); false when that is
+// before the root. A record of the recent moves reads them so, where
+// Moves and Ancestor copy the whole history and positions.
+func (g *Game) MoveBack(k int) (Move, Piece, bool) {
+	n := len(g.states) - 1
+	if k < 0 || k >= n {
+		return NoMove, NoPiece, false
+	}
+	st := &g.states[n-k]
+	return st.move, st.undo.captured, true
+}
+
 // KeyBack is the Zobrist key of the position k plies back (0 is the
 // current one); false when that is before the root.
 func (g *Game) KeyBack(k int) (uint64, bool) {
@@ -158,7 +171,8 @@ func (g *Game) LegalMoves(dst []Move) []Move {
 	if g.historyEnded() {
 		return dst
 	}
-	return g.pos.LegalMoves(dst)
+	st := &g.states[len(g.states)-1]
+	return g.pos.legalMoves(dst, st.inCheck, st.bikjang)
 }
 
 // Play makes m, which must be legal; callers that cannot vouch for m use

@@ -105,11 +105,158 @@ func (p *Position) squareAttackedForKing(k Square, by Color, flying bool) bool {
 	return false
 }
 
+// rayAttacked reports whether a chariot or cannon of colour by, or (flying,
+// xiangqi, along the file) by's general, attacks k along its ray d.
+//
+// squareAttackedForKing scans the same way inline: four calls cost it a
+// sixth of its time. The piece sets may hold stale squares while a piece is
+// moved on the board alone, but never miss an attacker: they only decide
+// what is worth scanning on the board.
+func (p *Position) rayAttacked(k Square, d int, by Color, flying bool) bool {
+	g := p.geo
+	b := &p.board
+	chariot, cannon := MakePiece(by, Chariot), MakePiece(by, Cannon)
+	sliders := p.pieces[chariot].or(p.pieces[cannon])
+	flyingKing := d < 2 && flying && !g.janggi
+	if flyingKing {
+		sliders = sliders.or(p.pieces[MakePiece(by, King)])
+	}
+	if g.rayMask[k][d].and(sliders).Empty() {
+		return false
+	}
+	r := &g.rays[k][d]
+	i := uint8(0)
+	for ; i < r.n && b[r.sq[i]] == NoPiece; i++ {
+	}
+	if i == r.n {
+		return false
+	}
+	first := b[r.sq[i]]
+	if first == chariot {
+		return true
+	}
+	if flyingKing && first == MakePiece(by, King) {
+		return true // flying general
+	}
+	if g.janggi && first.Type() == Cannon {
+		return false // a cannon never screens in janggi
+	}
+	for i++; i < r.n && b[r.sq[i]] == NoPiece; i++ {
+	}
+	return i < r.n && b[r.sq[i]] == cannon
+}
+
+// diagsAttacked reports whether a chariot or cannon of colour by attacks k
+// along a janggi palace diagonal.
+func (p *Position) diagsAttacked(k Square, by Color) bool {
+	g := p.geo
+	b := &p.board
+	chariot, cannon := MakePiece(by, Chariot), MakePiece(by, Cannon)
+	if g.diagMask[k].and(p.pieces[chariot].or(p.pieces[cannon])).Empty() {
+		return false
+	}
+	for j := uint8(0); j < g.nDiags[k]; j++ {
+		r := &g.diags[k][j]
+		first := b[r.sq[0]]
+		if first == chariot {
+			return true
+		}
+		if r.n < 2 {
+			continue
+		}
+		second := b[r.sq[1]]
+		if first == NoPiece {
+			if second == chariot {
+				return true
+			}
+		} else if first.Type() != Cannon && second == cannon {
+			return true
+		}
+	}
+	return false
+}
+
+// attackedThrough is squareAttackedForKing(k, by, true) after a move from
+// from to to, made on the board, for a general on k that the move did not
+// move and that was not attacked by by before it. Only the squares the move
+// changed can have made an attack: from, emptied (a line through it opened,
+// a cannon screen gone, a horse's or janggi elephant's leg freed), and to,
+// filled (a new cannon screen, or by's piece that moved there attacking),
+// so it rescans the lines through them, the palace diagonals when either is
+// on one, and the leapers whose leg is from or who stand on to, and not the
+// rest.
+func (p *Position) attackedThrough(k, from, to Square, by Color) bool {
+	g := p.geo
+	b := &p.board
+	df, dt := lineDir(k, from), lineDir(k, to)
+	if df >= 0 && p.rayAttacked(k, df, by, true) {
+		return true
+	}
+	if dt >= 0 && dt != df && p.rayAttacked(k, dt, by, true) {
+		return true
+	}
+	if g.janggi {
+		if (g.diagMask[k].Has(from) || g.diagMask[k].Has(to)) && p.diagsAttacked(k, by) {
+			return true
+		}
+		elephant := MakePiece(by, Elephant)
+		if !g.elephantMask[k].and(p.pieces[elephant]).Empty() {
+			el := &g.elephantFrom[k]
+			for j := uint8(0); j < el.n; j++ {
+				l := &el.l[j]
+				if (l.leg1 == from || l.leg2 == from || l.to == to) &&
+					b[l.to] == elephant && b[l.leg1] == NoPiece && b[l.leg2] == NoPiece {
+					return true
+				}
+			}
+		}
+	}
+	horse := MakePiece(by, Horse)
+	if !g.horseMask[k].and(p.pieces[horse]).Empty() {
+		hl := &g.horseFrom[k]
+		for j := uint8(0); j < hl.n; j++ {
+			l := &hl.l[j]
+			if (l.leg1 == from || l.to == to) && b[l.to] == horse && b[l.leg1] == NoPiece {
+				return true
+			}
+		}
+	}
+	return b[to] == MakePiece(by, Soldier) && g.soldierMask[by][k].Has(to)
+}
+
+// lineDir is the index d of the ray from k that holds s (rays[k][d]: north,
+// south, east, west), or -1 when s is on none.
+func lineDir(k, s Square) int {
+	switch {
+	case squareFile[s] == squareFile[k]:
+		if s > k {
+			return 0
+		}
+		return 1
+	case squareRank[s] == squareRank[k]:
+		if s > k {
+			return 2
+		}
+		return 3
+	}
+	return -1
+}
+
+// squareFile and squareRank are Square.File and Square.Rank by table: the
+// attack test asks them per move, where dividing costs more.
+var squareFile, squareRank = func() (f, r [Squares]uint8) {
+	for s := Square(0); s < Squares; s++ {
+		f[s], r[s] = uint8(s.File()), uint8(s.Rank())
+	}
+	return f, r
+}()
+
 // checkedBy reports whether the side to move is in check after m, the move
 // just made. The side to move was not in check before m (it was the side
 // not to move), so a move that neither starts nor ends on a square that
 // matters to its general, and is no horse or janggi elephant landing on a
-// square that attacks it, cannot have given check.
+// square that attacks it, cannot have given check, and one that does can
+// only have given it through its two squares (attackedThrough).
 func (p *Position) checkedBy(m Move) bool {
 	if m == NoMove || m.IsPass() {
 		return p.kingAttacked(p.side)
@@ -118,7 +265,7 @@ func (p *Position) checkedBy(m Move) bool {
 	k := p.kings[p.side]
 	from, to := m.From(), m.To()
 	if sens := &g.sensitive[k]; sens.Has(from) || sens.Has(to) {
-		return p.kingAttacked(p.side)
+		return p.attackedThrough(k, from, to, p.side.Other())
 	}
 	return p.leapChecks(p.board[to].Type(), to, k)
 }
@@ -278,6 +425,17 @@ func (p *Position) hasLegalMove(inCheck, bikjang bool) bool {
 	}
 	others := p.occ[us]
 	others.clear(k)
+	if !inCheck && !bikjang {
+		open, lines := p.exposure()
+		for !others.Empty() {
+			from := others.popLowest()
+			for _, m := range p.appendPieceMoves(buf[:0], from) {
+				if !open.Has(from) && !lines.Has(m.To()) || p.safeAfter(m) {
+					return true
+				}
+			}
+		}
+	}
 	for !others.Empty() {
 		for _, m := range p.appendPieceMoves(buf[:0], others.popLowest()) {
 			if p.legalAfter(m, bikjang) {
@@ -358,21 +516,30 @@ func (p *Position) appendJanggiCannon(dst []Move, from Square, r *ray) []Move {
 // history (Game.LegalMoves applies the rules that depend on history), and
 // returns the extended slice. It allocates nothing when dst has room.
 func (p *Position) LegalMoves(dst []Move) []Move {
+	return p.legalMoves(dst, p.kingAttacked(p.side), p.InBikjang())
+}
+
+// legalMoves is LegalMoves for callers that already know whether the side
+// to move is in check and in bikjang (a Game keeps both for each ply).
+func (p *Position) legalMoves(dst []Move, inCheck, bikjang bool) []Move {
 	start := len(dst)
 	dst = p.appendPseudo(dst)
-	us := p.side
-	k := p.kings[us]
-	inCheck := p.kingAttacked(us)
-	bikjang := p.InBikjang()
-	sens := &p.geo.sensitive[k]
+	k := p.kings[p.side]
+	quiet := !inCheck && !bikjang
+	var open, lines Bitboard
+	if quiet {
+		open, lines = p.exposure()
+	}
 	n := start
 	for i := start; i < len(dst); i++ {
 		m := dst[i]
 		from, to := m.From(), m.To()
-		if inCheck || bikjang || from == k || sens.Has(from) || sens.Has(to) {
+		if !quiet || from == k {
 			if !p.legalAfter(m, bikjang) {
 				continue
 			}
+		} else if (open.Has(from) || lines.Has(to)) && !p.safeAfter(m) {
+			continue
 		}
 		dst[n] = m
 		n++
@@ -408,6 +575,71 @@ func (p *Position) legalAfter(m Move, bikjang bool) bool {
 	if kingMove {
 		p.kings[p.side] = from
 	}
+	return ok
+}
+
+// exposure is, for the side to move in neither check nor bikjang, where a
+// move of a piece other than its general must start (open) or end (lines)
+// to be able to expose the general; any other such move is legal without
+// an attack test. The general is attacked after a move only by what the
+// move changed (see attackedThrough), and the opponent's pieces stay put:
+// a line or palace diagonal from the general changes nothing unless an
+// opposing chariot or cannon (or, in xiangqi, along the file, the other
+// general) stands on it, and a horse or janggi elephant only attacks once
+// the move leaves its leg. lines is the squares of the lines and palace
+// diagonals holding such a piece; open adds those legs.
+func (p *Position) exposure() (open, lines Bitboard) {
+	g := p.geo
+	b := &p.board
+	k := p.kings[p.side]
+	by := p.side.Other()
+	sliders := p.pieces[MakePiece(by, Chariot)].or(p.pieces[MakePiece(by, Cannon)])
+	for d := 0; d < 4; d++ {
+		s := sliders
+		if d < 2 && !g.janggi {
+			s = s.or(p.pieces[MakePiece(by, King)])
+		}
+		if !g.rayMask[k][d].and(s).Empty() {
+			lines = lines.or(g.rayMask[k][d])
+		}
+	}
+	open = lines
+	horse := MakePiece(by, Horse)
+	if !g.horseMask[k].and(p.pieces[horse]).Empty() {
+		for _, l := range g.horseFrom[k].l[:g.horseFrom[k].n] {
+			if b[l.to] == horse {
+				open.set(l.leg1)
+			}
+		}
+	}
+	if g.janggi {
+		if !g.diagMask[k].and(sliders).Empty() {
+			lines = lines.or(g.diagMask[k])
+			open = open.or(g.diagMask[k])
+		}
+		elephant := MakePiece(by, Elephant)
+		if !g.elephantMask[k].and(p.pieces[elephant]).Empty() {
+			for _, l := range g.elephantFrom[k].l[:g.elephantFrom[k].n] {
+				if b[l.to] == elephant {
+					open.set(l.leg1)
+					open.set(l.leg2)
+				}
+			}
+		}
+	}
+	return open, lines
+}
+
+// safeAfter is legalAfter(m, false) for a move of a piece other than the
+// general when the side to move is in neither check nor bikjang: the attack
+// test rescans only what the move changed (attackedThrough).
+func (p *Position) safeAfter(m Move) bool {
+	from, to := m.From(), m.To()
+	b := &p.board
+	moving, captured := b[from], b[to]
+	b[to], b[from] = moving, NoPiece
+	ok := !p.attackedThrough(p.kings[p.side], from, to, p.side.Other())
+	b[from], b[to] = moving, captured
 	return ok
 }
 

@@ -196,8 +196,9 @@ func (p *Position) attackAfter(m Move, k Square) (check, bikjang bool) {
 		p.kings[p.side] = to
 	}
 	// The captured piece stays in its set: a stale square of the side
-	// attacked, which the test does not read.
-	check = p.squareAttackedForKing(k, p.side, true)
+	// attacked, which the test does not read. The other general was not
+	// attacked before m, so only m's squares can have made an attack.
+	check = p.attackedThrough(k, from, to, p.side)
 	bikjang = p.rules.Facing.bikjang() && p.kingsFacing()
 	b[from], b[to] = moving, captured
 	p.pieces[moving].clear(to)
