@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/palace-chess/palace/datasets"
@@ -219,23 +220,34 @@ func TestResume(t *testing.T) {
 // A run stopped through its context commits the games it finished, and the
 // next run completes the set: the games of an uninterrupted run.
 func TestResumeAfterCancel(t *testing.T) {
-	// Enough games that the cancel, sent when the first shard is reported
-	// (asynchronously, from the shard writer), lands well before the end
-	// even on a loaded machine.
 	const games = 40
+	// Every run here evaluates with the hash-based Random evaluator, held
+	// in the stopped run: from half the calls one uninterrupted run makes,
+	// each call waits for the cancel (sent when the first shard is
+	// committed), so the cancel lands with games left to play however
+	// slowly the shard writer runs.
+	evaluator := func(calls *atomic.Int64, hold int64, release <-chan struct{}) Options {
+		return Options{CodeVersion: "test", Evaluator: func() (nn.Evaluator, string, error) {
+			return heldEvaluator{nn.NewRandom(encode.InputSize, encode.PolicySize(), 5), calls, hold, release}, "random-5", nil
+		}}
+	}
 	ref := tinyConfig(t, "janggi", games)
-	mustRun(t, ref)
+	var refCalls atomic.Int64
+	if _, err := Run(context.Background(), ref, evaluator(&refCalls, 0, nil)); err != nil {
+		t.Fatal(err)
+	}
 	want := checkDir(t, ref)
 
 	cfg := tinyConfig(t, "janggi", games)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	cancelOnShard := func(ev Event) {
+	opt := evaluator(new(atomic.Int64), refCalls.Load()/2, ctx.Done())
+	opt.Progress = func(ev Event) {
 		if ev.Kind == EventShard {
 			cancel()
 		}
 	}
-	st, err := Run(ctx, cfg, withTestEvaluator(Options{Progress: cancelOnShard, CodeVersion: "test"}))
+	st, err := Run(ctx, cfg, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,13 +258,32 @@ func TestResumeAfterCancel(t *testing.T) {
 	if err != nil || len(rep.Problems) > 0 || rep.Games != st.Played {
 		t.Fatalf("stopped run's directory: %+v, %v", rep, err)
 	}
-	st2 := mustRun(t, cfg)
+	st2, err := Run(context.Background(), cfg, evaluator(new(atomic.Int64), 0, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if st2.Before != st.Played || st.Played+st2.Played != cfg.Games {
 		t.Errorf("resumed: %+v after %+v", st2, st)
 	}
 	if got := checkDir(t, cfg); !reflect.DeepEqual(got, want) {
 		t.Errorf("a stopped and resumed run played other games than one run")
 	}
+}
+
+// heldEvaluator counts the calls of all its copies in calls and, past the
+// hold'th (hold > 0), makes each wait until release is closed.
+type heldEvaluator struct {
+	nn.Evaluator
+	calls   *atomic.Int64
+	hold    int64
+	release <-chan struct{}
+}
+
+func (h heldEvaluator) Evaluate(in []nn.Input, out []nn.Output) error {
+	if n := h.calls.Add(1); h.hold > 0 && n > h.hold {
+		<-h.release
+	}
+	return h.Evaluator.Evaluate(in, out)
 }
 
 // The commit point is the manifest entry: a shard and game records left
