@@ -11,15 +11,7 @@ import (
 // pins, screens, blocked legs and palace lines come up on both sides; the
 // caller keeps what ParseFEN accepts.
 func randomDenseFEN(rng *rand.Rand) string {
-	var board [Squares]byte
-	palace := func(black bool) Square {
-		r := rng.IntN(3)
-		if black {
-			r += 7
-		}
-		return SquareAt(3+rng.IntN(3), r)
-	}
-	board[palace(false)], board[palace(true)] = 'K', 'k'
+	board := generalsBoard(rng)
 	for _, upper := range []bool{true, false} {
 		for range 2 + rng.IntN(11) {
 			s := Square(rng.IntN(Squares))
@@ -33,29 +25,7 @@ func randomDenseFEN(rng *rand.Rand) string {
 			board[s] = c
 		}
 	}
-	fen := make([]byte, 0, 96)
-	for r := Ranks - 1; r >= 0; r-- {
-		empty := 0
-		for f := range Files {
-			c := board[SquareAt(f, r)]
-			if c == 0 {
-				empty++
-				continue
-			}
-			if empty > 0 {
-				fen = append(fen, byte('0'+empty))
-				empty = 0
-			}
-			fen = append(fen, c)
-		}
-		if empty > 0 {
-			fen = append(fen, byte('0'+empty))
-		}
-		if r > 0 {
-			fen = append(fen, '/')
-		}
-	}
-	return string(fen) + " " + string("wb"[rng.IntN(2)]) + " - - 0 1"
+	return boardFEN(&board) + " " + string("wb"[rng.IntN(2)]) + " - - 0 1"
 }
 
 // checkAttackedThrough compares attackedThrough with the full attack test

@@ -116,6 +116,12 @@ func BenchmarkAdjudication(b *testing.B) {
 // LegalMoves on the positions of random games the lookahead benchmarks
 // use: one op is one position's moves.
 func BenchmarkLegalMovesGames(b *testing.B) {
+	benchGamesMoves(b, func(g *Game, buf []Move) []Move { return g.pos.LegalMoves(buf) })
+}
+
+// benchGamesMoves times legal, one position's move generation, on the
+// positions of benchPositions' random games of both games.
+func benchGamesMoves(b *testing.B, legal func(g *Game, buf []Move) []Move) {
 	for _, name := range []string{"xiangqi", "janggi"} {
 		gs, _ := benchPositions(name)
 		b.Run(name, func(b *testing.B) {
@@ -123,7 +129,7 @@ func BenchmarkLegalMovesGames(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				for _, g := range gs {
-					buf = g.pos.LegalMoves(buf[:0])
+					buf = legal(g, buf[:0])
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(gs)), "ns/position")
@@ -160,17 +166,5 @@ func BenchmarkHasLegalMoveGames(b *testing.B) {
 // game's history rules on top of the position's moves. One op is one
 // position's moves.
 func BenchmarkGameLegalMoves(b *testing.B) {
-	for _, name := range []string{"xiangqi", "janggi"} {
-		gs, _ := benchPositions(name)
-		b.Run(name, func(b *testing.B) {
-			buf := make([]Move, 0, MaxMoves)
-			b.ReportAllocs()
-			for b.Loop() {
-				for _, g := range gs {
-					buf = g.LegalMoves(buf[:0])
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(gs)), "ns/position")
-		})
-	}
+	benchGamesMoves(b, (*Game).LegalMoves)
 }

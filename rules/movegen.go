@@ -147,7 +147,8 @@ func (p *Position) rayAttacked(k Square, d int, by Color, flying bool) bool {
 }
 
 // diagsAttacked reports whether a chariot or cannon of colour by attacks k
-// along a janggi palace diagonal.
+// along a janggi palace diagonal. squareAttackedForKing keeps its own inline
+// copy: calling this made HasLegalMove's janggi benchmark 8% slower.
 func (p *Position) diagsAttacked(k Square, by Color) bool {
 	g := p.geo
 	b := &p.board
@@ -435,6 +436,7 @@ func (p *Position) hasLegalMove(inCheck, bikjang bool) bool {
 				}
 			}
 		}
+		return p.rules.Pass == PassWhenStuck
 	}
 	for !others.Empty() {
 		for _, m := range p.appendPieceMoves(buf[:0], others.popLowest()) {

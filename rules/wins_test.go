@@ -243,15 +243,7 @@ func TestWinningMoveMatchesWinsWith(t *testing.T) {
 // pieces anywhere (pieces of the side not to move, few, so that it is
 // often nearly out of moves); the caller keeps what ParseFEN accepts.
 func randomSparseFEN(rng *rand.Rand) string {
-	var board [Squares]byte
-	palace := func(black bool) Square {
-		r := rng.IntN(3)
-		if black {
-			r += 7
-		}
-		return SquareAt(3+rng.IntN(3), r)
-	}
-	board[palace(false)], board[palace(true)] = 'K', 'k'
+	board := generalsBoard(rng)
 	side := "wb"[rng.IntN(2)]
 	place := func(upper bool, n int, from string) {
 		for range n {
@@ -268,6 +260,26 @@ func randomSparseFEN(rng *rand.Rand) string {
 	}
 	place(side == 'w', 3+rng.IntN(6), "RRCCNNPA") // the side to move
 	place(side == 'b', 1+rng.IntN(2), "AENNRPP")  // the other side
+	return boardFEN(&board) + " " + string(side) + " - - 0 1"
+}
+
+// generalsBoard is a board (FEN letters, 0 for empty) holding only the two
+// generals, each on a random square of its palace.
+func generalsBoard(rng *rand.Rand) [Squares]byte {
+	var board [Squares]byte
+	palace := func(black bool) Square {
+		r := rng.IntN(3)
+		if black {
+			r += 7
+		}
+		return SquareAt(3+rng.IntN(3), r)
+	}
+	board[palace(false)], board[palace(true)] = 'K', 'k'
+	return board
+}
+
+// boardFEN is a FEN's piece placement for board (FEN letters, 0 for empty).
+func boardFEN(board *[Squares]byte) string {
 	var sb []byte
 	for r := Ranks - 1; r >= 0; r-- {
 		empty := 0
@@ -290,7 +302,7 @@ func randomSparseFEN(rng *rand.Rand) string {
 			sb = append(sb, '/')
 		}
 	}
-	return string(sb) + " " + string(side) + " - - 0 1"
+	return string(sb)
 }
 
 // mobileAfter's claim, on random sparse positions under every preset: after
