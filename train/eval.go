@@ -325,7 +325,7 @@ func EvalGames(ev nn.Evaluator, paths []string, filter GameFilter, o EvalOptions
 		if keep, _ := sel.Select(g); !keep {
 			return nil
 		}
-		if recs, err = GamePositions(recs[:0], g, rs, filter.OpeningPlies); err != nil {
+		if recs, err = filter.Positions(recs[:0], g, rs); err != nil {
 			return err
 		}
 		name := g.Where() // g is Collect's, reused after this call

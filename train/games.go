@@ -36,6 +36,14 @@ type GameFilter struct {
 	// OpeningPlies keeps the positions of the first OpeningPlies plies of
 	// each game only (0: all of them).
 	OpeningPlies int `json:"opening_plies,omitempty"`
+	// PolicyFrom says whose moves are policy targets; the other side's
+	// positions train the value only. Empty or "all": both sides';
+	// "winner": a decided game's winner's (both sides' in a draw or a
+	// game without a result), so that a collection of one strong player's
+	// wins over a weak one teaches the strong player's moves and what
+	// losing looks like; "player:NAME": the moves of the side whose
+	// recorded name (White or Black) contains NAME.
+	PolicyFrom string `json:"policy_from,omitempty"`
 	// HeldOut is the share of games held out of training, for measuring.
 	// The split is by game, decided by the game's moves and Seed, so a
 	// game falls on the same side whatever else the collection holds.
@@ -56,6 +64,12 @@ func (f *GameFilter) Validate() error {
 		if d.value != "" && !validBound(d.value) {
 			errs = append(errs, fmt.Sprintf("%s %q: want YYYY, YYYY.MM or YYYY.MM.DD, a day that exists", d.name, d.value))
 		}
+	}
+	switch {
+	case f.PolicyFrom == "", f.PolicyFrom == "all", f.PolicyFrom == "winner":
+	case strings.HasPrefix(f.PolicyFrom, "player:") && len(f.PolicyFrom) > len("player:"):
+	default:
+		errs = append(errs, fmt.Sprintf("policy from %q: want all, winner or player:NAME", f.PolicyFrom))
 	}
 	for _, rs := range f.RuleSets {
 		if rs == "" {
@@ -275,6 +289,42 @@ func GamePositions(dst []datasets.Record, g *gamerec.Game, rs *rules.RuleSet, op
 		}
 	}
 	return dst, nil
+}
+
+// Positions appends to dst the training positions of g as GamePositions
+// builds them, up to f's opening plies, the policy targets on the moves of
+// the sides f's PolicyFrom names (Full false on the others').
+func (f *GameFilter) Positions(dst []datasets.Record, g *gamerec.Game, rs *rules.RuleSet) ([]datasets.Record, error) {
+	n := len(dst)
+	dst, err := GamePositions(dst, g, rs, f.OpeningPlies)
+	if err != nil {
+		return dst, err
+	}
+	sides := f.policySides(g)
+	if sides != [2]bool{true, true} {
+		for i := n; i < len(dst); i++ {
+			dst[i].Full = sides[dst[i].Side]
+		}
+	}
+	return dst, nil
+}
+
+// policySides says, by colour, whose moves in g are policy targets.
+func (f *GameFilter) policySides(g *gamerec.Game) [2]bool {
+	var sides [2]bool
+	switch {
+	case f.PolicyFrom == "winner" && g.Result == gamerec.WhiteWins:
+		sides[rules.White] = true
+	case f.PolicyFrom == "winner" && g.Result == gamerec.BlackWins:
+		sides[rules.Black] = true
+	case strings.HasPrefix(f.PolicyFrom, "player:"):
+		name := f.PolicyFrom[len("player:"):]
+		sides[rules.White] = strings.Contains(g.White, name)
+		sides[rules.Black] = strings.Contains(g.Black, name)
+	default:
+		sides = [2]bool{true, true}
+	}
+	return sides
 }
 
 // outcomeOf is a recorded result (gamerec's 1-0, 0-1, 1/2-1/2 or *) to

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -214,6 +215,83 @@ func TestGamePositionsJanggi(t *testing.T) {
 	bad := recorded(t, rs, "a4a5 a4a5", gamerec.Draw)
 	if _, err := train.GamePositions(nil, &bad, rs, 0); err == nil || !strings.Contains(err.Error(), "ply 2") {
 		t.Errorf("an illegal move: %v, want an error naming ply 2", err)
+	}
+}
+
+// TestPolicyFrom: the filter's PolicyFrom keeps the policy targets of the
+// sides it names (Full) and leaves every position's value target; a game
+// set whose filter names no side of any game is refused.
+func TestPolicyFrom(t *testing.T) {
+	rs := ruleSet(t, "xiangqi")
+	moves := "h3e3 h8e8 h1g3 h10g8 i1h1"
+	game := func(result, white, black string) gamerec.Game {
+		g := recorded(t, rs, moves, result)
+		g.White, g.Black = white, black
+		return g
+	}
+	redWon := game(gamerec.WhiteWins, "net:abc/sims=64", "uci:fairy-stockfish/nodes=100")
+	blackWon := game(gamerec.BlackWins, "uci:fairy-stockfish/nodes=100", "net:abc/sims=64")
+	drawn := game(gamerec.Draw, "a", "b")
+	open := game(gamerec.Unknown, "a", "b")
+	for _, c := range []struct {
+		from string
+		g    *gamerec.Game
+		want [2]bool // policy targets of Red's and Black's moves
+	}{
+		{"", &blackWon, [2]bool{true, true}},
+		{"all", &blackWon, [2]bool{true, true}},
+		{"winner", &redWon, [2]bool{true, false}},
+		{"winner", &blackWon, [2]bool{false, true}},
+		{"winner", &drawn, [2]bool{true, true}},
+		{"winner", &open, [2]bool{true, true}},
+		{"player:fairy-stockfish", &redWon, [2]bool{false, true}},
+		{"player:fairy-stockfish", &blackWon, [2]bool{true, false}},
+		{"player:net:", &blackWon, [2]bool{false, true}},
+		{"player:nobody", &drawn, [2]bool{false, false}},
+	} {
+		f := train.GameFilter{PolicyFrom: c.from}
+		if err := f.Validate(); err != nil {
+			t.Fatalf("%q: %v", c.from, err)
+		}
+		all, err := train.GamePositions(nil, c.g, rs, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, err := f.Positions(nil, c.g, rs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(recs) != len(all) {
+			t.Fatalf("%q: %d positions, want %d", c.from, len(recs), len(all))
+		}
+		for i, r := range recs {
+			if r.Full != c.want[r.Side] || r.Result != all[i].Result || r.WDL != all[i].WDL || !slices.Equal(r.Policy, all[i].Policy) {
+				t.Errorf("%q, %s, ply %d (side %v): policy target %t (want %t), result %v WDL %v (want %v %v)",
+					c.from, c.g.Result, i, r.Side, r.Full, c.want[r.Side], r.Result, r.WDL, all[i].Result, all[i].WDL)
+			}
+		}
+	}
+	for _, bad := range []string{"loser", "player:", "Winner"} {
+		f := train.GameFilter{PolicyFrom: bad}
+		if err := f.Validate(); err == nil || !strings.Contains(err.Error(), strconv.Quote(bad)) {
+			t.Errorf("policy from %q: %v, want an error naming it", bad, err)
+		}
+	}
+
+	dir := t.TempDir()
+	path := filepath.Join(dir, "games.jsonl")
+	writeGames(t, path, []gamerec.Game{redWon, blackWon}, rs)
+	set, err := train.BuildGameSet(filepath.Join(dir, "set"), []string{path}, train.GameFilter{PolicyFrom: "player:fairy-stockfish", KeepDuplicates: true}, "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Fairy-Stockfish plays Black's two moves of the first game and Red's three of the second.
+	if set.Train.Positions != 10 || set.Train.Policy != 5 {
+		t.Errorf("%d positions, %d with a policy target; want 10 and 5", set.Train.Positions, set.Train.Policy)
+	}
+	_, err = train.BuildGameSet(filepath.Join(dir, "none"), []string{path}, train.GameFilter{PolicyFrom: "player:nobody"}, "test", nil)
+	if err == nil || !strings.Contains(err.Error(), `"player:nobody"`) {
+		t.Errorf("a policy side no game has: %v, want an error naming it", err)
 	}
 }
 

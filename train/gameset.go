@@ -42,6 +42,9 @@ type Split struct {
 	// Results counts the positions by their game's result to the side to
 	// move: wins, draws, losses, none.
 	Results [4]int64 `json:"results"`
+	// Policy counts the positions with a policy target (all of them
+	// unless the filter's PolicyFrom names a side).
+	Policy int64 `json:"policy"`
 }
 
 // GameSet describes a built game set.
@@ -172,7 +175,7 @@ func BuildGameSet(dir string, paths []string, filter GameFilter, codeVersion str
 		set.Read++
 		keep, heldOut := sel.Select(g)
 		if keep {
-			if recs, err = GamePositions(recs[:0], g, rs, filter.OpeningPlies); err != nil {
+			if recs, err = filter.Positions(recs[:0], g, rs); err != nil {
 				return err
 			}
 			if err := b.add(recs, rs, heldOut); err != nil {
@@ -193,6 +196,9 @@ func BuildGameSet(dir string, paths []string, filter GameFilter, codeVersion str
 	set.Dropped = sel.Dropped
 	if set.Train.Positions == 0 {
 		return nil, fmt.Errorf("train: game set: no training positions (%d games read, %d dropped by the filter, %d held out)", set.Read, set.Dropped.Total(), set.HeldOut.Games)
+	}
+	if set.Train.Policy == 0 {
+		return nil, fmt.Errorf("train: game set: no training position has a policy target: policy from %q matches no side of the %d training games", filter.PolicyFrom, set.Train.Games)
 	}
 	for _, id := range slices.Sorted(maps.Keys(b.rules)) {
 		set.RuleSets = append(set.RuleSets, b.rules[id])
@@ -257,6 +263,9 @@ func (b *setBuilder) add(recs []datasets.Record, rs *rules.RuleSet, heldOut bool
 			return fmt.Errorf("train: game set: %w", err)
 		}
 		counts.Positions++
+		if recs[i].Full {
+			counts.Policy++
+		}
 		r := recs[i].Result
 		if r == datasets.NoResult {
 			counts.Results[3]++

@@ -31,6 +31,7 @@ func TestNothingToWorkOn(t *testing.T) {
 		{[]string{"openings", "--from", "2024.02.30", empty}, 2, `from date "2024.02.30"`},
 		{[]string{"openings", "--from", "-1", empty}, 2, `from date "-1"`},
 		{[]string{"train", "--games", empty, "--out", filepath.Join(empty, "n.palnet"), "--after", "2024.13"}, 2, `after "2024.13"`},
+		{[]string{"train", "--games", empty, "--out", filepath.Join(empty, "n.palnet"), "--policy-from", "loser"}, 2, `policy from "loser": want all, winner or player:NAME`},
 	} {
 		code, _, errOut := runPalace(t, "", tc.args...)
 		if code != tc.code || !strings.Contains(errOut, tc.want) {

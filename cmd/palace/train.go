@@ -26,7 +26,9 @@ Learns from the games people played: the positions of recorded games
 network through the same shards and trainer as self-play. The policy
 target is the move played, the value target the game's result to the
 side to move (a game without a result trains the policy only); positions
-are mirrored at random. A share of the games (--held-out, split by game)
+are mirrored at random. --policy-from keeps the policy targets of one
+side of each game (the winner, or a named player): the other side's
+positions train the value only. A share of the games (--held-out, split by game)
 is kept out of training, and the network is measured on it every
 eval_every steps: top-1 and top-3 move prediction, policy loss over the
 legal moves and WDL loss, each beside a predictor that knows nothing.
@@ -69,6 +71,7 @@ func runTrain(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	before := fs.String("before", "", "keep games played on or before this date (as --after)")
 	openingPlies := fs.Int("opening-plies", 0, "train on the first N plies of each game only (0: whole games)")
 	keepDuplicates := fs.Bool("keep-duplicates", false, "keep games whose moves repeat an earlier game's (default: each counted once)")
+	policyFrom := fs.String("policy-from", "all", "whose moves are policy targets (the other side's positions train the value only): all, winner (a decided game's winner; both sides of a draw) or player:NAME (the side whose recorded name contains NAME)")
 	heldOut := fs.Float64("held-out", 0.1, "share of games held out for measuring (split by game)")
 	epochs := fs.Float64("epochs", 0, "passes over the training positions (default: the config's)")
 	evalEvery := fs.Int64("eval-every", -1, "steps between held-out evaluations (default: the config's; 0: at the end only)")
@@ -127,7 +130,10 @@ func runTrain(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		cfg.EvalEvery = *evalEvery
 	}
 	filter := train.GameFilter{MinPlies: *minPlies, After: *after, Before: *before, OpeningPlies: *openingPlies,
-		KeepDuplicates: *keepDuplicates, HeldOut: *heldOut, Seed: cfg.Seed}
+		KeepDuplicates: *keepDuplicates, PolicyFrom: *policyFrom, HeldOut: *heldOut, Seed: cfg.Seed}
+	if filter.PolicyFrom == "all" {
+		filter.PolicyFrom = "" // the default, so that a job from before the flag resumes
+	}
 	if *rulesList != "" {
 		for _, r := range strings.Split(*rulesList, ",") {
 			filter.RuleSets = append(filter.RuleSets, strings.TrimSpace(r))
@@ -316,6 +322,9 @@ func printGameSet(w io.Writer, set *train.GameSet) {
 		r := s.split.Results
 		fmt.Fprintf(w, "  %-8s %6d games %8d positions (to the side to move: %d won, %d drawn, %d lost, %d without a result)\n",
 			s.name, s.split.Games, s.split.Positions, r[0], r[1], r[2], r[3])
+		if set.Filter.PolicyFrom != "" {
+			fmt.Fprintf(w, "  %-8s %6s       %8d with a policy target (policy from %s)\n", "", "", s.split.Policy, set.Filter.PolicyFrom)
+		}
 	}
 }
 
