@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -105,5 +106,112 @@ func TestImportRecords(t *testing.T) {
 	}
 	if len(games) != 2 || len(errs) != 2 || forfeits != 1 {
 		t.Fatalf("edited records: %d games, errors %v", len(games), errs)
+	}
+}
+
+// scoringMover plays the first legal move and scores each position it
+// moves from with its ply, as an engine's mover would its engine's score.
+type scoringPlayer struct{}
+
+func (scoringPlayer) Name() string { return "scoring" }
+func (scoringPlayer) NewGame(uint64) (arena.Mover, error) {
+	return &scoringMover{}, nil
+}
+
+type scoringMover struct{ score gamerec.Score }
+
+func (m *scoringMover) Move(_ context.Context, g *rules.Game) (rules.Move, error) {
+	m.score = gamerec.Score{Kind: gamerec.Centipawns, Value: g.Ply()}
+	return g.LegalMoves(nil)[0], nil
+}
+func (m *scoringMover) LastScore() gamerec.Score { return m.score }
+func (m *scoringMover) Close()                    {}
+
+// A Scorer's scores are recorded beside its moves, a zero Score beside
+// the other player's, and carried into imported games aligned with every
+// move (the opening's none); a match of players that give no scores
+// records none, and a record whose scores do not fit its plies is refused.
+func TestRecordScores(t *testing.T) {
+	c := *rules.MustPreset("xiangqi")
+	c.MaxPlies = 30
+	ops, err := arena.RandomOpenings(&c, 2, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.jsonl")
+	m := arena.Match{RuleSet: &c, Openings: ops, A: scoringPlayer{}, B: arena.Random{}, Pairs: 2, Concurrency: 2, Records: path, Seed: 3}
+	if _, err := arena.Play(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, recs, err := arena.ParseRecords(path, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	games, errs, _ := arena.Import(data, path, gamerec.ImportOptions{RuleSet: &c})
+	if len(errs) != 0 || len(games) != 4 {
+		t.Fatalf("%d games, errors %v", len(games), errs)
+	}
+	for i, r := range recs {
+		if len(r.Scores) != r.Plies {
+			t.Fatalf("record %d: %d scores for %d plies", i, len(r.Scores), r.Plies)
+		}
+		opening := games[i].Plies - r.Plies
+		if len(games[i].Scores) != games[i].Plies {
+			t.Fatalf("game %d: %d scores for %d moves", i, len(games[i].Scores), games[i].Plies)
+		}
+		for k, sc := range games[i].Scores {
+			// A moves White's moves in game 0, Black's in game 1.
+			var want gamerec.Score
+			if k >= opening && k%2 == r.Game {
+				want = gamerec.Score{Kind: gamerec.Centipawns, Value: k}
+			}
+			if sc != want || (k >= opening && r.Scores[k-opening] != sc) {
+				t.Errorf("game %d ply %d: score %v, want %v", i, k, sc, want)
+			}
+		}
+		if _, err := games[i].Replay(&c); err != nil {
+			t.Errorf("game %d does not replay: %v", i, err)
+		}
+	}
+	// Through a games file and back.
+	gpath := filepath.Join(dir, "g.jsonl")
+	hdr, err := gamerec.NewHeader(games, map[string]*rules.RuleSet{c.String(): &c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gamerec.Write(gpath, hdr, games); err != nil {
+		t.Fatal(err)
+	}
+	back, err := gamerec.Read(gpath)
+	if err != nil || !slices.Equal(back.Games[1].Scores, games[1].Scores) {
+		t.Fatalf("read back: %v, scores %v, want %v", err, back.Games[1].Scores, games[1].Scores)
+	}
+
+	// One score too many: refused, naming the count.
+	lines := strings.SplitAfter(string(data), "\n")
+	var r map[string]any
+	if err := json.Unmarshal([]byte(lines[1]), &r); err != nil {
+		t.Fatal(err)
+	}
+	r["scores"] = append(r["scores"].([]any), "cp 1")
+	b, _ := json.Marshal(r)
+	lines[1] = string(b) + "\n"
+	if _, errs, _ := arena.Import([]byte(strings.Join(lines, "")), path, gamerec.ImportOptions{RuleSet: &c}); len(errs) != 1 || !strings.Contains(errs[0].Error(), "scores for") {
+		t.Errorf("a score too many: %v", errs)
+	}
+
+	// Players that give no scores: none recorded.
+	path2 := filepath.Join(dir, "m2.jsonl")
+	m.A, m.Records = arena.Random{}, path2
+	if _, err := arena.Play(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(path2); strings.Contains(string(data), "scores") {
+		t.Errorf("random players' records hold scores:\n%s", data)
 	}
 }

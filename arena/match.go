@@ -76,6 +76,10 @@ type GameRecord struct {
 	gamerec.End
 	Plies int `json:"plies"` // after the opening
 	gamerec.Line
+	// Scores are the movers' evaluations of the positions they moved
+	// from, one for each ply after the opening (gamerec.Game's Scores);
+	// absent when neither player gives any (only engines do: a Scorer).
+	Scores []gamerec.Score `json:"scores,omitempty"`
 	// Forfeit names the player that failed (an error instead of a
 	// move), when one did.
 	Forfeit string `json:"forfeit,omitempty"`
@@ -263,6 +267,8 @@ func (m *Match) playGame(ctx context.Context, p, gi int) (GameRecord, error) {
 	forfeit := ""
 	var res rules.Result
 	reason := ""
+	var scores []gamerec.Score
+	scored := false
 	for {
 		if res = g.Result(); res.Over() {
 			break
@@ -284,7 +290,16 @@ func (m *Match) playGame(ctx context.Context, p, gi int) (GameRecord, error) {
 			}
 			break
 		}
+		var sc gamerec.Score
+		if s, ok := movers[side].(Scorer); ok {
+			sc = s.LastScore()
+			scored = scored || sc.Kind != gamerec.NoScore
+		}
+		scores = append(scores, sc)
 		g.Play(mv)
+	}
+	if !scored {
+		scores = nil
 	}
 	if reason == "" {
 		reason = res.Reason.String()
@@ -300,7 +315,7 @@ func (m *Match) playGame(ctx context.Context, p, gi int) (GameRecord, error) {
 		score = 1 - score
 	}
 	return GameRecord{Pair: p, Game: gi, Opening: o.Name, Score: score, End: gamerec.End{Result: res.Score(), Reason: reason},
-		Plies: g.Ply() - start, Line: gamerec.LineOf(g), Forfeit: forfeit}, nil
+		Plies: g.Ply() - start, Line: gamerec.LineOf(g), Scores: scores, Forfeit: forfeit}, nil
 }
 
 // summarize folds the records, pair by pair in order, into the standings;

@@ -21,6 +21,7 @@ import (
 	"sync"
 
 	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/mcts"
 	"github.com/palace-chess/palace/nn"
 	"github.com/palace-chess/palace/nn/model"
@@ -44,6 +45,14 @@ type Mover interface {
 	Move(ctx context.Context, g *rules.Game) (rules.Move, error)
 	// Close releases the game's resources.
 	Close()
+}
+
+// A Scorer is a Mover that evaluates the positions it moves from: an
+// engine's score, recorded beside each of its moves.
+type Scorer interface {
+	// LastScore is the score of the position of the last move returned
+	// (the zero Score when the engine gave none).
+	LastScore() gamerec.Score
 }
 
 // Random plays a legal move uniformly at random: the floor every trained

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/rules"
 	"github.com/palace-chess/palace/uci"
 )
@@ -355,10 +356,13 @@ func (p *UCIPlayer) Describe() string {
 
 // uciMover plays one game through one engine process.
 type uciMover struct {
-	p    *UCIPlayer
-	c    *uci.Client
-	left time.Duration // on the engine's clock (tc)
+	p     *UCIPlayer
+	c     *uci.Client
+	left  time.Duration // on the engine's clock (tc)
+	score gamerec.Score // of the last move
 }
+
+func (m *uciMover) LastScore() gamerec.Score { return m.score }
 
 func (m *uciMover) Move(ctx context.Context, g *rules.Game) (rules.Move, error) {
 	e := &m.p.spec
@@ -369,6 +373,7 @@ func (m *uciMover) Move(ctx context.Context, g *rules.Game) (rules.Move, error) 
 		lim.WTime, lim.BTime, lim.WInc, lim.BInc = m.left, m.left, e.ClockIncrement, e.ClockIncrement
 	}
 	bm, err := m.c.Go(ctx, g, lim)
+	m.score = bm.Score
 	if err != nil {
 		return rules.NoMove, err
 	}

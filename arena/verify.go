@@ -54,6 +54,9 @@ func (r *GameRecord) check(rs *rules.RuleSet, o Opening) error {
 // bad setup, move or result), which Import counts by.
 func (r *GameRecord) replay(rs *rules.RuleSet) (*rules.Game, error) {
 	moves := strings.Fields(r.Moves)
+	if len(r.Scores) > 0 && (len(r.Scores) != r.Plies || r.Plies > len(moves)) {
+		return nil, fmt.Errorf("%w: %d scores for %d plies after the opening (%d moves)", gamerec.ErrRecordSyntax, len(r.Scores), r.Plies, len(moves))
+	}
 	g, err := rules.NewGame(rs, r.StartFEN)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", gamerec.ErrRecordSetup, err)

@@ -116,6 +116,13 @@ type Game struct {
 	// Full is the number of a self-play game's positions searched with
 	// the full budget (policy targets).
 	Full int `json:"full,omitempty"`
+	// Scores are the movers' own evaluations of the positions they moved
+	// from (an engine's score to the side that moved), one a move, the
+	// zero Score where a mover gave none (an opening's random plies);
+	// absent when no mover gave one. A match records them (palace arena),
+	// and an engine's evaluations are value targets a game's one result
+	// cannot give.
+	Scores []Score `json:"scores,omitempty"`
 	// Date is when the game was played, PGN style (YYYY.MM.DD, ?? for an
 	// unknown part); empty when unknown.
 	Date string `json:"date,omitempty"`
@@ -221,6 +228,9 @@ func (g *Game) replay(rs *rules.RuleSet, strict bool) (*rules.Game, error) {
 	// its moves: an imported record's bad move says more than its count.
 	if strict && len(moves) != g.Plies {
 		return nil, fmt.Errorf("%d moves, the record says %d plies", len(moves), g.Plies)
+	}
+	if len(g.Scores) > 0 && len(g.Scores) != len(moves) {
+		return nil, fmt.Errorf("%d scores for %d moves", len(g.Scores), len(moves))
 	}
 	for i, text := range moves {
 		if strict {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -132,5 +133,20 @@ func TestReadErrors(t *testing.T) {
 	}
 	if err := Write(path, Header{}, games); err == nil || !strings.Contains(err.Error(), "not in the header") {
 		t.Errorf("write without rule sets: %v", err)
+	}
+}
+
+func TestScoreText(t *testing.T) {
+	for _, s := range []Score{{}, {Centipawns, 0}, {Centipawns, -250}, {MateIn, 4}, {MateIn, -1}} {
+		text, _ := s.MarshalText()
+		var back Score
+		if err := back.UnmarshalText(text); err != nil || back != s {
+			t.Errorf("%v: %q read back as %v, %v", s, text, back, err)
+		}
+	}
+	for _, bad := range []string{"cp", "cp x", "mate 0", "pawns 3", "cp 1 2", " cp 1"} {
+		if _, err := ParseScore(bad); err == nil || !strings.Contains(err.Error(), strconv.Quote(bad)) {
+			t.Errorf("ParseScore(%q): %v, want an error naming it", bad, err)
+		}
 	}
 }

@@ -9,10 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/rules"
 )
 
@@ -122,6 +124,49 @@ type Bestmove struct {
 	Move    rules.Move
 	Text    string        // as the engine wrote it
 	Elapsed time.Duration // from go to bestmove
+	// Score is the last exact score the engine gave its principal line
+	// (info ... score, multipv 1) before the bestmove; the zero Score when
+	// it gave none.
+	Score gamerec.Score
+}
+
+// infoScore reads the score of an info line's fields: ok is false for a
+// line without one, a bound (lowerbound, upperbound) or another line of
+// a multi-PV search than the first.
+func infoScore(f []string) (gamerec.Score, bool) {
+	var sc gamerec.Score
+	for i := 1; i < len(f); i++ {
+		switch f[i] {
+		case "multipv":
+			if i+1 < len(f) && f[i+1] != "1" {
+				return gamerec.Score{}, false
+			}
+		case "lowerbound", "upperbound":
+			return gamerec.Score{}, false
+		case "pv", "string":
+			// What follows is moves or text.
+			return sc, sc.Kind != gamerec.NoScore
+		case "score":
+			if i+1 >= len(f) {
+				return gamerec.Score{}, false
+			}
+			kind, value := gamerec.Centipawns, f[i+1] // UCCI: score N
+			if (f[i+1] == "cp" || f[i+1] == "mate") && i+2 < len(f) {
+				if f[i+1] == "mate" {
+					kind = gamerec.MateIn
+				}
+				value = f[i+2]
+				i++
+			}
+			v, err := strconv.Atoi(value)
+			if err != nil || (kind == gamerec.MateIn && v == 0) {
+				return gamerec.Score{}, false
+			}
+			sc = gamerec.Score{Kind: kind, Value: v}
+			i++
+		}
+	}
+	return sc, sc.Kind != gamerec.NoScore
 }
 
 // Client runs one engine process and plays moves through it. A client is
@@ -468,6 +513,7 @@ func (c *Client) Go(ctx context.Context, g *rules.Game, lim Limits) (Bestmove, e
 	start := time.Now()
 	limit := lim.timeout(side)
 	deadline := start.Add(limit)
+	var score gamerec.Score
 	for {
 		line, err := c.next(ctx, deadline, limit, "go")
 		if err != nil {
@@ -483,10 +529,16 @@ func (c *Client) Go(ctx context.Context, g *rules.Game, lim Limits) (Bestmove, e
 		if f[0] == "nobestmove" {
 			return Bestmove{Elapsed: time.Since(start)}, fmt.Errorf("%w: %s: nobestmove in %s", ErrNoMove, c.who(), g.Position().FEN())
 		}
+		if f[0] == "info" {
+			if sc, ok := infoScore(f); ok {
+				score = sc
+			}
+			continue
+		}
 		if f[0] != "bestmove" {
 			continue
 		}
-		bm := Bestmove{Elapsed: time.Since(start)}
+		bm := Bestmove{Elapsed: time.Since(start), Score: score}
 		if len(f) < 2 {
 			return bm, fmt.Errorf("uci: %s: a bestmove without a move", c.who())
 		}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/rules"
 )
 
@@ -152,7 +153,17 @@ func fakeEngine(mode string, in io.Reader, out, errOut io.Writer) int {
 					}
 				}
 			}
+			// The score the client keeps is the last exact one of the
+			// first line: 7 centipawns a ply played (UCCI: a plain number).
 			say("info depth 1 score cp 0 nodes 1 pv %s", m.Text(base()))
+			if ucci {
+				say("info depth 2 score %d nodes 2 pv %s", 7*g.Ply(), m.Text(base()))
+			} else {
+				say("info depth 2 multipv 1 score cp %d nodes 2 pv %s", 7*g.Ply(), m.Text(base()))
+				say("info depth 2 multipv 2 score mate 3 nodes 2 pv %s", m.Text(base()))
+				say("info depth 3 multipv 1 score cp 999 lowerbound nodes 3 pv %s", m.Text(base()))
+			}
+			say("info hashfull 3 string score cp 555")
 			say("bestmove %s", m.Text(base()))
 		case "quit":
 			if mode == "deaf" {
@@ -268,6 +279,53 @@ func TestClientFakeUCIVariant(t *testing.T) {
 				t.Errorf("the fake engine complained:\n%s", tr)
 			}
 		})
+	}
+}
+
+// TestBestmoveScore: Go keeps the principal line's last exact score, in
+// UCI and UCCI.
+func TestBestmoveScore(t *testing.T) {
+	rs := rules.MustPreset("xiangqi")
+	for _, p := range []string{ProtocolUCI, ProtocolUCCI} {
+		c, _ := mustFake(t, "good", ClientConfig{Protocol: p, Rules: rs})
+		g, _ := rules.NewGame(rs, rs.StartFEN())
+		for ply := range 3 {
+			bm, err := c.Go(context.Background(), g, Limits{Nodes: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := (gamerec.Score{Kind: gamerec.Centipawns, Value: 7 * ply}); bm.Score != want {
+				t.Errorf("%s, ply %d: score %v, want %v", p, ply, bm.Score, want)
+			}
+			g.Play(bm.Move)
+		}
+	}
+}
+
+func TestInfoScore(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want gamerec.Score
+		ok   bool
+	}{
+		{"info depth 5 seldepth 7 multipv 1 score cp -34 nodes 100 nps 1000 pv h3e3 h8e8", gamerec.Score{Kind: gamerec.Centipawns, Value: -34}, true},
+		{"info depth 5 score mate -3 pv h3e3", gamerec.Score{Kind: gamerec.MateIn, Value: -3}, true},
+		{"info depth 5 score mate 2", gamerec.Score{Kind: gamerec.MateIn, Value: 2}, true},
+		{"info depth 4 score 120 pv h2e2", gamerec.Score{Kind: gamerec.Centipawns, Value: 120}, true}, // UCCI
+		{"info depth 5 multipv 2 score cp 10 pv h3e3", gamerec.Score{}, false},
+		{"info depth 5 score cp 10 lowerbound nodes 5", gamerec.Score{}, false},
+		{"info depth 5 score cp 10 upperbound", gamerec.Score{}, false},
+		{"info depth 5 nodes 100 pv h3e3", gamerec.Score{}, false},
+		{"info string score cp 5", gamerec.Score{}, false},
+		{"info depth 5 score cp x", gamerec.Score{}, false},
+		{"info depth 5 score mate 0", gamerec.Score{}, false},
+		{"info depth 5 score", gamerec.Score{}, false},
+		{"info currmove h3e3 score cp 8", gamerec.Score{Kind: gamerec.Centipawns, Value: 8}, true},
+	} {
+		got, ok := infoScore(strings.Fields(c.line))
+		if got != c.want || ok != c.ok {
+			t.Errorf("%q: %v %t, want %v %t", c.line, got, ok, c.want, c.ok)
+		}
 	}
 }
 

@@ -8,11 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/engine"
 )
 
@@ -170,6 +172,10 @@ func TestArenaPalaceUCIVersusFairyStockfish(t *testing.T) {
 			for _, r := range recs {
 				if r.Forfeit != "" || r.Reason == "forfeit" || r.Plies == 0 {
 					t.Errorf("pair %d game %d: %s %s after %d plies, forfeit %q", r.Pair, r.Game, r.Result, r.Reason, r.Plies, r.Forfeit)
+				}
+				// Both engines score every position they move from.
+				if len(r.Scores) != r.Plies || slices.Contains(r.Scores, gamerec.Score{}) {
+					t.Errorf("pair %d game %d: scores %v for %d plies", r.Pair, r.Game, r.Scores, r.Plies)
 				}
 			}
 			for _, log := range []string{palaceLog, fsfLog} {
