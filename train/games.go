@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 	"time"
@@ -44,6 +45,13 @@ type GameFilter struct {
 	// losing looks like; "player:NAME": the moves of the side whose
 	// recorded name (White or Black) contains NAME.
 	PolicyFrom string `json:"policy_from,omitempty"`
+	// ScoreScale, where > 0, makes an engine's score of a position
+	// (gamerec.Game.Scores: a match's records) its WDL estimate, the
+	// search estimate a trainer mixes into the value target by its
+	// SearchValueWeight: a win with probability 1/(1+exp(−cp/ScoreScale))
+	// to the side that moved, else a loss (a mate is certain). Positions
+	// without a score keep the game's result there. 0: scores unused.
+	ScoreScale float64 `json:"score_scale,omitempty"`
 	// HeldOut is the share of games held out of training, for measuring.
 	// The split is by game, decided by the game's moves and Seed, so a
 	// game falls on the same side whatever else the collection holds.
@@ -64,6 +72,9 @@ func (f *GameFilter) Validate() error {
 		if d.value != "" && !validBound(d.value) {
 			errs = append(errs, fmt.Sprintf("%s %q: want YYYY, YYYY.MM or YYYY.MM.DD, a day that exists", d.name, d.value))
 		}
+	}
+	if !(f.ScoreScale >= 0 && f.ScoreScale <= 1e6) {
+		errs = append(errs, fmt.Sprintf("score scale %v: want 0 (scores unused) or a positive number of centipawns", f.ScoreScale))
 	}
 	switch {
 	case f.PolicyFrom == "", f.PolicyFrom == "all", f.PolicyFrom == "winner":
@@ -306,7 +317,33 @@ func (f *GameFilter) Positions(dst []datasets.Record, g *gamerec.Game, rs *rules
 			dst[i].Full = sides[dst[i].Side]
 		}
 	}
+	if f.ScoreScale > 0 && len(g.Scores) > 0 {
+		for i := n; i < len(dst); i++ {
+			if k := i - n; k < len(g.Scores) {
+				if p, ok := winProbability(g.Scores[k], f.ScoreScale); ok {
+					dst[i].WDL = [3]float32{float32(p), 0, float32(1 - p)}
+					dst[i].Value = float32(2*p - 1)
+				}
+			}
+		}
+	}
 	return dst, nil
+}
+
+// winProbability is an engine score's chance of a win to the side it
+// scores: logistic in centipawns over scale, certain for a mate; ok is
+// false for no score.
+func winProbability(s gamerec.Score, scale float64) (p float64, ok bool) {
+	switch s.Kind {
+	case gamerec.Centipawns:
+		return 1 / (1 + math.Exp(-float64(s.Value)/scale)), true
+	case gamerec.MateIn:
+		if s.Value > 0 {
+			return 1, true
+		}
+		return 0, true
+	}
+	return 0, false
 }
 
 // policySides says, by colour, whose moves in g are policy targets.

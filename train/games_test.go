@@ -295,6 +295,52 @@ func TestPolicyFrom(t *testing.T) {
 	}
 }
 
+// TestScoreTargets: with a score scale, a scored position's WDL is the
+// engine's (logistic in centipawns, certain for a mate), the rest keep
+// the game's result; without one, scores are ignored.
+func TestScoreTargets(t *testing.T) {
+	rs := ruleSet(t, "xiangqi")
+	g := recorded(t, rs, "h3e3 h8e8 h1g3 h10g8 i1h1", gamerec.BlackWins)
+	cp := func(v int) gamerec.Score { return gamerec.Score{Kind: gamerec.Centipawns, Value: v} }
+	g.Scores = []gamerec.Score{{}, cp(400), cp(-400), {Kind: gamerec.MateIn, Value: 3}, {Kind: gamerec.MateIn, Value: -2}}
+	p := float32(1 / (1 + math.Exp(-1)))
+	want := [][3]float32{
+		{0, 0, 1},     // Red, no score: the result, lost
+		{p, 0, 1 - p}, // Black's +400
+		{1 - p, 0, p}, // Red's −400
+		{1, 0, 0},     // Black mates in 3
+		{0, 0, 1},     // Red is mated in 2
+	}
+	f := train.GameFilter{ScoreScale: 400}
+	recs, err := f.Positions(nil, &g, rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range recs {
+		if math.Abs(float64(r.WDL[0]-want[i][0])) > 1e-6 || r.WDL[1] != want[i][1] || math.Abs(float64(r.WDL[2]-want[i][2])) > 1e-6 ||
+			math.Abs(float64(r.Value-(want[i][0]-want[i][2]))) > 1e-6 {
+			t.Errorf("ply %d: WDL %v value %v, want %v", i, r.WDL, r.Value, want[i])
+		}
+		if wantResult := []datasets.Outcome{datasets.Loss, datasets.Win}[i%2]; r.Result != wantResult || !r.Full {
+			t.Errorf("ply %d: result %v (want %v), policy target %t", i, r.Result, wantResult, r.Full)
+		}
+	}
+	recs, err = (&train.GameFilter{}).Positions(recs[:0], &g, rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range recs {
+		if res := [][3]float32{{0, 0, 1}, {1, 0, 0}}[i%2]; r.WDL != res {
+			t.Errorf("no score scale, ply %d: WDL %v, want the result's %v", i, r.WDL, res)
+		}
+	}
+	for _, bad := range []float64{-1, math.NaN(), math.Inf(1)} {
+		if err := (&train.GameFilter{ScoreScale: bad}).Validate(); err == nil || !strings.Contains(err.Error(), "score scale") {
+			t.Errorf("score scale %v: %v", bad, err)
+		}
+	}
+}
+
 func TestSelector(t *testing.T) {
 	rs := ruleSet(t, "xiangqi")
 	a := recorded(t, rs, "h3e3 h10g8 e3e7", gamerec.WhiteWins)

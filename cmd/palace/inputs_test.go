@@ -32,6 +32,8 @@ func TestNothingToWorkOn(t *testing.T) {
 		{[]string{"openings", "--from", "-1", empty}, 2, `from date "-1"`},
 		{[]string{"train", "--games", empty, "--out", filepath.Join(empty, "n.palnet"), "--after", "2024.13"}, 2, `after "2024.13"`},
 		{[]string{"train", "--games", empty, "--out", filepath.Join(empty, "n.palnet"), "--policy-from", "loser"}, 2, `policy from "loser": want all, winner or player:NAME`},
+		{[]string{"train", "--games", empty, "--out", filepath.Join(empty, "n.palnet"), "--score-weight", "1.5"}, 2, "--score-weight 1.5: want 0 to 1"},
+		{[]string{"train", "--games", empty, "--out", filepath.Join(empty, "n.palnet"), "--score-weight", "0.5", "--score-scale", "0"}, 2, "--score-scale 0"},
 	} {
 		code, _, errOut := runPalace(t, "", tc.args...)
 		if code != tc.code || !strings.Contains(errOut, tc.want) {

@@ -28,7 +28,9 @@ target is the move played, the value target the game's result to the
 side to move (a game without a result trains the policy only); positions
 are mirrored at random. --policy-from keeps the policy targets of one
 side of each game (the winner, or a named player): the other side's
-positions train the value only. A share of the games (--held-out, split by game)
+positions train the value only. --score-weight mixes an engine's score
+of each position (palace arena's records carry them) into the value
+target: a game's one result is a label every position of it shares. A share of the games (--held-out, split by game)
 is kept out of training, and the network is measured on it every
 eval_every steps: top-1 and top-3 move prediction, policy loss over the
 legal moves and WDL loss, each beside a predictor that knows nothing.
@@ -54,6 +56,9 @@ type trainJob struct {
 	EvalEvery int64            `json:"eval_every"`
 	Init      string           `json:"init,omitempty"` // the network id of --init
 	Network   *model.Config    `json:"network"`
+	// ScoreWeight is --score-weight, the config's search_value_weight
+	// where given.
+	ScoreWeight float64 `json:"score_weight,omitempty"`
 }
 
 func runTrain(args []string, _ io.Reader, stdout, stderr io.Writer) error {
@@ -72,6 +77,8 @@ func runTrain(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	openingPlies := fs.Int("opening-plies", 0, "train on the first N plies of each game only (0: whole games)")
 	keepDuplicates := fs.Bool("keep-duplicates", false, "keep games whose moves repeat an earlier game's (default: each counted once)")
 	policyFrom := fs.String("policy-from", "all", "whose moves are policy targets (the other side's positions train the value only): all, winner (a decided game's winner; both sides of a draw) or player:NAME (the side whose recorded name contains NAME)")
+	scoreWeight := fs.Float64("score-weight", 0, "mix engines' scores of the positions (a match's records) into the value target with this weight, the rest the game's result (the config's search_value_weight; 0: results only)")
+	scoreScale := fs.Float64("score-scale", 400, "with --score-weight, the centipawns of a score that make odds of e to 1 for a win: 1/(1+exp(-cp/scale)); 400 fits Fairy-Stockfish's janggi scores to its games' results")
 	heldOut := fs.Float64("held-out", 0.1, "share of games held out for measuring (split by game)")
 	epochs := fs.Float64("epochs", 0, "passes over the training positions (default: the config's)")
 	evalEvery := fs.Int64("eval-every", -1, "steps between held-out evaluations (default: the config's; 0: at the end only)")
@@ -134,6 +141,16 @@ func runTrain(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if filter.PolicyFrom == "all" {
 		filter.PolicyFrom = "" // the default, so that a job from before the flag resumes
 	}
+	if !(*scoreWeight >= 0 && *scoreWeight <= 1) {
+		return usagef("--score-weight %v: want 0 to 1", *scoreWeight)
+	}
+	if *scoreWeight > 0 {
+		if !(*scoreScale > 0) {
+			return usagef("--score-scale %v: want a positive number of centipawns", *scoreScale)
+		}
+		filter.ScoreScale = *scoreScale
+		cfg.Train.SearchValueWeight = *scoreWeight
+	}
 	if *rulesList != "" {
 		for _, r := range strings.Split(*rulesList, ",") {
 			filter.RuleSets = append(filter.RuleSets, strings.TrimSpace(r))
@@ -165,7 +182,7 @@ func runTrain(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	}
 	defer unlock()
 	job := trainJob{Format: "palace-train-games", Inputs: games, Filter: filter, Config: string(cfgData),
-		Epochs: cfg.Epochs, EvalEvery: cfg.EvalEvery, Network: &cfg.Network}
+		Epochs: cfg.Epochs, EvalEvery: cfg.EvalEvery, Network: &cfg.Network, ScoreWeight: *scoreWeight}
 	if init != nil {
 		job.Init = init.Weights.ID()
 	}
