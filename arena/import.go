@@ -49,11 +49,6 @@ func Import(data []byte, source string, opt gamerec.ImportOptions) (games []game
 		if r.Game == 1 {
 			g.White, g.Black = h.B, h.A
 		}
-		if len(r.Scores) > 0 {
-			// The opening's plies, before the players', have none.
-			g.Scores = make([]gamerec.Score, g.Plies-len(r.Scores), g.Plies)
-			g.Scores = append(g.Scores, r.Scores...)
-		}
 		where := fmt.Sprintf("arena: %s: game %d (pair %d game %d)", source, g.Index, r.Pair, r.Game)
 		if _, err := r.replay(rs); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", where, err))
@@ -62,6 +57,11 @@ func Import(data []byte, source string, opt gamerec.ImportOptions) (games []game
 		if r.Reason == "forfeit" {
 			errs = append(errs, fmt.Errorf("%s: %w: forfeited by %s, not ended on the board", where, gamerec.ErrRecordResult, r.Forfeit))
 			continue
+		}
+		if len(r.Scores) > 0 { // as many as the plies after the opening: replay checked
+			// The opening's plies, before the players', have none.
+			g.Scores = make([]gamerec.Score, g.Plies-len(r.Scores), g.Plies)
+			g.Scores = append(g.Scores, r.Scores...)
 		}
 		games = append(games, g)
 	}

@@ -109,8 +109,9 @@ func TestImportRecords(t *testing.T) {
 	}
 }
 
-// scoringMover plays the first legal move and scores each position it
-// moves from with its ply, as an engine's mover would its engine's score.
+// scoringPlayer's movers play the first legal move and score each
+// position they move from with its ply, as an engine's mover gives its
+// engine's score.
 type scoringPlayer struct{}
 
 func (scoringPlayer) Name() string { return "scoring" }
@@ -192,17 +193,22 @@ func TestRecordScores(t *testing.T) {
 		t.Fatalf("read back: %v, scores %v, want %v", err, back.Games[1].Scores, games[1].Scores)
 	}
 
-	// One score too many: refused, naming the count.
-	lines := strings.SplitAfter(string(data), "\n")
-	var r map[string]any
-	if err := json.Unmarshal([]byte(lines[1]), &r); err != nil {
-		t.Fatal(err)
-	}
-	r["scores"] = append(r["scores"].([]any), "cp 1")
-	b, _ := json.Marshal(r)
-	lines[1] = string(b) + "\n"
-	if _, errs, _ := arena.Import([]byte(strings.Join(lines, "")), path, gamerec.ImportOptions{RuleSet: &c}); len(errs) != 1 || !strings.Contains(errs[0].Error(), "scores for") {
-		t.Errorf("a score too many: %v", errs)
+	// One score too many, and more scores than moves: refused, naming
+	// the count.
+	for _, extra := range []int{1, 100} {
+		lines := strings.SplitAfter(string(data), "\n")
+		var r map[string]any
+		if err := json.Unmarshal([]byte(lines[1]), &r); err != nil {
+			t.Fatal(err)
+		}
+		for range extra {
+			r["scores"] = append(r["scores"].([]any), "cp 1")
+		}
+		b, _ := json.Marshal(r)
+		lines[1] = string(b) + "\n"
+		if _, errs, _ := arena.Import([]byte(strings.Join(lines, "")), path, gamerec.ImportOptions{RuleSet: &c}); len(errs) != 1 || !strings.Contains(errs[0].Error(), "scores for") {
+			t.Errorf("%d scores too many: %v", extra, errs)
+		}
 	}
 
 	// Players that give no scores: none recorded.
