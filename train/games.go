@@ -304,7 +304,8 @@ func GamePositions(dst []datasets.Record, g *gamerec.Game, rs *rules.RuleSet, op
 
 // Positions appends to dst the training positions of g as GamePositions
 // builds them, up to f's opening plies, the policy targets on the moves of
-// the sides f's PolicyFrom names (Full false on the others').
+// the sides f's PolicyFrom names (Full false on the others'), and with a
+// ScoreScale each scored position's WDL estimate its engine's score.
 func (f *GameFilter) Positions(dst []datasets.Record, g *gamerec.Game, rs *rules.RuleSet) ([]datasets.Record, error) {
 	n := len(dst)
 	dst, err := GamePositions(dst, g, rs, f.OpeningPlies)
