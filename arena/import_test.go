@@ -126,7 +126,7 @@ func (m *scoringMover) Move(_ context.Context, g *rules.Game) (rules.Move, error
 	return g.LegalMoves(nil)[0], nil
 }
 func (m *scoringMover) LastScore() gamerec.Score { return m.score }
-func (m *scoringMover) Close()                    {}
+func (m *scoringMover) Close()                   {}
 
 // A Scorer's scores are recorded beside its moves, a zero Score beside
 // the other player's, and carried into imported games aligned with every

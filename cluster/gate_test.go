@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -127,7 +128,7 @@ func TestDistributedGateSeeding(t *testing.T) {
 		t.Fatalf("%d local games, %d distributed, want %d", len(lr), len(dr), 2*cfg.Arena.Pairs)
 	}
 	for i := range lr {
-		if dr[i] != lr[i] {
+		if !reflect.DeepEqual(dr[i], lr[i]) {
 			t.Errorf("pair %d game %d: distributed %+v, local %+v", lr[i].Pair, lr[i].Game, dr[i], lr[i])
 		}
 	}

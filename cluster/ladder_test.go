@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 
@@ -173,7 +174,7 @@ func TestDistributedLadder(t *testing.T) {
 			t.Fatalf("%s: distributed header %+v (%d games), local %+v (%d)", key, dh, len(dr), lh, len(lr))
 		}
 		for i := range lr {
-			if dr[i] != lr[i] {
+			if !reflect.DeepEqual(dr[i], lr[i]) {
 				t.Errorf("%s record %d: distributed %+v, local %+v", key, i, dr[i], lr[i])
 			}
 		}

@@ -7,15 +7,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/palace-chess/palace/arena"
-	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/engine"
+	"github.com/palace-chess/palace/gamerec"
 )
 
 // fakeEngineEnv makes the test binary, started as an engine, a fake
