@@ -293,6 +293,10 @@ func TestPolicyFrom(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `"player:nobody"`) {
 		t.Errorf("a policy side no game has: %v, want an error naming it", err)
 	}
+	_, err = train.BuildGameSet(filepath.Join(dir, "unscored"), []string{path}, train.GameFilter{ScoreScale: 400}, "test", nil)
+	if err == nil || !strings.Contains(err.Error(), "scores asked for") {
+		t.Errorf("scores asked of games without any: %v, want an error", err)
+	}
 }
 
 // TestScoreTargets: with a score scale, a scored position's WDL is the
@@ -324,6 +328,16 @@ func TestScoreTargets(t *testing.T) {
 		if wantResult := []datasets.Outcome{datasets.Loss, datasets.Win}[i%2]; r.Result != wantResult || !r.Full {
 			t.Errorf("ply %d: result %v (want %v), policy target %t", i, r.Result, wantResult, r.Full)
 		}
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "games.jsonl")
+	writeGames(t, path, []gamerec.Game{g}, rs)
+	set, err := train.BuildGameSet(filepath.Join(dir, "set"), []string{path}, f, "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if set.Train.Scored != 4 {
+		t.Errorf("game set: %d scored positions, want 4", set.Train.Scored)
 	}
 	recs, err = (&train.GameFilter{}).Positions(recs[:0], &g, rs)
 	if err != nil {

@@ -45,6 +45,9 @@ type Split struct {
 	// Policy counts the positions with a policy target (all of them
 	// unless the filter's PolicyFrom names a side).
 	Policy int64 `json:"policy"`
+	// Scored counts the positions whose value estimate is an engine's
+	// score (the filter's ScoreScale).
+	Scored int64 `json:"scored,omitempty"`
 }
 
 // GameSet describes a built game set.
@@ -178,7 +181,15 @@ func BuildGameSet(dir string, paths []string, filter GameFilter, codeVersion str
 			if recs, err = filter.Positions(recs[:0], g, rs); err != nil {
 				return err
 			}
-			if err := b.add(recs, rs, heldOut); err != nil {
+			var scored int64
+			if filter.ScoreScale > 0 {
+				for k := range min(len(recs), len(g.Scores)) {
+					if g.Scores[k].Kind != gamerec.NoScore {
+						scored++
+					}
+				}
+			}
+			if err := b.add(recs, rs, heldOut, scored); err != nil {
 				return err
 			}
 		}
@@ -196,6 +207,9 @@ func BuildGameSet(dir string, paths []string, filter GameFilter, codeVersion str
 	set.Dropped = sel.Dropped
 	if set.Train.Positions == 0 {
 		return nil, fmt.Errorf("train: game set: no training positions (%d games read, %d dropped by the filter, %d held out)", set.Read, set.Dropped.Total(), set.HeldOut.Games)
+	}
+	if filter.ScoreScale > 0 && set.Train.Scored == 0 {
+		return nil, fmt.Errorf("train: game set: scores asked for, but none of the %d training games has any (a match's records carry engines' scores)", set.Train.Games)
 	}
 	if set.Train.Policy == 0 {
 		return nil, fmt.Errorf("train: game set: no training position has a policy target: policy from %q matches no side of the %d training games", filter.PolicyFrom, set.Train.Games)
@@ -229,11 +243,12 @@ type setBuilder struct {
 	rules   map[string]*rules.RuleSet
 }
 
-func (b *setBuilder) add(recs []datasets.Record, rs *rules.RuleSet, heldOut bool) error {
+func (b *setBuilder) add(recs []datasets.Record, rs *rules.RuleSet, heldOut bool, scored int64) error {
 	split, counts := "train", &b.set.Train
 	if heldOut {
 		split, counts = "heldout", &b.set.HeldOut
 	}
+	counts.Scored += scored
 	b.rules[rs.String()] = rs
 	key := split + "/" + rs.String()
 	counts.Games++

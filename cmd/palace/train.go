@@ -342,6 +342,9 @@ func printGameSet(w io.Writer, set *train.GameSet) {
 		if set.Filter.PolicyFrom != "" {
 			fmt.Fprintf(w, "  %-8s %6s       %8d with a policy target (policy from %s)\n", "", "", s.split.Policy, set.Filter.PolicyFrom)
 		}
+		if set.Filter.ScoreScale > 0 {
+			fmt.Fprintf(w, "  %-8s %6s       %8d with an engine's score\n", "", "", s.split.Scored)
+		}
 	}
 }
 
