@@ -268,7 +268,6 @@ func (m *Match) playGame(ctx context.Context, p, gi int) (GameRecord, error) {
 	var res rules.Result
 	reason := ""
 	var scores []gamerec.Score
-	scored := false
 	for {
 		if res = g.Result(); res.Over() {
 			break
@@ -293,13 +292,12 @@ func (m *Match) playGame(ctx context.Context, p, gi int) (GameRecord, error) {
 		var sc gamerec.Score
 		if s, ok := movers[side].(Scorer); ok {
 			sc = s.LastScore()
-			scored = scored || sc.Kind != gamerec.NoScore
 		}
 		scores = append(scores, sc)
 		g.Play(mv)
 	}
-	if !scored {
-		scores = nil
+	if !slices.ContainsFunc(scores, func(s gamerec.Score) bool { return s.Kind != gamerec.NoScore }) {
+		scores = nil // no player gave a score: none recorded
 	}
 	if reason == "" {
 		reason = res.Reason.String()
