@@ -78,11 +78,14 @@ const builtinNote = "< info string uci: network: palace's built-in network for t
 // search differs from the uniform one's.
 func TestBuiltinNetwork(t *testing.T) {
 	out := session(t, Options{Network: model.Builtin, Nodes: 32, Version: "test"}, []string{
-		"uci", "isready", "position startpos", "go",
+		// One notation for all four lines: auto's differs before and after
+		// a UCI_Variant.
+		"uci", "setoption name MoveNotation value ranks1", "isready", "position startpos", "go",
 		"setoption name UCI_Variant value janggi", "isready", "position startpos", "go",
 		"setoption name WeightsFile value none", "isready", "position startpos", "go",
+		"setoption name UCI_Variant value xiangqi", "isready", "position startpos", "go",
 	}, nil)
-	if !strings.Contains(out, builtinNote) || strings.Count(out, "< bestmove ") != 3 || strings.Contains(out, "bestmove (none)") {
+	if !strings.Contains(out, builtinNote) || strings.Count(out, "< bestmove ") != 4 || strings.Contains(out, "bestmove (none)") {
 		t.Fatalf("the built-in networks:\n%s", out)
 	}
 	for _, l := range strings.SplitAfter(out, "\n") {
@@ -90,15 +93,30 @@ func TestBuiltinNetwork(t *testing.T) {
 			t.Errorf("a note: %s", l)
 		}
 	}
-	// A network's root value is not uniform's 0 (and a network of the
-	// wrong game would have been refused in a note).
+	// A network's principal line is not the uniform search's of the same
+	// variant (a network of the wrong game would have been refused in a
+	// note); its root value may round to cp 0, so the line is what tells.
 	searches := strings.Split(out, "< bestmove ")
 	for i, name := range []string{"xiangqi", "janggi"} {
-		if !strings.Contains(searches[i], " score cp ") || strings.Contains(searches[i], " score cp 0 ") {
-			t.Errorf("%s: not searched with a network:\n%s", name, searches[i])
+		uniform := 3 - i // the uniform search of the same variant
+		if pv, flat := lastPV(searches[i]), lastPV(searches[uniform]); pv == "" || pv == flat {
+			t.Errorf("%s: not searched with a network: line %q, the uniform search's %q:\n%s", name, pv, flat, searches[i])
 		}
 	}
-	if !strings.Contains(searches[2], " score cp 0 ") {
-		t.Errorf("WeightsFile none: not the uniform search:\n%s", searches[2])
+	for _, i := range []int{2, 3} {
+		if !strings.Contains(searches[i], " score cp 0 ") {
+			t.Errorf("WeightsFile none: not the uniform search:\n%s", searches[i])
+		}
 	}
+}
+
+// lastPV is the principal line of a search's last info line with one.
+func lastPV(search string) string {
+	pv := ""
+	for _, l := range strings.Split(search, "\n") {
+		if _, line, ok := strings.Cut(l, " pv "); ok && strings.HasPrefix(l, "< info ") {
+			pv = line
+		}
+	}
+	return pv
 }

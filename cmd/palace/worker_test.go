@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,12 +28,20 @@ func TestRunDistributed(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A worker started before the run waits for it, plays, and stops
-	// when the run is done.
-	var wout bytes.Buffer
+	// when the run is done. The run starts once the worker says it waits:
+	// a worker slower to connect than the run to start would join a
+	// running run and never wait.
+	var wout lockedBuffer
 	worker := make(chan error, 1)
 	go func() {
 		worker <- runWorker([]string{"--nats", url, "--run", "cmdtest", "--until-done", "--name", "w1", "--ack-wait", "5s"}, nil, &wout, &wout)
 	}()
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(wout.String(), "waiting for run cmdtest to start"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("palace worker does not wait for the run:\n%s", wout.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	var out, errOut bytes.Buffer
 	args := []string{"--distributed", "--nats", url, "--run", "cmdtest", "--bucket", "file://" + dir, "--config", cfgFile,
 		"--workers", "1", "--progress", "log", "--ack-wait", "5s", "--work", t.TempDir()}
@@ -126,4 +135,23 @@ func TestClusterFlagErrors(t *testing.T) {
 			t.Errorf("%v: %v, want an error about %s", tc.args, err, tc.want)
 		}
 	}
+}
+
+// lockedBuffer is a bytes.Buffer that a goroutine writes while the test
+// reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
