@@ -33,7 +33,8 @@ type Config struct {
 	// NetworkSeed seeds generation 0's random weights.
 	NetworkSeed uint64
 	// NetworkInit, when set, is a network file that generation 0 is
-	// instead (one trained from records by palace train --games, say):
+	// instead (one trained from records by palace train --games, say), or
+	// model.Builtin, the network palace ships for the run's game:
 	// its shape replaces Network's, and it is read once, when the run
 	// starts.
 	NetworkInit string

@@ -271,3 +271,30 @@ func TestRunFromInitNetwork(t *testing.T) {
 		t.Errorf("generation 1: %d steps, shape %+v; want training from the file's network", gen1.Steps, gen1.Weights.Config)
 	}
 }
+
+// network: {init: builtin} starts a run from the network palace ships for
+// the run's game: generation 0 is that network, untrained as far as the
+// run counts, and its provenance names it.
+func TestInitialNetworkBuiltin(t *testing.T) {
+	for _, game := range []string{"xiangqi", "janggi"} {
+		c, err := loop.ParseConfig([]byte(testrun.Merge(t, testrun.TinyYAML,
+			"rules: "+game+"\nnetwork: {blocks: null, filters: null, policy_channels: null, value_channels: null, value_hidden: null, seed: null, init: builtin}")), "builtin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs := rules.MustPreset(game)
+		shipped, err := model.LoadBuiltin(rs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gen0, err := loop.InitialNetwork(c, rs, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := shipped.Weights.ID()
+		if gen0.Weights.ID() != id || gen0.Steps != 0 || gen0.Optimizer != nil || gen0.Provenance.Parent != id ||
+			!strings.Contains(gen0.Provenance.Note, "builtin") {
+			t.Errorf("%s: generation 0 is network %s (want the shipped %s), %d steps, provenance %+v", game, gen0.Weights.ID(), id, gen0.Steps, gen0.Provenance)
+		}
+	}
+}

@@ -55,13 +55,14 @@ func PlayerName(cfg Config, gen int, w *model.Weights) string {
 }
 
 // InitialNetwork is generation 0's network: random weights from the
-// config's network seed, or the config's network file (NetworkInit) as an
-// untrained start: its weights, with no optimizer state and no steps, so
-// that the run's trainer counts and schedules its own; its provenance
-// names the file and the network it was.
+// config's network seed, or the config's network (NetworkInit: a file, or
+// model.Builtin, the network palace ships for the game) as an untrained
+// start: its weights, with no optimizer state and no steps, so that the
+// run's trainer counts and schedules its own; its provenance names the
+// file and the network it was.
 func InitialNetwork(cfg Config, rs *rules.RuleSet, codeVersion string) (*model.Checkpoint, error) {
 	if cfg.NetworkInit != "" {
-		init, err := model.LoadPlayableFor(cfg.NetworkInit, rs)
+		init, err := model.LoadNetworkFor(cfg.NetworkInit, rs)
 		if err != nil {
 			return nil, fmt.Errorf("loop: network init: %w", err)
 		}
