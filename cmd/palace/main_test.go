@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -340,6 +341,46 @@ func TestLostOutputFails(t *testing.T) {
 		code := run(c.args, strings.NewReader(c.stdin), failingWriter{}, &errOut)
 		if code != 1 || !strings.Contains(errOut.String(), "writing the output") || !strings.Contains(errOut.String(), "no space left") {
 			t.Errorf("%v with a full disk: exit %d, %q; want 1 and the write error", c.args, code, errOut.String())
+		}
+	}
+}
+
+// palace net grow deepens a network that then plays as it did: the same
+// search, move for move, under the same seed; a shallower target, an
+// --out over its input and a missing --blocks are refused.
+func TestNetGrow(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "tiny.yaml")
+	os.WriteFile(cfg, []byte("blocks: 1\nfilters: 8\npolicy_channels: 2\nvalue_channels: 1\nvalue_hidden: 8\n"), 0o644)
+	small, grown := filepath.Join(dir, "small.palnet"), filepath.Join(dir, "grown.palnet")
+	if code, out, errOut := runPalace(t, "", "net", "init", "--config", cfg, "--out", small, "--seed", "7"); code != 0 {
+		t.Fatalf("init: exit %d, %q %q", code, out, errOut)
+	}
+	code, out, errOut := runPalace(t, "", "net", "grow", "--blocks", "3", "--out", grown, small)
+	if code != 0 || !strings.Contains(out, "3 blocks × 8 filters") {
+		t.Fatalf("grow: exit %d, %q %q", code, out, errOut)
+	}
+	code, out, errOut = runPalace(t, "", "net", "info", grown)
+	if code != 0 || !strings.Contains(out, "3 blocks × 8 filters") || !strings.Contains(out, "deepened to 3 blocks") {
+		t.Errorf("info of the grown network: exit %d, %q %q", code, out, errOut)
+	}
+	search := func(net string) string {
+		code, out, errOut := runPalace(t, "", "search", "--start", "--net", net, "--sims", "64", "--seed", "3")
+		if code != 0 {
+			t.Fatalf("search --net %s: exit %d, %q", net, code, errOut)
+		}
+		return regexp.MustCompile(`network [0-9a-f]{16}`).ReplaceAllString(out, "network ID")
+	}
+	if a, b := search(small), search(grown); a != b {
+		t.Errorf("the grown network searches differently:\n%s\nagainst\n%s", b, a)
+	}
+	for _, bad := range [][]string{
+		{"--blocks", "1", "--out", filepath.Join(dir, "x.palnet"), small},
+		{"--blocks", "3", "--out", small, small},
+		{"--out", filepath.Join(dir, "y.palnet"), small},
+	} {
+		if code, _, errOut := runPalace(t, "", append([]string{"net", "grow"}, bad...)...); code == 0 {
+			t.Errorf("net grow %v: exit 0, %q", bad, errOut)
 		}
 	}
 }

@@ -21,13 +21,14 @@ import (
 
 var netSubcommands = []subcommand{
 	{"init", "create a network with random weights (--config shape, --rules)", runNetInit},
+	{"grow", "deepen a network by identity blocks (--blocks N in all) that training then puts to use", runNetGrow},
 	{"info", "describe a checkpoint: shape, parameters, encoding, training, provenance", runNetInfo},
 	{"bench", "measure a network's inference speed at several batch sizes", runNetBench},
 	{"eval", "a network's move prediction and losses on games files or shard directories, against predictors that know nothing", runNetEval},
 }
 
 func runNet(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	return runSubcommand("net", "want a subcommand: palace net init|info|bench|eval", netSubcommands, args, stdout, stderr)
+	return runSubcommand("net", "want a subcommand: palace net init|grow|info|bench|eval", netSubcommands, args, stdout, stderr)
 }
 
 func runNetInit(args []string, stdout, stderr io.Writer) error {
@@ -62,6 +63,43 @@ func runNetInit(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s: network %s, %d blocks × %d filters\n", *out, ck.Weights.ID(), cfg.Blocks, cfg.Filters)
+	return nil
+}
+
+func runNetGrow(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("net grow", stderr)
+	setSynopsis(fs, "palace net grow --blocks N --out FILE [flags] NET")
+	blocks := fs.Int("blocks", 0, "residual blocks the grown network has in all (more than NET's)")
+	out := fs.String("out", "", "checkpoint file to write")
+	seed := fs.Uint64("seed", 1, "random seed for the new blocks' convolutions")
+	ck, file, err := parseCheckpointArg(fs, args, "want one checkpoint file: palace net grow --blocks N --out FILE NET")
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		return usageError{"--out FILE is required"}
+	}
+	if *blocks <= 0 {
+		return usageError{"--blocks N is required: the blocks of the grown network, in all"}
+	}
+	if err := checkOut("out", *out, file); err != nil {
+		return err
+	}
+	w, err := model.Deepen(ck.Weights, *blocks, *seed)
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	grown := *ck
+	grown.Weights, grown.Optimizer = w, nil // the new tensors have no optimizer state
+	grown.Provenance = model.Provenance{CodeVersion: codeVersion(), Seed: *seed, Created: time.Now().UTC().Format(time.RFC3339),
+		Parent: ck.Weights.ID(),
+		Note: fmt.Sprintf("%s (network %s, %d blocks) deepened to %d blocks by identity blocks; it was: %s",
+			file, ck.Weights.ID(), ck.Weights.Config.Blocks, *blocks, ck.Provenance.Note)}
+	if err := grown.Save(*out); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s: network %s, %d blocks × %d filters (from %s's %d; it computes the same until trained)\n",
+		*out, w.ID(), w.Config.Blocks, w.Config.Filters, file, ck.Weights.Config.Blocks)
 	return nil
 }
 

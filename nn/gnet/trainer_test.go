@@ -379,3 +379,30 @@ func TestUpdates(t *testing.T) {
 		}
 	}
 }
+
+// A network deepened by identity blocks trains: the new blocks' zero
+// residual scale moves, so the capacity they add is used.
+func TestDeepenedNetworkTrains(t *testing.T) {
+	deep, err := model.Deepen(randomWeights(t, tiny, 4), tiny.Blocks+1, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, p, v := dataset(deep.Config, 8, 3)
+	tr, err := New(deep, WithSGD(0.9), WithSchedule(Schedule{Kind: Constant, Rate: 0.02}), WithBatch(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		if _, err := tr.Step(in, p, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	name := "block1.conv2.bn.gamma"
+	moved := false
+	for _, g := range tr.Weights().Tensors[name] {
+		moved = moved || g != 0
+	}
+	if !moved {
+		t.Errorf("%s is still zero after training", name)
+	}
+}

@@ -69,3 +69,40 @@ func (w *Weights) Check() error {
 	}
 	return nil
 }
+
+// Deepen is w with blocks residual blocks in all, the new ones appended
+// to the tower as identities (Net2DeeperNet with zero-initialised
+// residuals, Goyal et al.'s ResNet recipe): each new block's convolutions
+// are He-initialised from seed and its second batch norm's scale and
+// shift are zero, so the block adds nothing and the network computes
+// exactly what w does until training moves that scale. A network grown
+// this way keeps what it learnt and gains the capacity of a deeper one.
+func Deepen(w *Weights, blocks int, seed uint64) (*Weights, error) {
+	if err := w.Check(); err != nil {
+		return nil, err
+	}
+	if blocks <= w.Config.Blocks {
+		return nil, fmt.Errorf("model: deepen to %d blocks: the network has %d already", blocks, w.Config.Blocks)
+	}
+	c := w.Config
+	c.Blocks = blocks
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	fresh, err := NewRandom(c, seed)
+	if err != nil {
+		return nil, err
+	}
+	out := &Weights{Config: c, Tensors: make(map[string][]float32, len(fresh.Tensors))}
+	for name, data := range fresh.Tensors {
+		if old, ok := w.Tensors[name]; ok {
+			out.Tensors[name] = append([]float32(nil), old...)
+			continue
+		}
+		if strings.Contains(name, ".conv2.bn.gamma") || strings.Contains(name, ".conv2.bn.beta") {
+			clear(data)
+		}
+		out.Tensors[name] = data
+	}
+	return out, out.Check()
+}
