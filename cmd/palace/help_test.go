@@ -36,8 +36,8 @@ func TestSubcommandUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"net"}, "palace net: want a subcommand: palace net init|info|bench|eval\n"},
-		{[]string{"net", "bogus"}, "palace net: unknown subcommand \"bogus\": want init, info, bench or eval\n"},
+		{[]string{"net"}, "palace net: want a subcommand: palace net init|grow|info|bench|eval\n"},
+		{[]string{"net", "bogus"}, "palace net: unknown subcommand \"bogus\": want init, grow, info, bench or eval\n"},
 		{[]string{"shard"}, "palace shard: want a subcommand: palace shard inspect FILE | palace shard verify DIR\n"},
 		{[]string{"shard", "bogus"}, "palace shard: unknown subcommand \"bogus\": want inspect or verify\n"},
 		{[]string{"net", "info"}, "palace net: want one checkpoint file: palace net info FILE\n"},
