@@ -99,7 +99,7 @@ func Deepen(w *Weights, blocks int, seed uint64) (*Weights, error) {
 			out.Tensors[name] = append([]float32(nil), old...)
 			continue
 		}
-		if strings.Contains(name, ".conv2.bn.gamma") || strings.Contains(name, ".conv2.bn.beta") {
+		if strings.HasSuffix(name, ".conv2.bn.gamma") || strings.HasSuffix(name, ".conv2.bn.beta") {
 			clear(data)
 		}
 		out.Tensors[name] = data
