@@ -296,7 +296,7 @@ func (m *Match) playGame(ctx context.Context, p, gi int) (GameRecord, error) {
 		scores = append(scores, sc)
 		g.Play(mv)
 	}
-	if !slices.ContainsFunc(scores, func(s gamerec.Score) bool { return s.Kind != gamerec.NoScore }) {
+	if !slices.ContainsFunc(scores, gamerec.Score.Given) {
 		scores = nil // no player gave a score: none recorded
 	}
 	if reason == "" {

@@ -143,6 +143,9 @@ func TestScoreText(t *testing.T) {
 		if err := back.UnmarshalText(text); err != nil || back != s {
 			t.Errorf("%v: %q read back as %v, %v", s, text, back, err)
 		}
+		if s.Given() != (len(text) > 0) {
+			t.Errorf("%v: Given() is %v, its text %q", s, s.Given(), text)
+		}
 	}
 	for _, bad := range []string{"cp", "cp x", "mate 0", "pawns 3", "cp 1 2", " cp 1"} {
 		if _, err := ParseScore(bad); err == nil || !strings.Contains(err.Error(), strconv.Quote(bad)) {

@@ -24,6 +24,9 @@ const (
 	MateIn                      // UCI's score mate
 )
 
+// Given reports whether s holds a score (NoScore: the engine gave none).
+func (s Score) Given() bool { return s.Kind != NoScore }
+
 // String is the record's form.
 func (s Score) String() string {
 	switch s.Kind {

@@ -184,7 +184,7 @@ func BuildGameSet(dir string, paths []string, filter GameFilter, codeVersion str
 			var scored int64
 			if filter.ScoreScale > 0 {
 				for k := range min(len(recs), len(g.Scores)) {
-					if g.Scores[k].Kind != gamerec.NoScore {
+					if g.Scores[k].Given() {
 						scored++
 					}
 				}

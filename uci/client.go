@@ -145,7 +145,7 @@ func infoScore(f []string) (gamerec.Score, bool) {
 			return gamerec.Score{}, false
 		case "pv", "string":
 			// What follows is moves or text.
-			return sc, sc.Kind != gamerec.NoScore
+			return sc, sc.Given()
 		case "score":
 			if i+1 >= len(f) {
 				return gamerec.Score{}, false
@@ -166,7 +166,7 @@ func infoScore(f []string) (gamerec.Score, bool) {
 			i++
 		}
 	}
-	return sc, sc.Kind != gamerec.NoScore
+	return sc, sc.Given()
 }
 
 // Client runs one engine process and plays moves through it. A client is
