@@ -196,10 +196,10 @@ func standings(t *testing.T, path string) string {
 }
 
 // The quickstarts parse, and each runs as it was measured: with the root
-// lookahead, the mate check and masked policy training; janggi's from the
-// network palace ships, xiangqi's from random weights.
+// lookahead, the mate check and masked policy training, from the network
+// palace ships for its game.
 func TestRunConfigsParse(t *testing.T) {
-	for name, init := range map[string]string{"quickstart-xiangqi.yaml": "", "quickstart-janggi.yaml": "builtin"} {
+	for name, init := range map[string]string{"quickstart-xiangqi.yaml": "builtin", "quickstart-janggi.yaml": "builtin"} {
 		c, err := loop.LoadConfig(filepath.Join("..", "..", "configs", name))
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
