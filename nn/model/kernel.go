@@ -23,10 +23,10 @@ import (
 //     of CPUs without AVX-512, and the reference).
 //
 // On both kernel paths the heads' 1×1 convolutions and the value head's
-// first dense layer are float32 kernel products (their few output
-// columns padded to 32); the value head's last layer (3 outputs) stays in
-// Go. Every output row is one fixed sequence of
-// instructions, so a position's outputs never depend on its batch.
+// first dense layer are float32 kernel products (their few output columns
+// padded to 32); the value head's last layer (3 outputs) stays in Go.
+// Every output row is one fixed sequence of instructions, so a position's
+// outputs never depend on its batch.
 type Kernel int
 
 // The kernel paths, slowest first.
