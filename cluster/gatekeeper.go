@@ -196,7 +196,7 @@ func (g *Gatekeeper) ladderRung(ctx context.Context, ls *loop.LadderSetup, gen i
 	if err != nil {
 		return nil, err
 	}
-	key := loop.LadderRungKey(gen, ls.Scale.Rungs[k].Nodes)
+	key := loop.LadderRungKey(gen, ls.Scale.Rungs[k])
 	jobs := make([]Job, ls.Settings.Pairs)
 	for p := range jobs {
 		jobs[p] = Job{Kind: KindLadder, Generation: gen, Pair: p, Rung: k, Best: best.Key, BestGeneration: best.Generation}

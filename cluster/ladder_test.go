@@ -161,7 +161,7 @@ func TestDistributedLadder(t *testing.T) {
 		t.Errorf("distributed rating %+v, local %+v", d, l)
 	}
 	for _, rr := range l.Rungs {
-		key := loop.LadderRungKey(0, rr.Nodes)
+		key := loop.LadderRungKey(0, ladder.Rung{Nodes: rr.Nodes, Player: rr.Player})
 		dh, dr, err := arena.ReadRecords(st.Local(key))
 		if err != nil {
 			t.Fatal(err)

@@ -106,12 +106,44 @@ type Calibration struct {
 	// Program is the engine; Options go to it by setoption.
 	Program string
 	Options []uci.OptionValue
-	// Nodes are the rungs, increasing.
+	// Nodes are the engine's rungs, increasing.
 	Nodes []int
+	// Below are player rungs (arena specs: random or uniform[,...]) below
+	// the engine's, weakest first.
+	Below []string
+	// Span: every two rungs at most Span apart play a match (0 or 1:
+	// neighbours only).
+	Span int
 }
 
-// Calibrate plays (or resumes) the matches between neighbouring rungs and
-// fits the scale.
+// Rungs are the calibration's rungs, unrated: the player rungs, then the
+// engine's.
+func (c *Calibration) Rungs() []Rung {
+	var rungs []Rung
+	for _, p := range c.Below {
+		rungs = append(rungs, Rung{Player: p})
+	}
+	for _, n := range c.Nodes {
+		rungs = append(rungs, Rung{Nodes: n})
+	}
+	return rungs
+}
+
+// Pairings are the pairs of rungs (indices into Rungs, the lower first)
+// that play each other: every two at most span apart, nearest first.
+func Pairings(rungs, span int) [][2]int {
+	span = max(span, 1)
+	var out [][2]int
+	for d := 1; d <= span; d++ {
+		for i := 0; i+d < rungs; i++ {
+			out = append(out, [2]int{i, i + d})
+		}
+	}
+	return out
+}
+
+// Calibrate plays (or resumes) the matches between rungs up to c.Span
+// apart and fits the scale.
 func Calibrate(ctx context.Context, c Calibration) (*Scale, error) {
 	if err := c.Check(); err != nil {
 		return nil, err
@@ -119,13 +151,24 @@ func Calibrate(ctx context.Context, c Calibration) (*Scale, error) {
 	if c.RuleSet == nil || c.Program == "" {
 		return nil, errors.New("ladder: a calibration needs a rule set and an engine")
 	}
-	if len(c.Nodes) < 2 {
-		return nil, fmt.Errorf("ladder: %d rungs, want at least 2", len(c.Nodes))
+	if len(c.Nodes) < 1 || len(c.Nodes)+len(c.Below) < 2 {
+		return nil, fmt.Errorf("ladder: %d engine rungs and %d player rungs, want at least one engine rung and two in all", len(c.Nodes), len(c.Below))
 	}
 	for i, n := range c.Nodes {
 		if n < 1 || (i > 0 && n <= c.Nodes[i-1]) {
 			return nil, fmt.Errorf("ladder: rungs %v: want increasing node counts of at least 1", c.Nodes)
 		}
+	}
+	for i, p := range c.Below {
+		if err := checkPlayerRung(p); err != nil {
+			return nil, fmt.Errorf("ladder: %w", err)
+		}
+		if slices.Contains(c.Below[:i], p) {
+			return nil, fmt.Errorf("ladder: player rung %q given twice", p)
+		}
+	}
+	if c.Span < 0 {
+		return nil, fmt.Errorf("ladder: span %d, want at least 1", c.Span)
 	}
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("ladder: %w", err)
@@ -134,74 +177,101 @@ func Calibrate(ctx context.Context, c Calibration) (*Scale, error) {
 	if err != nil {
 		return nil, err
 	}
-	rungs := make([]*arena.UCIPlayer, len(c.Nodes))
+	unrated := c.Rungs()
+	players := make([]arena.Player, len(unrated))
 	defer func() {
-		for _, p := range rungs {
-			if p != nil {
-				p.Close()
+		for _, p := range players {
+			if cl, ok := p.(interface{ Close() }); ok {
+				cl.Close()
 			}
 		}
 	}()
-	for i, n := range c.Nodes {
-		p, err := arena.StartUCIPlayer(ctx, RungSpec(c.Program, n, c.Options), c.RuleSet)
-		if err != nil {
-			return nil, fmt.Errorf("ladder: rung %d: %w", n, err)
+	id := ""
+	for i, r := range unrated {
+		if r.Player != "" {
+			ps, err := arena.ParsePlayer(r.Player)
+			if err != nil {
+				return nil, fmt.Errorf("ladder: %w", err)
+			}
+			if players[i], err = ps.StartPlayer(ctx, c.RuleSet); err != nil {
+				return nil, fmt.Errorf("ladder: rung %s: %w", r.Label(), err)
+			}
+			continue
 		}
-		rungs[i] = p
+		p, err := arena.StartUCIPlayer(ctx, RungSpec(c.Program, r.Nodes, c.Options), c.RuleSet)
+		if err != nil {
+			return nil, fmt.Errorf("ladder: rung %d: %w", r.Nodes, err)
+		}
+		players[i], id = p, p.EngineID()
 	}
-	id := rungs[0].EngineID()
+	span := max(c.Span, 1)
 	scale := &Scale{Format: ScaleFormat, Version: ScaleVersion, RuleSet: c.RuleSet.String(),
 		Engine:       Engine{ID: id, Program: c.Program, Options: slices.Clone(c.Options)},
-		OpeningPlies: c.OpeningPlies, Seed: c.Seed, CodeVersion: c.CodeVersion}
-	matches := make([][]arena.GameRecord, len(c.Nodes)-1)
-	for i := range matches {
-		file := filepath.Join(c.Dir, CalibrationFile(c.Nodes[i], c.Nodes[i+1]))
-		if _, matches[i], err = c.play(ctx, c.RuleSet, ops, rungs[i], rungs[i+1], file); err != nil {
+		OpeningPlies: c.OpeningPlies, Seed: c.Seed, Span: span, CodeVersion: c.CodeVersion}
+	var played []CalibrationMatch
+	for _, pr := range Pairings(len(unrated), span) {
+		i, j := pr[0], pr[1]
+		file := filepath.Join(c.Dir, CalibrationFile(unrated[i], unrated[j]))
+		_, recs, err := c.play(ctx, c.RuleSet, ops, players[i], players[j], file)
+		if err != nil {
 			return nil, err
 		}
+		played = append(played, CalibrationMatch{Lower: i, Upper: j, Records: recs})
 	}
-	if scale.Rungs, scale.Matches, err = FitCalibration(c.Nodes, c.Pairs, matches); err != nil {
+	if scale.Rungs, scale.Matches, err = FitCalibration(unrated, c.Pairs, played); err != nil {
 		return nil, err
 	}
-	scale.Games = 2 * c.Pairs * len(matches)
+	scale.Games = 2 * c.Pairs * len(played)
 	scale.Created = time.Now().UTC()
 	return scale, nil
 }
 
 // CalibrationFile is the record file of the calibration match between
 // rungs lower and upper.
-func CalibrationFile(lower, upper int) string {
-	return fmt.Sprintf("calibrate-%d-%d.jsonl", lower, upper)
+func CalibrationFile(lower, upper Rung) string {
+	return fmt.Sprintf("calibrate-%s-%s.jsonl", lower.ID().fileName(), upper.ID().fileName())
 }
 
-// FitCalibration rates the rungs of nodes from matches[i], the finished
-// match (pairs pairs) between rung i (A) and rung i+1: a Bradley–Terry fit
-// over all the games, rung 0 at 0.
-func FitCalibration(nodes []int, pairs int, matches [][]arena.GameRecord) ([]Rung, []Match, error) {
-	if len(matches) != len(nodes)-1 {
-		return nil, nil, fmt.Errorf("ladder: %d matches for %d rungs", len(matches), len(nodes))
+// CalibrationMatch is a finished calibration match: rung Lower (A)
+// against rung Upper, indices into the scale's rungs.
+type CalibrationMatch struct {
+	Lower, Upper int
+	Records      []arena.GameRecord
+}
+
+// FitCalibration rates rungs (their Nodes and Player set, in the scale's
+// order) from matches of pairs pairs each: a Bradley–Terry fit over all
+// the games, the first engine rung at 0.
+func FitCalibration(rungs []Rung, pairs int, matches []CalibrationMatch) ([]Rung, []Match, error) {
+	anchor := slices.IndexFunc(rungs, func(r Rung) bool { return r.Player == "" })
+	if anchor < 0 {
+		return nil, nil, errors.New("ladder: a calibration without an engine rung")
 	}
 	var games []stats.RatedGame
 	var out []Match
-	for i, recs := range matches {
-		sum := arena.Summarize(arena.Header{Pairs: pairs}, recs)
+	for k, m := range matches {
+		if m.Lower < 0 || m.Upper >= len(rungs) || m.Lower >= m.Upper {
+			return nil, nil, fmt.Errorf("ladder: a match between rungs %d and %d of %d", m.Lower, m.Upper, len(rungs))
+		}
+		lo, up := rungs[m.Lower], rungs[m.Upper]
+		sum := arena.Summarize(arena.Header{Pairs: pairs}, m.Records)
 		if !sum.Done {
-			return nil, nil, fmt.Errorf("ladder: the match of %d nodes against %d is not over (%d games)", nodes[i], nodes[i+1], sum.Games)
+			return nil, nil, fmt.Errorf("ladder: the match of %s against %s is not over (%d games)", lo.Label(), up.Label(), sum.Games)
 		}
-		for _, r := range recs {
-			games = append(games, stats.RatedGame{A: i, B: i + 1, Score: r.Score, Cluster: i*pairs + r.Pair})
+		for _, r := range m.Records {
+			games = append(games, stats.RatedGame{A: m.Lower, B: m.Upper, Score: r.Score, Cluster: k*pairs + r.Pair})
 		}
-		out = append(out, Match{Lower: nodes[i], Upper: nodes[i+1], Pairs: pairs, WDL: sum.WDL, Pentanomial: sum.Pentanomial, Elo: sum.Elo})
+		out = append(out, Match{Lower: lo.ID(), Upper: up.ID(), Pairs: pairs, WDL: sum.WDL, Pentanomial: sum.Pentanomial, Elo: sum.Elo})
 	}
-	fixed := make([]bool, len(nodes))
-	fixed[0] = true
-	fit, err := stats.FitRatings(len(nodes), games, make([]float64, len(nodes)), fixed)
+	fixed := make([]bool, len(rungs))
+	fixed[anchor] = true
+	fit, err := stats.FitRatings(len(rungs), games, make([]float64, len(rungs)), fixed)
 	if err != nil {
 		return nil, nil, fmt.Errorf("ladder: calibration: %w", err)
 	}
-	rungs := make([]Rung, len(nodes))
-	for i, n := range nodes {
-		rungs[i] = Rung{Nodes: n, Elo: stats.Number(fit.Elo[i]), Lo: stats.Number(fit.CI[i].Lo), Hi: stats.Number(fit.CI[i].Hi)}
+	rated := make([]Rung, len(rungs))
+	for i, r := range rungs {
+		rated[i] = Rung{Nodes: r.Nodes, Player: r.Player, Elo: stats.Number(fit.Elo[i]), Lo: stats.Number(fit.CI[i].Lo), Hi: stats.Number(fit.CI[i].Hi)}
 	}
-	return rungs, out, nil
+	return rated, out, nil
 }

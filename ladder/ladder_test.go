@@ -3,6 +3,7 @@ package ladder
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -122,7 +123,7 @@ func TestClimbStubPlayers(t *testing.T) {
 
 func TestScaleFileRoundTrip(t *testing.T) {
 	s := testScale(3)
-	s.Matches = []Match{{Lower: 1, Upper: 2, Pairs: 10, WDL: stats.WDL{Wins: 3, Draws: 4, Losses: 13},
+	s.Matches = []Match{{Lower: "1", Upper: "2", Pairs: 10, WDL: stats.WDL{Wins: 3, Draws: 4, Losses: 13},
 		Elo: stats.EloEstimate{Elo: math.Inf(-1), CI: stats.Interval{Lo: math.Inf(-1), Hi: -100}}}}
 	file := filepath.Join(t.TempDir(), "s.json")
 	if err := s.Save(file); err != nil {
@@ -136,13 +137,13 @@ func TestScaleFileRoundTrip(t *testing.T) {
 		t.Errorf("read back %+v, wrote %+v", back, s)
 	}
 	bad := []struct{ edit, want string }{
-		{`"version": 1`, "version 9"},
+		{`"version": 2`, "version 9"},
 		{`"nodes": 2`, "want increasing"},
 		{`"format": "palace-ladder-scale"`, "format"},
 	}
 	data, _ := os.ReadFile(file)
 	for _, b := range bad {
-		repl := map[string]string{`"version": 1`: `"version": 9`, `"nodes": 2`: `"nodes": 1`, `"format": "palace-ladder-scale"`: `"format": "x"`}[b.edit]
+		repl := map[string]string{`"version": 2`: `"version": 9`, `"nodes": 2`: `"nodes": 1`, `"format": "palace-ladder-scale"`: `"format": "x"`}[b.edit]
 		edited := strings.Replace(string(data), b.edit, repl, 1)
 		if _, err := ParseScale("edited", []byte(edited)); err == nil || !strings.Contains(err.Error(), b.want) {
 			t.Errorf("%s → %s: error %v, want one saying %q", b.edit, repl, err, b.want)
@@ -153,7 +154,9 @@ func TestScaleFileRoundTrip(t *testing.T) {
 	}
 }
 
-// The built-in scales parse, start at 0 and rise with the node count.
+// The built-in scales parse, put Fairy-Stockfish at one node at 0 with a
+// player rung below it, pair rungs further apart than neighbours, and rise
+// with the node count.
 func TestBuiltinScales(t *testing.T) {
 	all, err := BuiltinScales()
 	if err != nil {
@@ -170,8 +173,9 @@ func TestBuiltinScales(t *testing.T) {
 		if rs.String() != s.RuleSet {
 			t.Errorf("scale for %s, but the preset is now %s: recalibrate (palace ladder calibrate)", s.RuleSet, rs)
 		}
-		if s.Rungs[0].Elo != 0 || s.Rungs[len(s.Rungs)-1].Nodes < 10000 {
-			t.Errorf("scale %s: rungs %+v", s.ID(), s.Rungs)
+		if s.Rungs[0].Player == "" || s.Rungs[0].Elo >= 0 || s.Rungs[1].Nodes != 1 || s.Rungs[1].Elo != 0 ||
+			s.Rungs[len(s.Rungs)-1].Nodes < 10000 || s.Span < 2 {
+			t.Errorf("scale %s: span %d, rungs %+v", s.ID(), s.Span, s.Rungs)
 		}
 		if s.Rungs[len(s.Rungs)-1].Elo <= s.Rungs[len(s.Rungs)/2].Elo {
 			t.Errorf("scale %s: the top rung is not above the middle one: %+v", s.ID(), s.Rungs)
@@ -220,12 +224,15 @@ func TestCalibrateRateResume(t *testing.T) {
 	rs.MaxPlies = 60 // short games
 	dir := t.TempDir()
 	cal := Calibration{Settings: Settings{Pairs: 2, OpeningPlies: 2, Seed: 3, Concurrency: 2, Dir: filepath.Join(dir, "cal")},
-		RuleSet: &rs, Program: fsfPath, Nodes: []int{1, 30, 1000}}
+		RuleSet: &rs, Program: fsfPath, Nodes: []int{1, 30, 1000}, Below: []string{"random"}, Span: 2}
 	scale, err := Calibrate(context.Background(), cal)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(scale.Rungs) != 3 || scale.Rungs[0].Elo != 0 || scale.Games != 8 || len(scale.Matches) != 2 ||
+	// random, 1, 30, 1000: three neighbours' matches and two of rungs two
+	// apart.
+	if len(scale.Rungs) != 4 || scale.Rungs[1].Elo != 0 || scale.Rungs[0].Player != "random" || scale.Games != 20 || len(scale.Matches) != 5 ||
+		scale.Matches[3].Lower != "random" || scale.Matches[3].Upper != "30" || scale.Span != 2 ||
 		!strings.Contains(scale.Engine.ID, "Fairy-Stockfish") || scale.RuleSet != rs.String() {
 		t.Fatalf("scale %+v", scale)
 	}
@@ -283,7 +290,7 @@ func TestCalibrateRateResume(t *testing.T) {
 		t.Errorf("resumed rating %+v, uninterrupted %+v", resumed, whole)
 	}
 	for _, rr := range whole.Rungs {
-		name := "rung-" + strconv.Itoa(rr.Nodes) + ".jsonl"
+		name := RungFile(Rung{Nodes: rr.Nodes, Player: rr.Player})
 		_, a, err1 := arena.ReadRecords(filepath.Join(dir, "whole", name))
 		_, b, err2 := arena.ReadRecords(filepath.Join(j.Dir, name))
 		if err1 != nil || err2 != nil {
@@ -325,29 +332,168 @@ func TestBuiltinScalesRefit(t *testing.T) {
 	}
 	for _, s := range all {
 		name, _, _ := strings.Cut(s.RuleSet, "@")
-		var nodes []int
-		for _, r := range s.Rungs {
-			nodes = append(nodes, r.Nodes)
-		}
+		rs := mustPreset(t, name)
 		pairs := s.Matches[0].Pairs
-		var matches [][]arena.GameRecord
-		for i := 0; i+1 < len(nodes); i++ {
-			file := filepath.Join("calibration", name, CalibrationFile(nodes[i], nodes[i+1]))
+		var matches []CalibrationMatch
+		for _, pr := range Pairings(len(s.Rungs), s.Span) {
+			i, j := pr[0], pr[1]
+			file := filepath.Join("calibration", name, CalibrationFile(s.Rungs[i], s.Rungs[j]))
 			h, recs, err := arena.ReadRecords(file)
 			if err != nil {
 				t.Fatalf("%s: %v", s.ID(), err)
 			}
-			if h.RuleSet != s.RuleSet || h.A != RungName(s, i, "") || h.B != RungName(s, i+1, "") || h.Seed != s.Seed || h.Pairs != pairs {
+			a, errA := RungName(s, i, "", rs)
+			b, errB := RungName(s, j, "", rs)
+			if errA != nil || errB != nil {
+				t.Fatal(errA, errB)
+			}
+			if h.RuleSet != s.RuleSet || h.A != a || h.B != b || h.Seed != s.Seed || h.Pairs != pairs {
 				t.Errorf("%s: header %+v", file, h)
 			}
-			matches = append(matches, recs)
+			matches = append(matches, CalibrationMatch{Lower: i, Upper: j, Records: recs})
 		}
-		rungs, ms, err := FitCalibration(nodes, pairs, matches)
+		unrated := make([]Rung, len(s.Rungs))
+		for i, r := range s.Rungs {
+			unrated[i] = Rung{Nodes: r.Nodes, Player: r.Player}
+		}
+		rungs, ms, err := FitCalibration(unrated, pairs, matches)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(rungs, s.Rungs) || !reflect.DeepEqual(ms, s.Matches) || s.Games != 2*pairs*len(ms) {
 			t.Errorf("%s refitted:\n%+v\n%+v\nbuilt in:\n%+v\n%+v", s.ID(), rungs, ms, s.Rungs, s.Matches)
 		}
+	}
+}
+
+// Pairings pair every two rungs up to span apart, neighbours first.
+func TestPairings(t *testing.T) {
+	cases := []struct {
+		rungs, span int
+		want        [][2]int
+	}{
+		{3, 1, [][2]int{{0, 1}, {1, 2}}},
+		{3, 0, [][2]int{{0, 1}, {1, 2}}},
+		{4, 2, [][2]int{{0, 1}, {1, 2}, {2, 3}, {0, 2}, {1, 3}}},
+		{3, 5, [][2]int{{0, 1}, {1, 2}, {0, 2}}},
+		{1, 2, nil},
+	}
+	for _, c := range cases {
+		if got := Pairings(c.rungs, c.span); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Pairings(%d, %d) = %v, want %v", c.rungs, c.span, got, c.want)
+		}
+	}
+}
+
+// A version 1 scale (engine rungs only, matches named by node counts)
+// still reads; a version 2 scale's player rung comes first, has no node
+// count and is one of palace's own players; its matches name it by spec.
+func TestScaleVersions(t *testing.T) {
+	v1 := `{"format": "palace-ladder-scale", "version": 1, "rule_set": "xiangqi@x", "engine": {"id": "e", "program": "p"},
+		"opening_plies": 2, "seed": 1, "rungs": [{"nodes": 1, "elo": 0, "lo": 0, "hi": 0}, {"nodes": 3, "elo": 12, "lo": 1, "hi": 20}],
+		"matches": [{"lower": 1, "upper": 3, "pairs": 1, "wdl": {"Wins": 0, "Draws": 1, "Losses": 1}, "pentanomial": [0, 1, 0, 0, 0],
+		"elo": {"Elo": 0, "CI": {"Lo": 0, "Hi": 0}, "LOS": 0}}], "games": 2, "code_version": "v", "created": "2026-01-01T00:00:00Z"}`
+	s, err := ParseScale("v1", []byte(v1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Matches[0].Lower != "1" || s.Matches[0].Upper != "3" || s.Rungs[1].Label() != "3 nodes" || s.Span != 0 {
+		t.Errorf("version 1 scale read as %+v", s)
+	}
+
+	s2 := testScale(3)
+	s2.Rungs = append([]Rung{{Player: "uniform,sims=800", Elo: -200}}, s2.Rungs...)
+	s2.Span = 2
+	s2.Matches = []Match{{Lower: "uniform,sims=800", Upper: "1", Pairs: 1}, {Lower: "1", Upper: "2", Pairs: 1}}
+	file := filepath.Join(t.TempDir(), "s2.json")
+	if err := s2.Save(file); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(file)
+	if !strings.Contains(string(data), `"lower": "uniform,sims=800"`) || !strings.Contains(string(data), `"lower": 1,`) {
+		t.Errorf("matches written as\n%s", data)
+	}
+	back, err := LoadScale(file)
+	if err != nil || !reflect.DeepEqual(back, s2) {
+		t.Fatalf("read back %+v, %v; wrote %+v", back, err, s2)
+	}
+	if got := RungFile(back.Rungs[0]); got != "rung-uniform-sims-800.jsonl" {
+		t.Errorf("the player rung's record file is %s", got)
+	}
+	if got := CalibrationFile(back.Rungs[0], back.Rungs[1]); got != "calibrate-uniform-sims-800-1.jsonl" {
+		t.Errorf("the player rung's calibration file is %s", got)
+	}
+	bad := []struct {
+		edit func(*Scale)
+		want string
+	}{
+		{func(s *Scale) { s.Rungs[0].Player = "net:x.palnet" }, "no network or program"},
+		{func(s *Scale) { s.Rungs[0].Player = "bogus" }, "unknown player"},
+		{func(s *Scale) { s.Rungs[0].Nodes = 5 }, "a player rung has no node count"},
+		{func(s *Scale) { s.Rungs[0], s.Rungs[1] = s.Rungs[1], s.Rungs[0] }, "comes before the engine's rungs"},
+		{func(s *Scale) { s.Rungs = append(s.Rungs, Rung{Player: "random"}) }, "comes before"},
+		{func(s *Scale) { s.Rungs = []Rung{{Player: "random"}, {Player: "uniform"}} }, "no engine rung"},
+	}
+	for i, b := range bad {
+		c := *back
+		c.Rungs = slices.Clone(back.Rungs)
+		b.edit(&c)
+		if err := c.Check(); err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("case %d: %v, want an error saying %q", i, err, b.want)
+		}
+	}
+}
+
+// The engine of a rung, rated by the ladder like any player, lands inside
+// its own rung's interval: the scale is consistent with the way the
+// ladder uses it (a player climbs from the bottom rung, so it meets rungs
+// far below it, which a fit over neighbours alone got wrong). The games
+// are kept in calibration/GAME/check-NODES/, played by
+// `palace ladder --player uci:/usr/games/fairy-stockfish,nodes=NODES
+// --pairs 10 --seed 4242`; refitted here without Fairy-Stockfish.
+func TestRungEnginesRateInTheirRungs(t *testing.T) {
+	all, err := BuiltinScales()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, s := range all {
+		name, _, _ := strings.Cut(s.RuleSet, "@")
+		dirs, _ := filepath.Glob(filepath.Join("calibration", name, "check-*"))
+		if len(dirs) < 2 {
+			t.Errorf("%s: %d rung engines rated (%v), want at least 2", s.ID(), len(dirs), dirs)
+		}
+		for _, dir := range dirs {
+			nodes, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(dir), "check-"))
+			if err != nil {
+				t.Fatalf("%s: %v", dir, err)
+			}
+			k := slices.IndexFunc(s.Rungs, func(r Rung) bool { return r.Player == "" && r.Nodes == nodes })
+			if k < 0 {
+				t.Fatalf("%s: no rung of %d nodes", dir, nodes)
+			}
+			r, err := Climb(s, 10, func(k int) ([]arena.GameRecord, error) {
+				h, recs, err := arena.ReadRecords(filepath.Join(dir, RungFile(s.Rungs[k])))
+				if err != nil {
+					return nil, err
+				}
+				if h.RuleSet != s.RuleSet || h.Seed != 4242 || h.Pairs != 10 || h.A != fmt.Sprintf("uci:fairy-stockfish/nodes=%d", nodes) {
+					t.Errorf("%s: header %+v", dir, h)
+				}
+				return recs, nil
+			})
+			if err != nil {
+				t.Fatalf("%s: %v", dir, err)
+			}
+			rung := s.Rungs[k]
+			if r.Elo < rung.Lo || r.Elo > rung.Hi {
+				t.Errorf("%s: Fairy-Stockfish at %d nodes rated %.0f [%.0f, %.0f]; its rung is at %.0f [%.0f, %.0f]",
+					s.ID(), nodes, r.Elo, r.Lo, r.Hi, rung.Elo, rung.Lo, rung.Hi)
+			}
+			checked++
+		}
+	}
+	if checked == 0 {
+		t.Error("no rung engine rated")
 	}
 }

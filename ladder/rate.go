@@ -41,7 +41,8 @@ type Rating struct {
 
 // RungResult is the player's match against one rung, from its view.
 type RungResult struct {
-	Nodes       int               `json:"nodes"`
+	Nodes       int               `json:"nodes,omitempty"`
+	Player      string            `json:"rung_player,omitempty"`
 	RungElo     stats.Number      `json:"rung_elo"`
 	WDL         stats.WDL         `json:"wdl"`
 	Pentanomial stats.Pentanomial `json:"pentanomial"`
@@ -112,7 +113,7 @@ func Rate(ctx context.Context, j Job) (*Rating, error) {
 			return nil, err
 		}
 		defer rung.Close()
-		file := filepath.Join(j.Dir, RungFile(j.Scale.Rungs[k].Nodes))
+		file := filepath.Join(j.Dir, RungFile(j.Scale.Rungs[k]))
 		_, recs, err := j.play(ctx, j.RuleSet, ops, j.Player, rung, file)
 		return recs, err
 	})
@@ -155,11 +156,11 @@ func Climb(scale *Scale, pairs int, play func(k int) ([]arena.GameRecord, error)
 		rung := scale.Rungs[k]
 		sum := arena.Summarize(arena.Header{Pairs: pairs}, recs)
 		if !sum.Done {
-			return nil, fmt.Errorf("ladder: the match against rung %d (%d nodes) is not over (%d games)", k+1, rung.Nodes, sum.Games)
+			return nil, fmt.Errorf("ladder: the match against rung %d (%s) is not over (%d games)", k+1, rung.Label(), sum.Games)
 		}
 		score := sum.WDL.Score()
 		scores = append(scores, score)
-		results = append(results, RungResult{Nodes: rung.Nodes, RungElo: rung.Elo, WDL: sum.WDL, Pentanomial: sum.Pentanomial, Score: score})
+		results = append(results, RungResult{Nodes: rung.Nodes, Player: rung.Player, RungElo: rung.Elo, WDL: sum.WDL, Pentanomial: sum.Pentanomial, Score: score})
 	}
 	r, err := Fit(scale, games)
 	if err != nil {
@@ -169,17 +170,40 @@ func Climb(scale *Scale, pairs int, play func(k int) ([]arena.GameRecord, error)
 	last := scores[len(scores)-1]
 	switch {
 	case len(scores) == n && last >= 0.5:
-		r.Note = fmt.Sprintf("above the scale: no rung beat it; it scored %.0f%% against the top rung (%s)", 100*last, nodesText(scale.Rungs[n-1].Nodes))
+		r.Note = fmt.Sprintf("above the scale: no rung beat it; it scored %.0f%% against the top rung (%s)", 100*last, scale.Rungs[n-1].Label())
 	case len(scores) == 1:
-		r.Note = fmt.Sprintf("below the scale: the bottom rung (%s) beat it; it scored %.0f%%", nodesText(scale.Rungs[0].Nodes), 100*last)
+		r.Note = fmt.Sprintf("below the scale: the bottom rung (%s) beat it; it scored %.0f%%", scale.Rungs[0].Label(), 100*last)
 	}
 	return r, nil
 }
 
+// RungPlayer is a rung's player: the engine at the rung's node count or
+// one of palace's own players. Close it when its games are over.
+type RungPlayer interface {
+	arena.Player
+	Close()
+}
+
+// ownRung is a player rung: palace's own player, nothing to close.
+type ownRung struct{ arena.Player }
+
+func (ownRung) Close() {}
+
 // NewRung starts rung k of scale: its engine (program, "" for the scale's)
 // at the rung's node count, checked to be the build the scale was
-// calibrated with. Close it when its games are over.
-func NewRung(scale *Scale, k int, program string, rs *rules.RuleSet) (*arena.UCIPlayer, error) {
+// calibrated with, or the rung's own player.
+func NewRung(scale *Scale, k int, program string, rs *rules.RuleSet) (RungPlayer, error) {
+	if r := scale.Rungs[k]; r.Player != "" {
+		ps, err := arena.ParsePlayer(r.Player)
+		if err != nil {
+			return nil, fmt.Errorf("ladder: rung %d: %w", k+1, err)
+		}
+		p, err := ps.NewPlayer(rs)
+		if err != nil {
+			return nil, fmt.Errorf("ladder: rung %s: %w", r.Player, err)
+		}
+		return ownRung{p}, nil
+	}
 	if program == "" {
 		program = scale.Engine.Program
 	}
@@ -197,18 +221,26 @@ func NewRung(scale *Scale, k int, program string, rs *rules.RuleSet) (*arena.UCI
 }
 
 // RungName is the name rung k of scale plays under in records, with
-// program ("": the scale's).
-func RungName(scale *Scale, k int, program string) string {
+// program ("": the scale's), under rule set rs.
+func RungName(scale *Scale, k int, program string, rs *rules.RuleSet) (string, error) {
+	if r := scale.Rungs[k]; r.Player != "" {
+		p, err := NewRung(scale, k, program, rs)
+		if err != nil {
+			return "", err
+		}
+		defer p.Close()
+		return p.Name(), nil
+	}
 	if program == "" {
 		program = scale.Engine.Program
 	}
 	spec := RungSpec(program, scale.Rungs[k].Nodes, scale.Engine.Options)
-	return spec.Name()
+	return spec.Name(), nil
 }
 
-// RungFile is the record file of the player's match against the rung of
-// nodes nodes, in a ladder's directory.
-func RungFile(nodes int) string { return fmt.Sprintf("rung-%d.jsonl", nodes) }
+// RungFile is the record file of the player's match against rung r, in a
+// ladder's directory.
+func RungFile(r Rung) string { return fmt.Sprintf("rung-%s.jsonl", r.ID().fileName()) }
 
 // Fit is the rating of a player whose games (A: the player, index
 // len(scale.Rungs); B: a rung's index) are these, with the rungs' ratings

@@ -144,8 +144,8 @@ func (s *Stages) LadderRated(gen int, best Best, r *ladder.Rating, elapsed time.
 }
 
 // LadderRungKey is the record file of generation gen's match against
-// rung nodes.
-func LadderRungKey(gen, nodes int) string { return LadderKey(gen) + "/" + ladder.RungFile(nodes) }
+// rung r.
+func LadderRungKey(gen int, r ladder.Rung) string { return LadderKey(gen) + "/" + ladder.RungFile(r) }
 
 // LadderMatch is the best network's match against rung k, for a machine
 // that plays some of its pairs (arena.PlayPairs) with no record file of
@@ -186,6 +186,10 @@ func (s *Stages) LadderHeader(ls *LadderSetup, best Best, k int) (arena.Header, 
 	if err != nil {
 		return arena.Header{}, err
 	}
-	m := ls.Settings.Match(ls.Rules, ops, namedPlayer(ls.playerName(best, ck.Weights)), namedPlayer(ladder.RungName(ls.Scale, k, s.Config.Ladder.Engine)))
+	rung, err := ladder.RungName(ls.Scale, k, s.Config.Ladder.Engine, ls.Rules)
+	if err != nil {
+		return arena.Header{}, err
+	}
+	m := ls.Settings.Match(ls.Rules, ops, namedPlayer(ls.playerName(best, ck.Weights)), namedPlayer(rung))
 	return m.Header(), nil
 }

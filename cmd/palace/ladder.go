@@ -203,9 +203,9 @@ func writeRating(w io.Writer, r *ladder.Rating, dir string) error {
 	fmt.Fprintf(&b, "rating of %s\n", r.Player)
 	fmt.Fprintf(&b, "  scale   %s\n", r.Scale)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "  rung (nodes)\trung Elo\tW-D-L\tscore\t\n")
+	fmt.Fprintf(tw, "  rung\trung Elo\tW-D-L\tscore\t\n")
 	for _, rr := range r.Rungs {
-		fmt.Fprintf(tw, "  %d\t%s\t%d-%d-%d\t%.3f\t\n", rr.Nodes, stats.FormatElo(float64(rr.RungElo)),
+		fmt.Fprintf(tw, "  %s\t%s\t%d-%d-%d\t%.3f\t\n", ladder.Rung{Nodes: rr.Nodes, Player: rr.Player}.Label(), stats.FormatElo(float64(rr.RungElo)),
 			rr.WDL.Wins, rr.WDL.Draws, rr.WDL.Losses, rr.Score)
 	}
 	tw.Flush()
@@ -226,17 +226,21 @@ func fmtRating(elo, lo, hi float64) string {
 
 const calibrateAbout = `usage: palace ladder calibrate --out FILE [flags]
 
-Calibrates a scale: the engine at each node count of --nodes plays its
-neighbours (--pairs pairs each), and a Bradley–Terry fit over all the games
-rates every rung, the first at 0. The records stay in --work; the same
-command again resumes.`
+Calibrates a scale: the player rungs of --below (palace's own players, weakest
+first), then the engine at each node count of --nodes; every two rungs at
+most --span apart play a match (--pairs pairs each), and a Bradley–Terry fit
+over all the games rates every rung, the engine at its fewest nodes at 0. The
+records stay in --work; the same command again resumes.`
 
 func runLadderCalibrate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("ladder calibrate", stderr)
 	setUsage(fs, calibrateAbout)
 	ruleSet := addRuleSetFlag(fs)
 	engine := fs.String("engine", ladder.DefaultEngine, "the engine program")
-	nodesFlag := fs.String("nodes", joinInts(ladder.DefaultNodes), "the rungs: node counts a move, increasing")
+	nodesFlag := fs.String("nodes", joinInts(ladder.DefaultNodes), "the engine's rungs: node counts a move, increasing")
+	var below stringList
+	fs.Var(&below, "below", "a player rung below the engine's: random or uniform[,sims=N] (repeatable, weakest first; \"none\": no player rung; default "+strings.Join(ladder.DefaultBelow, " ")+")")
+	span := fs.Int("span", ladder.DefaultSpan, "rungs at most this far apart play each other (1: neighbours only)")
 	var options stringList
 	fs.Var(&options, "option", "NAME=VALUE, sent to every rung by setoption (repeatable)")
 	settings := addLadderSettings(fs, 100, "work", "ladder-calibration", "directory of the matches' record files; the same command again resumes from them")
@@ -255,6 +259,16 @@ func runLadderCalibrate(args []string, stdout, stderr io.Writer) error {
 	if err != nil || len(nodes) < 2 {
 		return usagef("--nodes %q: want two or more node counts, comma-separated", *nodesFlag)
 	}
+	if *span < 1 || *span > len(nodes)+len(below) {
+		return usagef("--span %d: want from 1 to the number of rungs", *span)
+	}
+	belowSpecs := []string(below)
+	switch {
+	case len(belowSpecs) == 0:
+		belowSpecs = ladder.DefaultBelow
+	case len(belowSpecs) == 1 && belowSpecs[0] == "none":
+		belowSpecs = nil
+	}
 	var opts []uci.OptionValue
 	for _, o := range options {
 		name, value, ok := strings.Cut(o, "=")
@@ -271,11 +285,13 @@ func runLadderCalibrate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	c := ladder.Calibration{Settings: settings.Settings, RuleSet: rs, Program: *engine, Options: opts, Nodes: nodes}
+	c := ladder.Calibration{Settings: settings.Settings, RuleSet: rs, Program: *engine, Options: opts, Nodes: nodes,
+		Below: belowSpecs, Span: *span}
 	status := newStatus(stdout, show, line)
 	defer status.end()
 	scale, err := runLadderJob(status, &c.Settings, line,
-		fmt.Sprintf("calibrating %s with %s at %v nodes, %d pairs a match, records in %s", rs, *engine, nodes, c.Pairs, c.Dir),
+		fmt.Sprintf("calibrating %s with %v below %s at %v nodes, rungs up to %d apart, %d pairs a match, records in %s",
+			rs, belowSpecs, *engine, nodes, c.Span, c.Pairs, c.Dir),
 		func(ctx context.Context) (*ladder.Scale, error) { return ladder.Calibrate(ctx, c) })
 	if err != nil {
 		return err
@@ -310,24 +326,26 @@ func runLadderShow(args []string, stdout, stderr io.Writer) error {
 	return writeScale(stdout, scale, where)
 }
 
-// writeScale prints a scale as a table.
+// writeScale prints a scale as two tables: the rungs, and the
+// calibration's matches.
 func writeScale(w io.Writer, s *ladder.Scale, where string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "scale %s (%s)\n", s.ID(), where)
 	fmt.Fprintf(&b, "  engine   %s, options %v\n", s.Engine.Program, s.Engine.Options)
-	fmt.Fprintf(&b, "  games    %d (openings of %d random plies, seed %d), calibrated %s by palace %s\n",
-		s.Games, s.OpeningPlies, s.Seed, s.Created.Format("2006-01-02"), s.CodeVersion)
+	fmt.Fprintf(&b, "  games    %d (openings of %d random plies, seed %d; rungs up to %d apart played), calibrated %s by palace %s\n",
+		s.Games, s.OpeningPlies, s.Seed, max(s.Span, 1), s.Created.Format("2006-01-02"), s.CodeVersion)
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "  nodes\tElo\t95%% interval\tmatch with the next rung (W-D-L)\tElo of that match\t\n")
-	for i, r := range s.Rungs {
-		match, elo := "", ""
-		if i < len(s.Matches) {
-			m := s.Matches[i]
-			match = fmt.Sprintf("%d-%d-%d", m.WDL.Wins, m.WDL.Draws, m.WDL.Losses)
-			elo = fmtEloInterval(m.Elo)
-		}
-		fmt.Fprintf(tw, "  %d\t%s\t[%s, %s]\t%s\t%s\t\n", r.Nodes, stats.FormatElo(float64(r.Elo)),
-			stats.FormatElo(float64(r.Lo)), stats.FormatElo(float64(r.Hi)), match, elo)
+	fmt.Fprintf(tw, "  rung\tElo\t95%% interval\t\n")
+	for _, r := range s.Rungs {
+		fmt.Fprintf(tw, "  %s\t%s\t[%s, %s]\t\n", r.Label(), stats.FormatElo(float64(r.Elo)),
+			stats.FormatElo(float64(r.Lo)), stats.FormatElo(float64(r.Hi)))
+	}
+	tw.Flush()
+	fmt.Fprintf(&b, "  matches (the weaker rung's view)\n")
+	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "  rung\tagainst\tW-D-L\tElo of that match\t\n")
+	for _, m := range s.Matches {
+		fmt.Fprintf(tw, "  %s\t%s\t%d-%d-%d\t%s\t\n", m.Lower, m.Upper, m.WDL.Wins, m.WDL.Draws, m.WDL.Losses, fmtEloInterval(m.Elo))
 	}
 	tw.Flush()
 	_, err := io.WriteString(w, b.String())

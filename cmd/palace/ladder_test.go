@@ -32,17 +32,38 @@ func testScale(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	scale := filepath.Join(dir, "scale.json")
-	code, out, errOut := runPalace(t, "", "ladder", "calibrate", "--nodes", "1,30", "--pairs", "1", "--dir", filepath.Join(dir, "records"),
+	code, out, errOut := runPalace(t, "", "ladder", "calibrate", "--nodes", "1,30", "--below", "none", "--pairs", "1", "--dir", filepath.Join(dir, "records"),
 		"--out", scale, "--progress", "none")
 	if code != 0 {
 		t.Fatalf("calibrate: exit %d\n%s%s", code, out, errOut)
 	}
-	for _, want := range []string{"scale xiangqi@", "Fairy-Stockfish", "nodes", "games    2"} {
+	for _, want := range []string{"scale xiangqi@", "Fairy-Stockfish", "30 nodes", "games    2", "rungs up to 2 apart"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("calibrate's output lacks %q:\n%s", want, out)
 		}
 	}
 	return scale
+}
+
+// A calibration's player rungs and span are checked before any game.
+func TestLadderCalibrateRefuses(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--nodes", "1,30", "--span", "0"}, "--span 0"},
+		{[]string{"--nodes", "1,30", "--span", "4"}, "--span 4"},
+		{[]string{"--nodes", "1,30", "--below", "net:x.palnet"}, "no network or program"},
+		{[]string{"--nodes", "1,30", "--below", "bogus"}, "unknown player"},
+		{[]string{"--nodes", "1,30", "--below", "random", "--below", "random"}, "given twice"},
+	} {
+		args := append([]string{"ladder", "calibrate", "--work", filepath.Join(dir, "w"), "--out", filepath.Join(dir, "s.json"), "--progress", "none", "--engine", "/nonexistent/engine"}, c.args...)
+		code, out, errOut := runPalace(t, "", args...)
+		if code == 0 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, want an error saying %q\n%s%s", c.args, code, c.want, out, errOut)
+		}
+	}
 }
 
 func TestLadderCommand(t *testing.T) {
@@ -57,7 +78,7 @@ func TestLadderCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("ladder: exit %d\n%s%s", code, out, errOut)
 	}
-	for _, want := range []string{"rating of random", "rung (nodes)", "rating  ", "(95%), ", dir} {
+	for _, want := range []string{"rating of random", "rung  ", "1 node", "rating  ", "(95%), ", dir} {
 		if !strings.Contains(out, want) {
 			t.Errorf("ladder's output lacks %q:\n%s", want, out)
 		}
