@@ -227,7 +227,16 @@ func (r *runner) checkResume() error {
 	if err := r.stages.CheckState(s, best); err != nil {
 		return err
 	}
-	return r.stages.CheckBest(best)
+	if err := r.stages.CheckBest(best); err != nil {
+		return err
+	}
+	if c := r.stages.Config.Train; c.RecordsShare > 0 && s.Generation < c.RecordsGenerations {
+		// Said now, not when the first training reads them.
+		if _, err := train.ReadGameSet(c.Records); err != nil {
+			return fmt.Errorf("loop: train: records: %w", err)
+		}
+	}
+	return nil
 }
 
 func (r *runner) close() {
