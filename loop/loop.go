@@ -187,6 +187,16 @@ func newRunner(st store.Store, cfg Config, opt Options) (*runner, error) {
 		if err := os.MkdirAll(filepath.Dir(lock), 0o755); err != nil {
 			return nil, fmt.Errorf("loop: %w", err)
 		}
+		// The directory itself, a link resolved, so that its walks below
+		// descend into it (issue 47: --dir LINK).
+		root, err := filepath.EvalSymlinks(filepath.Dir(lock))
+		if err != nil {
+			return nil, fmt.Errorf("loop: %w", err)
+		}
+		// Before the lock file is opened: it could be such a link too.
+		if err := checkLinks(st, root); err != nil {
+			return nil, err
+		}
 		unlock, err := runlock.Lock(lock)
 		if errors.Is(err, runlock.ErrLocked) {
 			return nil, fmt.Errorf("loop: another palace run is using %s", lock)
@@ -197,7 +207,7 @@ func newRunner(st store.Store, cfg Config, opt Options) (*runner, error) {
 		r.unlock = unlock
 		// Nothing of this run is being written now: a temporary file is
 		// a killed write's.
-		n, err := removeDebris(filepath.Dir(lock))
+		n, err := removeDebris(root)
 		if err != nil {
 			r.close()
 			return nil, err

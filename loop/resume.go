@@ -219,6 +219,39 @@ func (s *Stages) CheckBest(best Best) error {
 	return nil
 }
 
+// checkLinks refuses symbolic links in the run directory st (root, its
+// path with links resolved) that lead out of it, or nowhere: palace reads
+// and writes through such a link as if it were the run's own file, and
+// would append to, or overwrite, a file elsewhere (issue 47). Links that
+// stay inside are the user's arrangement and are left alone.
+func checkLinks(st store.Store, root string) error {
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type()&fs.ModeSymlink == 0 {
+			return nil
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		name := st.Local(filepath.ToSlash(rel))
+		target, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return fmt.Errorf("%s is a symbolic link that leads nowhere (%w); a run directory holds its own files: remove the link, or put the file there", name, err)
+		}
+		if in, err := filepath.Rel(root, target); err != nil || in == ".." || strings.HasPrefix(in, ".."+string(filepath.Separator)) {
+			return fmt.Errorf("%s is a symbolic link to %s, outside the run directory; palace writes only inside it: replace the link with a copy of the file", name, target)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("loop: %w", err)
+	}
+	return nil
+}
+
 // removeDebris removes the temporary files that killed writes left in the
 // run directory root (regular files named as atomicfile.IsTemp says, nothing else)
 // and returns how many it removed. The caller holds the run's lock: no

@@ -1,0 +1,129 @@
+package loop_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/palace-chess/palace/loop"
+	"github.com/palace-chess/palace/store"
+)
+
+// What a run directory holds is believed only when it is what the run
+// wrote (issue 47, "what palace believes").
+
+// A line of metrics.jsonl that is not a metric is refused with its
+// number; blank lines at the end are passed over, one between metrics is
+// named.
+func TestReadMetricsRefusesStrangeLines(t *testing.T) {
+	good := `{"generation":0,"stage":"selfplay","time":"2026-12-04T00:00:00Z","games":4}` + "\n" +
+		`{"generation":0,"stage":"train","time":"2026-12-04T00:00:01Z","total_steps":8}` + "\n"
+	for _, tc := range []struct {
+		what, data, want string
+		lines            int
+	}{
+		{what: "the file as written", data: good, lines: 2},
+		{what: "trailing blank lines", data: good + "\n\n  \n", lines: 2},
+		{what: "a garbage line", data: good + `{"garbage":1}` + "\n", want: `metrics.jsonl line 3: not a metric: unknown keys "garbage"`},
+		{what: "an empty object", data: `{}` + "\n" + good, want: "metrics.jsonl line 1: not a metric: no generation"},
+		{what: "an unknown stage", data: good + `{"generation":1,"stage":"party"}` + "\n", want: `line 3: not a metric: generation 1, stage "party"`},
+		{what: "a negative generation", data: `{"generation":-1,"stage":"train"}` + "\n", want: `line 1: not a metric: generation -1`},
+		{what: "not JSON", data: good + "[1, 2\n", want: "line 3: not a metric"},
+		{what: "a blank line between metrics", data: strings.Replace(good, "\n", "\n\n", 1), want: "metrics.jsonl line 2 is blank, between metrics"},
+	} {
+		st, _ := store.NewDir(t.TempDir())
+		if err := st.Write(loop.MetricsKey, []byte(tc.data)); err != nil {
+			t.Fatal(err)
+		}
+		ms, err := loop.ReadMetrics(st)
+		if tc.want == "" {
+			if err != nil || len(ms) != tc.lines {
+				t.Errorf("%s: %d metrics, %v; want %d", tc.what, len(ms), err, tc.lines)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v; want an error naming %q", tc.what, err, tc.want)
+		}
+	}
+}
+
+// stopped is a context already cancelled: a run given it checks and
+// starts its directory, and plays nothing.
+func stopped() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}
+
+// A run directory reached through a symbolic link is that directory
+// (issue 47: its networks were "missing" through the link).
+func TestRunThroughLink(t *testing.T) {
+	c := tinyConfig(t)
+	dir := t.TempDir()
+	real, link := filepath.Join(dir, "run"), filepath.Join(dir, "link")
+	st, _ := store.NewDir(real)
+	if err := loop.Run(stopped(), st, c, loop.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(real, ".best.json.tmp-9"), []byte("x"), 0o644) // a killed write's
+	lst, _ := store.NewDir(link)
+	if err := loop.Run(stopped(), lst, c, loop.Options{}); err != nil {
+		t.Errorf("the run through a link: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(real, ".best.json.tmp-9")); !os.IsNotExist(err) {
+		t.Errorf("a temporary file in a run reached through a link is still there (%v)", err)
+	}
+}
+
+// Symbolic links inside a run directory that lead out of it, or nowhere,
+// are refused before anything is read or written through them; a link
+// that stays inside is left alone (issue 47: metrics.jsonl -> outside was
+// appended to, train/state.palnet -> outside read and overwritten).
+func TestRunRefusesLinksOut(t *testing.T) {
+	c := tinyConfig(t)
+	outside := filepath.Join(t.TempDir(), "outside")
+	if err := os.WriteFile(outside, []byte("not the run's\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ link, target, want string }{
+		{loop.MetricsKey, outside, "outside the run directory"},
+		{loop.TrainKey, outside, "outside the run directory"},
+		{"run.lock", outside, "outside the run directory"},
+		{"selfplay", filepath.Dir(outside), "outside the run directory"},
+		{loop.StateKey, "../../nowhere", "leads nowhere"},
+	} {
+		dir := t.TempDir()
+		st, _ := store.NewDir(dir)
+		p := st.Local(tc.link)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.Symlink(tc.target, p); err != nil {
+			t.Fatal(err)
+		}
+		err := loop.Run(stopped(), st, c, loop.Options{})
+		if err == nil || !strings.Contains(err.Error(), p+" is a symbolic link") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s -> %s: %v; want it refused as %q", tc.link, tc.target, err, tc.want)
+		}
+		if _, err := os.Stat(st.Local(loop.NetKey(0))); !os.IsNotExist(err) {
+			t.Errorf("%s -> %s: the run started (%v)", tc.link, tc.target, err)
+		}
+	}
+	if b, _ := os.ReadFile(outside); string(b) != "not the run's\n" {
+		t.Errorf("the file outside was changed: %q", b)
+	}
+	// A link inside is the user's arrangement.
+	dir := t.TempDir()
+	st, _ := store.NewDir(dir)
+	os.Mkdir(filepath.Join(dir, "notes"), 0o755)
+	if err := os.Symlink("notes", filepath.Join(dir, "notes-link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := loop.Run(stopped(), st, c, loop.Options{}); err != nil {
+		t.Errorf("a link inside the run: %v", err)
+	}
+}
