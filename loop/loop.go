@@ -90,6 +90,11 @@ type State struct {
 	Version    int    `json:"version"`
 	Generation int    `json:"generation"`
 	Stage      string `json:"stage"`
+	// ConfigHash and ConfigKeys digest the run's config.yaml (confighash.go)
+	// where the store has one; a state.json without them, an older
+	// palace's, has them recorded on resume.
+	ConfigHash string            `json:"config_hash,omitempty"`
+	ConfigKeys map[string]string `json:"config_keys,omitempty"`
 }
 
 // Best is the best network so far.
@@ -157,7 +162,7 @@ func Run(ctx context.Context, st store.Store, cfg Config, opt Options) error {
 			}
 			return err
 		}
-		if err := WriteState(r.st, next); err != nil {
+		if err := r.writeState(next); err != nil {
 			return err
 		}
 		r.p.stageDone(s.Generation, s.Stage)
@@ -173,6 +178,8 @@ type runner struct {
 	stages *Stages
 	unlock func()
 	p      *progress
+	// config digests the store's config.yaml; nil without one.
+	config *configDigest
 }
 
 func newRunner(st store.Store, cfg Config, opt Options) (*runner, error) {
@@ -182,6 +189,15 @@ func newRunner(st store.Store, cfg Config, opt Options) (*runner, error) {
 	}
 	r := &runner{st: st, opt: opt, stages: stages}
 	r.p = newProgress(opt.Progress)
+	if data, err := st.Read(ConfigKey); err == nil {
+		d, err := digestConfig(data)
+		if err != nil {
+			return nil, err
+		}
+		r.config = &d
+	} else if !errors.Is(err, store.ErrNotExist) {
+		return nil, fmt.Errorf("loop: %w", err)
+	}
 	if lock := st.Local(lockKey); lock != "" {
 		// Whole-run lock: two processes in one run would both train.
 		if err := os.MkdirAll(filepath.Dir(lock), 0o755); err != nil {
@@ -227,6 +243,9 @@ func (r *runner) checkResume() error {
 	if err != nil {
 		return err
 	}
+	if err := r.checkConfig(s); err != nil {
+		return err
+	}
 	best, err := BestOf(r.st)
 	if errors.Is(err, store.ErrNotExist) {
 		return fmt.Errorf("loop: %s is missing, and %s says generation %d's %s is next; restore it, or start a new run directory", BestKey, StateKey, s.Generation, s.Stage)
@@ -249,6 +268,31 @@ func (r *runner) checkResume() error {
 	return nil
 }
 
+// checkConfig refuses a run whose config.yaml is not the one its state
+// recorded, naming the keys that changed; a state without a record (an
+// older palace's) has it recorded now.
+func (r *runner) checkConfig(s State) error {
+	switch {
+	case r.config == nil && s.ConfigHash != "":
+		return fmt.Errorf("loop: %s is missing, and %s records the config the run started with; restore it, or start a new run directory", ConfigKey, StateKey)
+	case r.config == nil || s.ConfigHash == r.config.Hash:
+		return nil
+	case s.ConfigHash == "":
+		r.logf("recorded the digest of %s in %s: from now on a changed config is refused", ConfigKey, StateKey)
+		return r.writeState(s)
+	}
+	return fmt.Errorf("loop: %s was edited since the run started (%s), and a run keeps its config: restore it, or start a new run directory with the new config",
+		ConfigKey, changedKeys(s.ConfigKeys, r.config.Keys))
+}
+
+// writeState writes s as state.json with the digest of the run's config.
+func (r *runner) writeState(s State) error {
+	if r.config != nil {
+		s.ConfigHash, s.ConfigKeys = r.config.Hash, r.config.Keys
+	}
+	return WriteState(r.st, s)
+}
+
 func (r *runner) close() {
 	if r.unlock != nil {
 		r.unlock()
@@ -265,7 +309,13 @@ func (r *runner) state() (State, error) {
 		if err := r.start(); err != nil {
 			return State{}, err
 		}
-		return State{Version: 1, Generation: 0, Stage: StageSelfplay}, nil
+		// Written now, with the config's digest, so that an edit before
+		// the first stage is done is caught too.
+		s := State{Version: 1, Generation: 0, Stage: StageSelfplay}
+		if err := r.writeState(s); err != nil {
+			return State{}, err
+		}
+		return r.state()
 	}
 	if err != nil {
 		return State{}, fmt.Errorf("loop: %w", err)

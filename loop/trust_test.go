@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/palace-chess/palace/internal/testrun"
 	"github.com/palace-chess/palace/loop"
 	"github.com/palace-chess/palace/store"
 )
@@ -126,4 +127,52 @@ func TestRunRefusesLinksOut(t *testing.T) {
 	if err := loop.Run(stopped(), st, c, loop.Options{}); err != nil {
 		t.Errorf("a link inside the run: %v", err)
 	}
+}
+
+// A run keeps the config it started with: config.yaml edited in place is
+// refused on resume, naming the keys that changed, while comments and
+// layout may change; a state.json of an older palace, without the
+// config's digest, resumes and has it recorded (issue 47).
+func TestRunRefusesEditedConfig(t *testing.T) {
+	c := tinyConfig(t)
+	dir := t.TempDir()
+	st, _ := store.NewDir(dir)
+	st.Write(loop.ConfigKey, []byte(testrun.TinyYAML))
+	if err := loop.Run(stopped(), st, c, loop.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	state, _ := st.Read(loop.StateKey)
+	if !strings.Contains(string(state), `"config_hash":"`) {
+		t.Fatalf("a new run's state.json: %s, want the config's digest", state)
+	}
+	for _, tc := range []struct{ what, over, want string }{
+		{"the seed", "seed: 6", "(changed seed)"},
+		{"the network and the search", "network: {blocks: 2}\nselfplay: {search: {simulations: 16, dirichlet_alpha: 0.3}}",
+			"(changed network.blocks, selfplay.search.simulations; added selfplay.search.dirichlet_alpha)"},
+		{"a key removed", "arena: {accept_score: null}", "(removed arena.accept_score)"},
+	} {
+		st.Write(loop.ConfigKey, []byte(testrun.Merge(t, testrun.TinyYAML, tc.over)))
+		err := loop.Run(stopped(), st, c, loop.Options{})
+		wantErr(t, tc.what, err, "config.yaml was edited since the run started "+tc.want, "restore it")
+	}
+	// Comments, layout and flow style are no change.
+	relaid := "# my run\n" + testrun.Merge(t, testrun.TinyYAML, "") + "\n# the end\n"
+	st.Write(loop.ConfigKey, []byte(relaid))
+	if err := loop.Run(stopped(), st, c, loop.Options{}); err != nil {
+		t.Errorf("the config re-laid out: %v", err)
+	}
+
+	// An older palace's state.json: the digest is recorded, then kept to.
+	st.Write(loop.StateKey, []byte(`{"version":1,"generation":0,"stage":"selfplay"}`+"\n"))
+	var log []string
+	if err := loop.Run(stopped(), st, c, loop.Options{Progress: logged(&log)}); err != nil {
+		t.Fatalf("a state.json without the config's digest: %v", err)
+	}
+	if state, _ := st.Read(loop.StateKey); !strings.Contains(string(state), `"config_hash":"`) || !strings.Contains(strings.Join(log, "\n"), "recorded the digest") {
+		t.Errorf("after resuming an older state.json: %s, log %q", state, log)
+	}
+	st.Write(loop.ConfigKey, []byte(testrun.Merge(t, testrun.TinyYAML, "seed: 7")))
+	wantErr(t, "the seed edited after the digest was recorded", loop.Run(stopped(), st, c, loop.Options{}), "(changed seed)")
+	st.Remove(loop.ConfigKey)
+	wantErr(t, "config.yaml removed", loop.Run(stopped(), st, c, loop.Options{}), "config.yaml is missing")
 }
