@@ -259,6 +259,11 @@ func (r *runner) checkResume() error {
 	if err := r.stages.CheckBest(best); err != nil {
 		return err
 	}
+	if stateFile := r.st.Local(TrainKey); stateFile != "" {
+		if err := r.stages.CheckTrainer(s, stateFile); err != nil {
+			return err
+		}
+	}
 	if c := r.stages.Config.Train; c.RecordsShare > 0 && s.Generation < c.RecordsGenerations {
 		// Said now, not when the first training reads them.
 		if _, err := train.ReadGameSet(c.Records); err != nil {

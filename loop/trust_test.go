@@ -2,6 +2,8 @@ package loop_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/palace-chess/palace/internal/testrun"
 	"github.com/palace-chess/palace/loop"
+	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/store"
 )
 
@@ -175,4 +178,69 @@ func TestRunRefusesEditedConfig(t *testing.T) {
 	wantErr(t, "the seed edited after the digest was recorded", loop.Run(stopped(), st, c, loop.Options{}), "(changed seed)")
 	st.Remove(loop.ConfigKey)
 	wantErr(t, "config.yaml removed", loop.Run(stopped(), st, c, loop.Options{}), "config.yaml is missing")
+}
+
+// Before training, every shard is checked against its manifest and every
+// manifest against its generation's recorded positions: a shard swapped
+// for another and a manifest entry removed are refused, not trained on
+// (issue 47). The trainer's state is checked against the run's training:
+// deleted, or replaced by another network, it is refused rather than
+// started over or trained on.
+func TestRunRefusesSwappedShardsAndTrainer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays and trains a generation")
+	}
+	c := tinyConfig(t)
+	dir := t.TempDir()
+	st, _ := store.NewDir(dir)
+	ctx := context.Background()
+	if err := loop.Run(ctx, st, c, loop.Options{StopAfter: stopAt(0, loop.StageTrain)}); err != nil {
+		t.Fatal(err)
+	}
+	once := loop.Options{StopAfter: func(loop.State) bool { return true }}
+	spDir := st.Local(loop.SelfplayKey(0))
+	first, second := filepath.Join(spDir, "shard-000000.shard"), filepath.Join(spDir, "shard-000001.shard")
+	orig, err := os.ReadFile(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _ := os.ReadFile(second)
+	os.WriteFile(first, other, 0o644)
+	wantErr(t, "a swapped shard", loop.Run(ctx, st, c, once), "generation 0's self-play", first, "the manifest says", "restore the shard")
+	os.WriteFile(first, orig, 0o644)
+
+	manifest := st.Local(loop.ManifestKey(0))
+	origManifest, _ := os.ReadFile(manifest)
+	var m map[string]any
+	json.Unmarshal(origManifest, &m)
+	shards := m["shards"].([]any)
+	m["shards"] = shards[:len(shards)-1]
+	cut, _ := json.Marshal(m)
+	os.WriteFile(manifest, cut, 0o644)
+	wantErr(t, "a manifest entry removed", loop.Run(ctx, st, c, once), loop.ManifestKey(0)+" lists", "metrics.jsonl says generation 0's self-play made")
+	os.WriteFile(manifest, origManifest, 0o644)
+
+	// Restored, the run trains.
+	if err := loop.Run(ctx, st, c, loop.Options{StopAfter: stopAt(0, loop.StageArena)}); err != nil {
+		t.Fatal(err)
+	}
+	stateFile := st.Local(loop.TrainKey)
+	trainer, err := model.Load(stateFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	origState, _ := os.ReadFile(stateFile)
+	os.Remove(stateFile)
+	wantErr(t, "the trainer's state deleted", loop.Run(stopped(), st, c, loop.Options{}), "train/state.palnet is missing, but the run's training reached step")
+	gen0, _ := model.Load(st.Local(loop.NetKey(0)))
+	gen0.Save(stateFile)
+	wantErr(t, "generation 0 as the trainer", loop.Run(stopped(), st, c, loop.Options{}), "train/state.palnet is at step 0, but the run's training reached step")
+	gen0.Steps = trainer.Steps
+	gen0.Save(stateFile)
+	wantErr(t, "a foreign network at the trainer's step", loop.Run(stopped(), st, c, loop.Options{}),
+		fmt.Sprintf("train/state.palnet holds network %s at step %d", gen0.Weights.ID(), trainer.Steps), "restore the trainer's state")
+	os.WriteFile(stateFile, origState, 0o644)
+	if err := loop.Run(stopped(), st, c, loop.Options{}); err != nil {
+		t.Errorf("the trainer's state restored: %v", err)
+	}
 }

@@ -271,6 +271,9 @@ type Progress struct {
 	SamplesPerS  float64     // since the last report
 	Window       int64       // positions in the replay window
 	Total        int64       // positions the shards hold
+	// Network is the saved state's network (model.Weights.ID), by which
+	// a caller can tell this trainer's state from another file later.
+	Network string
 }
 
 // Result is what a Run did.
@@ -386,7 +389,7 @@ func Run(ctx context.Context, cfg Config, job Job) (Result, error) {
 			el := time.Since(sinceStart).Seconds()
 			job.Progress(Progress{Step: tr.Steps(), Target: job.TargetSteps, Rate: tr.Rate(),
 				Losses: scale(since, sinceSteps), SamplesPerS: float64(sinceSteps*cfg.Batch) / el,
-				Window: window, Total: total})
+				Window: window, Total: total, Network: ck.Weights.ID()})
 			since, sinceSteps, sinceStart = gnet.Losses{}, 0, time.Now()
 		}
 	}
