@@ -90,9 +90,14 @@ type State struct {
 	Version    int    `json:"version"`
 	Generation int    `json:"generation"`
 	Stage      string `json:"stage"`
-	// ConfigHash and ConfigKeys digest the run's config.yaml (confighash.go)
-	// where the store has one; a state.json without them, an older
-	// palace's, has them recorded on resume.
+}
+
+// stateFile is state.json as the local driver writes it: the state, and
+// the digest of the run's config.yaml (confighash.go) where the store has
+// one; a state.json without it, an older palace's, has it recorded on
+// resume.
+type stateFile struct {
+	State
 	ConfigHash string            `json:"config_hash,omitempty"`
 	ConfigKeys map[string]string `json:"config_keys,omitempty"`
 }
@@ -277,25 +282,36 @@ func (r *runner) checkResume() error {
 // recorded, naming the keys that changed; a state without a record (an
 // older palace's) has it recorded now.
 func (r *runner) checkConfig(s State) error {
+	var f stateFile
+	if data, err := r.st.Read(StateKey); err != nil {
+		return fmt.Errorf("loop: %w", err)
+	} else if err := json.Unmarshal(data, &f); err != nil {
+		return fmt.Errorf("loop: %s: %w", StateKey, err) // state() read it; only a change since
+	}
 	switch {
-	case r.config == nil && s.ConfigHash != "":
+	case r.config == nil && f.ConfigHash != "":
 		return fmt.Errorf("loop: %s is missing, and %s records the config the run started with; restore it, or start a new run directory", ConfigKey, StateKey)
-	case r.config == nil || s.ConfigHash == r.config.Hash:
+	case r.config == nil || f.ConfigHash == r.config.Hash:
 		return nil
-	case s.ConfigHash == "":
+	case f.ConfigHash == "":
 		r.logf("recorded the digest of %s in %s: from now on a changed config is refused", ConfigKey, StateKey)
 		return r.writeState(s)
 	}
 	return fmt.Errorf("loop: %s was edited since the run started (%s), and a run keeps its config: restore it, or start a new run directory with the new config",
-		ConfigKey, changedKeys(s.ConfigKeys, r.config.Keys))
+		ConfigKey, changedKeys(f.ConfigKeys, r.config.Keys))
 }
 
 // writeState writes s as state.json with the digest of the run's config.
 func (r *runner) writeState(s State) error {
-	if r.config != nil {
-		s.ConfigHash, s.ConfigKeys = r.config.Hash, r.config.Keys
+	if r.config == nil {
+		return WriteState(r.st, s)
 	}
-	return WriteState(r.st, s)
+	s.Version = 1
+	b, _ := json.Marshal(stateFile{State: s, ConfigHash: r.config.Hash, ConfigKeys: r.config.Keys})
+	if err := r.st.Write(StateKey, append(b, '\n')); err != nil {
+		return fmt.Errorf("loop: %w", err)
+	}
+	return nil
 }
 
 func (r *runner) close() {
