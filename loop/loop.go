@@ -130,6 +130,9 @@ func Run(ctx context.Context, st store.Store, cfg Config, opt Options) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
+	if err := checkRecords(st, cfg.Train); err != nil {
+		return err
+	}
 	r, err := newRunner(st, cfg, opt)
 	if err != nil {
 		return err
@@ -269,11 +272,22 @@ func (r *runner) checkResume() error {
 			return err
 		}
 	}
-	if c := r.stages.Config.Train; c.RecordsShare > 0 && s.Generation < c.RecordsGenerations {
-		// Said now, not when the first training reads them.
-		if _, err := train.ReadGameSet(c.Records); err != nil {
-			return fmt.Errorf("loop: train: records: %w", err)
-		}
+	return nil
+}
+
+// checkRecords reads the game set the config's training mixes in, when a
+// generation still to train uses it: said before the run starts (or
+// resumes), not when its first training reads it.
+func checkRecords(st store.Store, c train.Config) error {
+	if c.RecordsShare == 0 {
+		return nil
+	}
+	var s State
+	if data, err := st.Read(StateKey); err == nil && json.Unmarshal(data, &s) == nil && s.Generation >= c.RecordsGenerations {
+		return nil
+	}
+	if _, err := train.ReadGameSet(c.Records); err != nil {
+		return fmt.Errorf("loop: train: records: %w", err)
 	}
 	return nil
 }
