@@ -163,6 +163,35 @@ func TestVerify(t *testing.T) {
 	}
 }
 
+// CheckSums reads each listed shard once and names the first whose size
+// or SHA-256 is not the manifest's: a shard swapped for another one, of
+// sound records, is caught (issue 47), as is a missing one.
+func TestCheckSums(t *testing.T) {
+	dir, other := t.TempDir(), t.TempDir()
+	rs := rules.MustPreset("janggi")
+	recs := makeRecords(rs, 21, 150)
+	for i := range 2 {
+		writeShard(t, filepath.Join(dir, fmt.Sprintf("%03d.shard", i)), rs, recs[50*i:50*i+50], WithManifest())
+	}
+	writeShard(t, filepath.Join(other, "000.shard"), rs, recs[100:], WithManifest())
+	m, err := ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.CheckSums(); err != nil {
+		t.Fatalf("sound shards: %v", err)
+	}
+	path := filepath.Join(dir, "001.shard")
+	writeFile(t, path, mustRead(t, filepath.Join(other, "000.shard")))
+	if err := m.CheckSums(); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "the manifest says") {
+		t.Errorf("a swapped shard: %v", err)
+	}
+	os.Remove(path)
+	if err := m.CheckSums(); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a missing shard: %v", err)
+	}
+}
+
 // Writers listing shards in one directory at once all get listed.
 func TestManifestConcurrentAdds(t *testing.T) {
 	dir := t.TempDir()

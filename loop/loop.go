@@ -92,6 +92,16 @@ type State struct {
 	Stage      string `json:"stage"`
 }
 
+// stateFile is state.json as the local driver writes it: the state, and
+// the digest of the run's config.yaml (confighash.go) where the store has
+// one; a state.json without it, an older palace's, has it recorded on
+// resume.
+type stateFile struct {
+	State
+	ConfigHash string            `json:"config_hash,omitempty"`
+	ConfigKeys map[string]string `json:"config_keys,omitempty"`
+}
+
 // Best is the best network so far.
 type Best struct {
 	Generation int    `json:"generation"`
@@ -118,6 +128,9 @@ type Options struct {
 // complete or ctx is cancelled; a cancelled run is not an error.
 func Run(ctx context.Context, st store.Store, cfg Config, opt Options) error {
 	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if err := checkRecords(st, cfg.Train); err != nil {
 		return err
 	}
 	r, err := newRunner(st, cfg, opt)
@@ -157,7 +170,7 @@ func Run(ctx context.Context, st store.Store, cfg Config, opt Options) error {
 			}
 			return err
 		}
-		if err := WriteState(r.st, next); err != nil {
+		if err := r.writeState(next); err != nil {
 			return err
 		}
 		r.p.stageDone(s.Generation, s.Stage)
@@ -173,6 +186,8 @@ type runner struct {
 	stages *Stages
 	unlock func()
 	p      *progress
+	// config digests the store's config.yaml; nil without one.
+	config *configDigest
 }
 
 func newRunner(st store.Store, cfg Config, opt Options) (*runner, error) {
@@ -182,10 +197,29 @@ func newRunner(st store.Store, cfg Config, opt Options) (*runner, error) {
 	}
 	r := &runner{st: st, opt: opt, stages: stages}
 	r.p = newProgress(opt.Progress)
+	if data, err := st.Read(ConfigKey); err == nil {
+		d, err := digestConfig(data)
+		if err != nil {
+			return nil, err
+		}
+		r.config = &d
+	} else if !errors.Is(err, store.ErrNotExist) {
+		return nil, fmt.Errorf("loop: %w", err)
+	}
 	if lock := st.Local(lockKey); lock != "" {
 		// Whole-run lock: two processes in one run would both train.
 		if err := os.MkdirAll(filepath.Dir(lock), 0o755); err != nil {
 			return nil, fmt.Errorf("loop: %w", err)
+		}
+		// The directory itself, a link resolved, so that its walks below
+		// descend into it (issue 47: --dir LINK).
+		root, err := filepath.EvalSymlinks(filepath.Dir(lock))
+		if err != nil {
+			return nil, fmt.Errorf("loop: %w", err)
+		}
+		// Before the lock file is opened: it could be such a link too.
+		if err := checkLinks(st, root); err != nil {
+			return nil, err
 		}
 		unlock, err := runlock.Lock(lock)
 		if errors.Is(err, runlock.ErrLocked) {
@@ -197,7 +231,7 @@ func newRunner(st store.Store, cfg Config, opt Options) (*runner, error) {
 		r.unlock = unlock
 		// Nothing of this run is being written now: a temporary file is
 		// a killed write's.
-		n, err := removeDebris(filepath.Dir(lock))
+		n, err := removeDebris(root)
 		if err != nil {
 			r.close()
 			return nil, err
@@ -217,6 +251,9 @@ func (r *runner) checkResume() error {
 	if err != nil {
 		return err
 	}
+	if err := r.checkConfig(s); err != nil {
+		return err
+	}
 	best, err := BestOf(r.st)
 	if errors.Is(err, store.ErrNotExist) {
 		return fmt.Errorf("loop: %s is missing, and %s says generation %d's %s is next; restore it, or start a new run directory", BestKey, StateKey, s.Generation, s.Stage)
@@ -227,7 +264,68 @@ func (r *runner) checkResume() error {
 	if err := r.stages.CheckState(s, best); err != nil {
 		return err
 	}
-	return r.stages.CheckBest(best)
+	if err := r.stages.CheckBest(best); err != nil {
+		return err
+	}
+	if stateFile := r.st.Local(TrainKey); stateFile != "" {
+		if err := r.stages.CheckTrainer(s, stateFile); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkRecords reads the game set the config's training mixes in, when a
+// generation still to train uses it: said before the run starts (or
+// resumes), not when its first training reads it.
+func checkRecords(st store.Store, c train.Config) error {
+	if c.RecordsShare == 0 {
+		return nil
+	}
+	var s State
+	if data, err := st.Read(StateKey); err == nil && json.Unmarshal(data, &s) == nil && s.Generation >= c.RecordsGenerations {
+		return nil
+	}
+	if _, err := train.ReadGameSet(c.Records); err != nil {
+		return fmt.Errorf("loop: train: records: %w", err)
+	}
+	return nil
+}
+
+// checkConfig refuses a run whose config.yaml is not the one its state
+// recorded, naming the keys that changed; a state without a record (an
+// older palace's) has it recorded now.
+func (r *runner) checkConfig(s State) error {
+	var f stateFile
+	if data, err := r.st.Read(StateKey); err != nil {
+		return fmt.Errorf("loop: %w", err)
+	} else if err := json.Unmarshal(data, &f); err != nil {
+		return fmt.Errorf("loop: %s: %w", StateKey, err) // state() read it; only a change since
+	}
+	switch {
+	case r.config == nil && f.ConfigHash != "":
+		return fmt.Errorf("loop: %s is missing, and %s records the config the run started with; restore it, or start a new run directory", ConfigKey, StateKey)
+	case r.config == nil || f.ConfigHash == r.config.Hash:
+		return nil
+	case f.ConfigHash == "":
+		r.logf("recorded the digest of %s in %s: from now on a changed config is refused", ConfigKey, StateKey)
+		return r.writeState(s)
+	}
+	return fmt.Errorf("loop: %s was edited since the run started (%s), and a run keeps its config: restore it, or start a new run directory with the new config",
+		ConfigKey, changedKeys(f.ConfigKeys, r.config.Keys))
+}
+
+// writeState writes s as state.json with the digest of the run's config.
+func (r *runner) writeState(s State) error {
+	if r.config == nil {
+		return WriteState(r.st, s)
+	}
+	s.Version = 1
+	b, _ := json.Marshal(stateFile{State: s, ConfigHash: r.config.Hash, ConfigKeys: r.config.Keys})
+	if err := r.st.Write(StateKey, append(b, '\n')); err != nil {
+		return fmt.Errorf("loop: %w", err)
+	}
+	return nil
 }
 
 func (r *runner) close() {
@@ -246,7 +344,13 @@ func (r *runner) state() (State, error) {
 		if err := r.start(); err != nil {
 			return State{}, err
 		}
-		return State{Version: 1, Generation: 0, Stage: StageSelfplay}, nil
+		// Written now, with the config's digest, so that an edit before
+		// the first stage is done is caught too.
+		s := State{Version: 1, Generation: 0, Stage: StageSelfplay}
+		if err := r.writeState(s); err != nil {
+			return State{}, err
+		}
+		return r.state()
 	}
 	if err != nil {
 		return State{}, fmt.Errorf("loop: %w", err)

@@ -197,6 +197,13 @@ func TestConfigErrors(t *testing.T) {
 		{"rules: xiangqi\nseed: 1\nselfplay: {games: 1e18}", "games: 1e18: too large a whole number to read exactly"},
 		{"rules: xiangqi\nseed: 18446744073709551616", "seed: 18446744073709551616: too large"},
 		{"rules: xiangqi\nseed: 1\nselfplay: {games: 100000000}", "games: 100000000, want 1 to 16777216"},
+		// Issue 47: values that pass a range check and later make NaN, a
+		// wrapped step count or a setting never used.
+		{"rules: xiangqi\nseed: 1\narena: {sprt: {elo0: 1e308, elo1: 1.7e308}}", "arena: sprt: stats: elo bounds 1e+308, 1.7e+308 are too far out"},
+		{"rules: xiangqi\nseed: 1\ntrain: {samples_per_position: 1e300}", "samples_per_position 1e+300, want > 0 and ≤ 1000"},
+		{"rules: xiangqi\nseed: 1\ntrain: {records: /etc}", `records "/etc", records_generations 0 are never used with records_share 0`},
+		{"rules: xiangqi\nseed: 5.0", "line 2: seed: 5.0: want a whole number written as one (5)"},
+		{"rules: xiangqi\nseed: 1\ngenerations: 1e1", "line 3: generations: 1e1: want a whole number written as one (10)"},
 	} {
 		_, err := loop.ParseConfig([]byte(tc.yaml), "t.yaml")
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -296,5 +303,21 @@ func TestInitialNetworkBuiltin(t *testing.T) {
 			!strings.Contains(gen0.Provenance.Note, "builtin") {
 			t.Errorf("%s: generation 0 is network %s (want the shipped %s), %d steps, provenance %+v", game, gen0.Weights.ID(), id, gen0.Steps, gen0.Provenance)
 		}
+	}
+}
+
+// Records to train on that are not a game set are refused when the run
+// starts, before its first self-play (issue 47: records was accepted and
+// only read, or never, later).
+func TestRunRefusesRecordsThatAreNoGameSet(t *testing.T) {
+	c := tinyConfig(t)
+	c.Train.Records, c.Train.RecordsShare, c.Train.RecordsGenerations = t.TempDir(), 0.25, 1
+	st, _ := store.NewDir(t.TempDir())
+	err := loop.Run(context.Background(), st, c, loop.Options{})
+	if err == nil || !strings.Contains(err.Error(), "loop: train: records: train: game set") {
+		t.Errorf("records of no game set: %v", err)
+	}
+	if keys, _ := st.List(""); len(keys) > 0 {
+		t.Errorf("the run started before the records were checked: %v", keys)
 	}
 }

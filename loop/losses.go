@@ -48,6 +48,9 @@ type trainChunk struct {
 	// Losses are their mean, Window the replay window they sampled.
 	Losses gnet.Losses `json:"losses"`
 	Window int64       `json:"window"`
+	// Network is the trainer's network after them (CheckTrainer); absent
+	// in an older palace's record.
+	Network string `json:"network,omitempty"`
 }
 
 // readTrainLosses reads generation gen's losses, or starts them at step
@@ -96,7 +99,7 @@ func (l *trainLosses) resume(step int64) {
 // add records the report p of a save, the first since the trainer was at
 // step from.
 func (l *trainLosses) add(from int64, p train.Progress) {
-	l.Chunks = append(l.Chunks, trainChunk{From: from, To: p.Step, Losses: p.Losses, Window: p.Window})
+	l.Chunks = append(l.Chunks, trainChunk{From: from, To: p.Step, Losses: p.Losses, Window: p.Window, Network: p.Network})
 }
 
 // fill sets m's training figures for a trainer now at step end: the

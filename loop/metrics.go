@@ -6,6 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/palace-chess/palace/arena"
@@ -93,7 +97,10 @@ func RecordMetric(st store.Store, m Metric) error {
 	return nil
 }
 
-// ReadMetrics reads a run's metrics, in the order they were recorded.
+// ReadMetrics reads a run's metrics, in the order they were recorded. A
+// line that is not a metric (a key no metric has, no stage, a stage or
+// generation no run has) is refused with its number, not taken as a
+// zero metric; blank lines at the end (an editor's) are passed over.
 func ReadMetrics(st store.Store) ([]Metric, error) {
 	data, err := st.Read(MetricsKey)
 	if errors.Is(err, store.ErrNotExist) {
@@ -103,14 +110,70 @@ func ReadMetrics(st store.Store) ([]Metric, error) {
 		return nil, fmt.Errorf("loop: %w", err)
 	}
 	var out []Metric
+	blank := 0 // the first blank line of a run of them, 0 for none
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, 1<<24)
 	for n := 1; sc.Scan(); n++ {
-		var m Metric
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			if blank == 0 {
+				blank = n
+			}
+			continue
+		}
+		if blank != 0 {
+			return nil, fmt.Errorf("loop: %s line %d is blank, between metrics; remove it", MetricsKey, blank)
+		}
+		m, err := parseMetric(line)
+		if err != nil {
 			return nil, fmt.Errorf("loop: %s line %d: %w", MetricsKey, n, err)
 		}
 		out = append(out, m)
 	}
-	return out, sc.Err()
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("loop: %s: %w", MetricsKey, err)
+	}
+	return out, nil
+}
+
+// metricKeys are the JSON keys of a Metric line.
+var metricKeys = func() map[string]bool {
+	keys := map[string]bool{}
+	t := reflect.TypeOf(Metric{})
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		keys[name] = true
+	}
+	return keys
+}()
+
+// parseMetric reads one line of metrics.jsonl. Only the line's own keys
+// are checked against Metric's: the sections it embeds (a match summary,
+// a rating) are other packages', which may drop a key an older run wrote.
+func parseMetric(line []byte) (Metric, error) {
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(line, &keys); err != nil {
+		return Metric{}, fmt.Errorf("not a metric: %w", err)
+	}
+	var unknown []string
+	for k := range keys {
+		if !metricKeys[k] {
+			unknown = append(unknown, strconv.Quote(k))
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		return Metric{}, fmt.Errorf("not a metric: unknown keys %s", strings.Join(unknown, ", "))
+	}
+	if _, ok := keys["generation"]; !ok {
+		return Metric{}, errors.New("not a metric: no generation")
+	}
+	var m Metric
+	if err := json.Unmarshal(line, &m); err != nil {
+		return Metric{}, fmt.Errorf("not a metric: %w", err)
+	}
+	if m.Generation < 0 || stageIndex(m.Stage) < 0 {
+		return Metric{}, fmt.Errorf("not a metric: generation %d, stage %q", m.Generation, m.Stage)
+	}
+	return m, nil
 }

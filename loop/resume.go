@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -215,6 +216,115 @@ func (s *Stages) CheckBest(best Best) error {
 	if id := ck.Weights.ID(); id != best.NetworkID {
 		return fmt.Errorf("loop: %s says %s is network %s, but %s holds network %s; restore %s (or the network file), or start a new run directory",
 			BestKey, best.Key, best.NetworkID, best.Key, id, BestKey)
+	}
+	return nil
+}
+
+// CheckTrainer checks that the trainer's state file (stateFile, the
+// local copy of TrainKey) is this run's trainer where the run at state at
+// has left it, as far as the metrics, the networks and the record of the
+// training's saves tell: none before any training, since a missing one
+// would silently start training over from step 0 (issue 47); at the
+// steps of the last finished training, that training's candidate's
+// weights; past them, only in the training under way, at a save its
+// record names (with that save's network), or the one save after it that
+// a kill kept from being recorded. A network copied in from elsewhere is
+// refused rather than trained on.
+func (s *Stages) CheckTrainer(at State, stateFile string) error {
+	ms, err := ReadMetrics(s.Store)
+	if err != nil {
+		return err
+	}
+	// The last finished training: its steps and its candidate.
+	refKey, refSteps, trained := NetKey(0), int64(0), -1
+	for _, m := range ms {
+		if m.Stage == StageTrain && m.Generation > trained {
+			refKey, refSteps, trained = m.Network, m.TotalSteps, m.Generation
+		}
+	}
+	var losses *trainLosses
+	if data, err := s.Store.Read(TrainLossesKey); err == nil {
+		var l trainLosses
+		if json.Unmarshal(data, &l) == nil && l.Generation == at.Generation && at.Stage == StageTrain && trained < at.Generation {
+			losses = &l // the training under way
+		}
+	}
+	fail := func(format string, a ...any) error {
+		return fmt.Errorf("loop: %s %s; training on it would not be this run's: restore the trainer's state, or start a new run directory",
+			TrainKey, fmt.Sprintf(format, a...))
+	}
+	ck, err := model.Load(stateFile)
+	if errors.Is(err, os.ErrNotExist) {
+		if refSteps > 0 {
+			return fail("is missing, but the run's training reached step %d (generation %d's, %s)", refSteps, trained, MetricsKey)
+		}
+		if losses != nil && len(losses.Chunks) > 0 {
+			return fail("is missing, but generation %d's training saved it at step %d (%s)", at.Generation, losses.Chunks[len(losses.Chunks)-1].To, TrainLossesKey)
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("loop: the trainer's state: %w", err)
+	}
+	id := ck.Weights.ID()
+	switch {
+	case ck.Steps == refSteps:
+		ref, err := LoadNet(s.Store, refKey)
+		if err != nil {
+			return err
+		}
+		if rid := ref.Weights.ID(); rid != id {
+			return fail("holds network %s at step %d, but the run's training reached step %d with network %s (%s)", id, ck.Steps, refSteps, rid, refKey)
+		}
+	case ck.Steps > refSteps && losses != nil:
+		last := losses.Start
+		for _, c := range losses.Chunks {
+			if c.To == ck.Steps && c.Network != "" && c.Network != id {
+				return fail("holds network %s at step %d, but generation %d's training saved network %s there (%s)", id, ck.Steps, at.Generation, c.Network, TrainLossesKey)
+			}
+			last = max(last, c.To)
+		}
+		if ck.Steps > last+int64(s.Config.Train.CheckpointEvery) {
+			return fail("is at step %d, but generation %d's training saved it last at step %d (%s), %d steps a save", ck.Steps, at.Generation, last, TrainLossesKey, s.Config.Train.CheckpointEvery)
+		}
+	case ck.Steps > refSteps && at.Stage == StageTrain && trained < at.Generation:
+		// Training under way without a record of its saves (an older
+		// palace's run): its steps are all there is to go by.
+	default:
+		return fail("is at step %d, but the run's training reached step %d (generation %d's, %s)", ck.Steps, refSteps, trained, MetricsKey)
+	}
+	return nil
+}
+
+// checkLinks refuses symbolic links in the run directory st (root, its
+// path with links resolved) that lead out of it, or nowhere: palace reads
+// and writes through such a link as if it were the run's own file, and
+// would append to, or overwrite, a file elsewhere (issue 47). Links that
+// stay inside are the user's arrangement and are left alone.
+func checkLinks(st store.Store, root string) error {
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type()&fs.ModeSymlink == 0 {
+			return nil
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		name := st.Local(filepath.ToSlash(rel))
+		target, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return fmt.Errorf("%s is a symbolic link that leads nowhere (%w); a run directory holds its own files: remove the link, or put the file there", name, err)
+		}
+		if in, err := filepath.Rel(root, target); err != nil || in == ".." || strings.HasPrefix(in, ".."+string(filepath.Separator)) {
+			return fmt.Errorf("%s is a symbolic link to %s, outside the run directory; palace writes only inside it: replace the link with a copy of the file", name, target)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("loop: %w", err)
 	}
 	return nil
 }

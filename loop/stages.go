@@ -290,6 +290,9 @@ type TrainJob struct {
 // kept in the store (TrainLossesKey, losses.go).
 func (s *Stages) Train(ctx context.Context, job TrainJob) (Metric, error) {
 	gen := job.Generation
+	if err := s.checkShards(job.Dirs); err != nil {
+		return Metric{}, err
+	}
 	total, err := Positions(s.Store, 0, gen)
 	if err != nil {
 		return Metric{}, err
@@ -368,6 +371,40 @@ func (s *Stages) Train(ctx context.Context, job TrainJob) (Metric, error) {
 		m.SamplesPerSecond = float64(res.Steps*int64(s.Config.Train.Batch)) / res.Elapsed.Seconds()
 	}
 	return m, nil
+}
+
+// checkShards checks, before training on them, that the self-play
+// directories dirs (generation g's at dirs[g]) hold what self-play
+// committed (issue 47): every manifest's positions the count its
+// generation's self-play metric recorded (a removed entry would drop its
+// shard unseen), and every shard the size and SHA-256 its manifest gives
+// (a shard swapped for another is caught). The cost is a read of each
+// shard.
+func (s *Stages) checkShards(dirs []string) error {
+	ms, err := ReadMetrics(s.Store)
+	if err != nil {
+		return err
+	}
+	recorded := map[int]int64{}
+	for _, m := range ms {
+		if m.Stage == StageSelfplay {
+			recorded[m.Generation] = m.Positions
+		}
+	}
+	for g, dir := range dirs {
+		m, err := datasets.ReadManifest(dir)
+		if err != nil {
+			return fmt.Errorf("loop: generation %d's self-play: %w", g, err)
+		}
+		if want, ok := recorded[g]; ok && m.Records() != want {
+			return fmt.Errorf("loop: %s lists %d positions, but %s says generation %d's self-play made %d; restore the manifest (or its shards), or start a new run directory",
+				ManifestKey(g), m.Records(), MetricsKey, g, want)
+		}
+		if err := m.CheckSums(); err != nil {
+			return fmt.Errorf("loop: generation %d's self-play: %w; restore the shard, or start a new run directory", g, err)
+		}
+	}
+	return nil
 }
 
 // trainStart is the trainer's step when generation gen's training began,

@@ -1151,6 +1151,40 @@ c err in="$F/uci-basic.txt" mem=$INF t=10 -- uci --net /dev/zero
 for v in 0 -1 $BIG abc; do c err in="$F/uci-basic.txt" -- uci --nodes "$v"; done
 for v in 0 -1 100000000 abc; do c err in="$F/uci-basic.txt" -- uci --threads "$v"; done
 
+# --- issue 47: run directories, what palace believes (items 4-11, 19) ---
+echo "== issue 47: what a run directory believes"
+# Values that pass a range check and break the run later, floats for integers, settings never used.
+i=0
+for y in 'arena: {sprt: {elo0: 1e308, elo1: 1.7e308}}' 'train: {samples_per_position: 1e300}' 'seed: 5.0' 'generations: 1e1' \
+	'train: {records: /etc}' 'train: {records_generations: 3}' 'train: {records: /etc, records_share: 0.5, records_generations: 1}'; do
+	i=$((i + 1))
+	run_cfg "i47-$i" "$y"
+	c err check="! test -e r/state.json" -- run --config "$F/run-i47-$i.yaml" --dir r --progress none
+done
+# An empty --dir or --config is a mistake, not the default.
+c err check="! test -e runs" -- run --config "$F/run.yaml" --dir '' --progress none
+c err check="! test -e r" -- run --config '' --dir r --progress none
+# A run directory reached through a link, with and without a slash.
+c ok pre="cp -r '$F/run1' real && ln -s real link" -- run --dir link --progress none
+c ok pre="cp -r '$F/run1' real && ln -s real link" -- run --dir link/ --progress none
+# config.yaml edited in place; a state.json of an older palace (no digest) resumes and records it.
+c err pre="cp -r '$F/run1' r && sed -i 's/^seed: 5$/seed: 6/' r/config.yaml" -- run --dir r --progress none
+c err pre="cp -r '$F/run1' r && sed -i 's/blocks: 1,/blocks: 2,/' r/config.yaml" -- run --dir r --progress none
+c ok pre="cp -r '$F/run1' r && sed -i 's/,\"config_hash\".*\$/}/' r/state.json" check="grep -q config_hash r/state.json" -- run --dir r --progress none
+# The trainer's state deleted, or another network in its place.
+c err pre="cp -r '$F/run1' r && rm r/train/state.palnet" check="! test -e r/train/state.palnet" -- run --dir r --generations 2 --progress none
+c err pre="cp -r '$F/run1' r && cp r/nets/gen-0000.palnet r/train/state.palnet" check="cmp -s r/train/state.palnet r/nets/gen-0000.palnet" -- run --dir r --generations 2 --progress none
+# A shard swapped for another, a manifest entry removed: refused before training on them.
+c err t=90 pre="cp -r '$F/run1' r && cp r/selfplay/gen-0000/shard-000001.shard r/selfplay/gen-0000/shard-000000.shard" check="! test -e r/nets/gen-0002.palnet" -- run --dir r --generations 2 --progress none
+c err t=90 pre="cp -r '$F/run1' r && python3 -c 'import json, sys; p = sys.argv[1]; m = json.load(open(p)); m[\"shards\"] = m[\"shards\"][:-1]; json.dump(m, open(p, \"w\"))' r/selfplay/gen-0000/manifest.json" check="! test -e r/nets/gen-0002.palnet" -- run --dir r --generations 2 --progress none
+# Links out of the run directory: refused, nothing written through them.
+c err pre="cp -r '$F/run1' r && : >out.jsonl && rm r/metrics.jsonl && ln -s ../out.jsonl r/metrics.jsonl" check="test ! -s out.jsonl" -- run --dir r --generations 2 --progress none
+c err pre="cp -r '$F/run1' r && mv r/train/state.palnet st.palnet && ln -s ../../st.palnet r/train/state.palnet" check="cmp -s st.palnet '$F/run1/train/state.palnet'" -- run --dir r --generations 2 --progress none
+c err pre="cp -r '$F/run1' r && ln -s /nowhere r/notes" -- run --dir r --progress none
+# A line of metrics.jsonl that is not a metric; blank lines at the end.
+c err pre="cp -r '$F/run1' r && echo '{\"garbage\":1}' >>r/metrics.jsonl" -- run --dir r --progress none
+c ok pre="cp -r '$F/run1' r && printf '\n\n' >>r/metrics.jsonl" -- run --dir r --progress none
+
 # ------------------------------------------------------------- the counts
 echo
 echo "== summary"

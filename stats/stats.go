@@ -232,7 +232,8 @@ type SPRT struct{ Elo0, Elo1, Alpha, Beta float64 }
 
 // Validate reports whether the test is well formed: Alpha and Beta in
 // (0, 1) with Alpha + Beta < 1 (otherwise the lower bound is not below the
-// upper one), and finite Elo0 < Elo1.
+// upper one), and finite Elo0 < Elo1 whose expected scores are distinct
+// and strictly between 0 and 1.
 func (s SPRT) Validate() error {
 	var errs []error
 	if !(s.Alpha > 0 && s.Alpha < 1) {
@@ -248,6 +249,11 @@ func (s SPRT) Validate() error {
 		errs = append(errs, fmt.Errorf("stats: elo bounds %v, %v are not finite", s.Elo0, s.Elo1))
 	} else if !(s.Elo0 < s.Elo1) {
 		errs = append(errs, fmt.Errorf("stats: elo0 %v is not below elo1 %v", s.Elo0, s.Elo1))
+	} else if s0, s1 := ScoreFromElo(s.Elo0), ScoreFromElo(s.Elo1); !(s0 > 0 && s0 < s1 && s1 < 1) {
+		// Bounds so far out that their scores round to 0, to 1 or to each
+		// other make every LLR NaN or 0: the test could never decide.
+		errs = append(errs, fmt.Errorf("stats: elo bounds %v, %v are too far out (their expected scores %v, %v must be distinct and strictly between 0 and 1)",
+			s.Elo0, s.Elo1, s0, s1))
 	}
 	return errors.Join(errs...)
 }

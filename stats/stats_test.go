@@ -282,6 +282,12 @@ func TestSPRTValidate(t *testing.T) {
 		{"elo1 infinite", sprt05(0, math.Inf(1)), false},
 		{"elo0 NaN", sprt05(math.NaN(), 5), false},
 		{"zero value", SPRT{}, false},
+		// Issue 47: finite bounds whose scores round to 1 (or 0, or to each
+		// other) made every gate's LLR NaN.
+		{"elo bounds past float range", sprt05(1e308, 1.7e308), false},
+		{"both scores 0", sprt05(-1e6, -1e5), false},
+		{"scores equal", sprt05(20000, 20001), false},
+		{"far but distinct", sprt05(2000, 3000), true},
 	}
 	for _, tt := range tests {
 		err := tt.s.Validate()
@@ -293,6 +299,14 @@ func TestSPRTValidate(t *testing.T) {
 		}
 		if !tt.ok && !math.IsNaN(tt.s.LLRTrinomial(WDL{10, 10, 5})) {
 			t.Errorf("%s: LLR of an invalid test is not NaN", tt.name)
+		}
+		if tt.ok {
+			// A valid test's LLR is a number for any counts, however lopsided.
+			for _, p := range []Pentanomial{{1, 0, 0, 0, 0}, {0, 0, 0, 0, 1}, {0, 0, 7, 0, 0}, {1e6, 0, 0, 0, 0}, {0, 0, 0, 0, 1e6}, {5, 3, 10, 2, 7}} {
+				if llr := tt.s.LLRPentanomial(p); math.IsNaN(llr) || math.IsInf(llr, 0) {
+					t.Errorf("%s: LLR of %v is %v", tt.name, p, llr)
+				}
+			}
 		}
 	}
 }

@@ -98,7 +98,10 @@ func (d *Dir) Write(key string, data []byte) error {
 // out.
 func (d *Dir) List(prefix string) ([]string, error) {
 	var keys []string
-	err := filepath.WalkDir(d.root, func(p string, e fs.DirEntry, err error) error {
+	// The separator makes a root that is a symbolic link to a directory
+	// walked as that directory (WalkDir does not follow a link it is
+	// given): a run in --dir LINK saw no files (issue 47).
+	err := filepath.WalkDir(d.root+string(filepath.Separator), func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

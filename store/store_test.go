@@ -44,3 +44,28 @@ func TestDir(t *testing.T) {
 		}
 	}
 }
+
+// A store whose root is a symbolic link to a directory lists that
+// directory's keys (issue 47: palace run --dir LINK saw none, and found
+// its own networks missing).
+func TestDirThroughLink(t *testing.T) {
+	dir := t.TempDir()
+	real, link := filepath.Join(dir, "run"), filepath.Join(dir, "link")
+	d, err := NewDir(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Write("nets/gen-0000.palnet", []byte("x"))
+	d.Write("best.json", []byte("x"))
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	l, err := NewDir(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := l.List("")
+	if err != nil || !slices.Equal(keys, []string{"best.json", "nets/gen-0000.palnet"}) {
+		t.Errorf("List through the link = %v, %v", keys, err)
+	}
+}

@@ -801,4 +801,12 @@ func TestRunMixesRecords(t *testing.T) {
 	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "records") {
 		t.Errorf("records_share without records: %v", err)
 	}
+	// Issue 47: records given without a share were accepted and never read.
+	for _, unused := range []train.Config{{Records: "/etc"}, {RecordsGenerations: 2}} {
+		bad := testConfig()
+		bad.Records, bad.RecordsGenerations = unused.Records, unused.RecordsGenerations
+		if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "never used with records_share 0") {
+			t.Errorf("records %q, records_generations %d without records_share: %v", bad.Records, bad.RecordsGenerations, err)
+		}
+	}
 }

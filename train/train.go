@@ -113,6 +113,12 @@ type Config struct {
 	CheckpointEvery int `yaml:"checkpoint_every"`
 }
 
+// MaxSamplesPerPosition bounds Config.SamplesPerPosition: far above any
+// useful value (KataGo's is about 1), and low enough that a run's step
+// count, positions × samples / batch, stays far inside an int64 (1e300
+// wrapped it negative and the run trained nothing, issue 47).
+const MaxSamplesPerPosition = 1000
+
 // DefaultConfig is a configuration for small networks on a CPU.
 func DefaultConfig() Config {
 	return Config{
@@ -163,8 +169,8 @@ func (c *Config) Validate() error {
 	if !(c.BNMomentum > 0 && c.BNMomentum <= 1) {
 		bad("bn_momentum %v, want 0 < m ≤ 1", c.BNMomentum)
 	}
-	if !(c.SamplesPerPosition > 0) || math.IsInf(c.SamplesPerPosition, 0) {
-		bad("samples_per_position %v, want > 0", c.SamplesPerPosition)
+	if !(c.SamplesPerPosition > 0 && c.SamplesPerPosition <= MaxSamplesPerPosition) {
+		bad("samples_per_position %v, want > 0 and ≤ %d", c.SamplesPerPosition, MaxSamplesPerPosition)
 	}
 	if c.MinRows < 1 {
 		bad("window min_rows %d, want ≥ 1", c.MinRows)
@@ -194,6 +200,9 @@ func (c *Config) Validate() error {
 		bad("records_share %v, records_generations %d: want 0 ≤ share < 1 and generations ≥ 0", c.RecordsShare, c.RecordsGenerations)
 	} else if c.RecordsShare > 0 && (c.Records == "" || c.RecordsGenerations == 0) {
 		bad("records_share %v needs records (a game set directory) and records_generations ≥ 1", c.RecordsShare)
+	} else if c.RecordsShare == 0 && (c.Records != "" || c.RecordsGenerations != 0) {
+		// Said, not ignored: a user who gave records meant them to be used.
+		bad("records %q, records_generations %d are never used with records_share 0: give records_share > 0, or leave them out", c.Records, c.RecordsGenerations)
 	}
 	if c.CheckpointEvery < 1 {
 		bad("checkpoint_every %d, want ≥ 1", c.CheckpointEvery)
@@ -262,6 +271,9 @@ type Progress struct {
 	SamplesPerS  float64     // since the last report
 	Window       int64       // positions in the replay window
 	Total        int64       // positions the shards hold
+	// Network is the saved state's network (model.Weights.ID), by which
+	// a caller can tell this trainer's state from another file later.
+	Network string
 }
 
 // Result is what a Run did.
@@ -377,7 +389,7 @@ func Run(ctx context.Context, cfg Config, job Job) (Result, error) {
 			el := time.Since(sinceStart).Seconds()
 			job.Progress(Progress{Step: tr.Steps(), Target: job.TargetSteps, Rate: tr.Rate(),
 				Losses: scale(since, sinceSteps), SamplesPerS: float64(sinceSteps*cfg.Batch) / el,
-				Window: window, Total: total})
+				Window: window, Total: total, Network: ck.Weights.ID()})
 			since, sinceSteps, sinceStart = gnet.Losses{}, 0, time.Now()
 		}
 	}

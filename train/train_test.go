@@ -3,7 +3,9 @@ package train_test
 import (
 	"context"
 	"errors"
+	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/palace-chess/palace/encode"
@@ -125,6 +127,18 @@ func TestErrors(t *testing.T) {
 	bad.Batch, bad.Optimizer = 0, "lion"
 	if err := bad.Validate(); err == nil {
 		t.Error("batch 0 and optimizer lion validated")
+	}
+	for _, spp := range []float64{0, -1, 1e300, math.Inf(1), math.NaN(), train.MaxSamplesPerPosition + 1} {
+		bad := testConfig()
+		bad.SamplesPerPosition = spp
+		if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "samples_per_position") {
+			t.Errorf("samples_per_position %v: %v", spp, err)
+		}
+	}
+	edge := testConfig()
+	edge.SamplesPerPosition = train.MaxSamplesPerPosition
+	if err := edge.Validate(); err != nil {
+		t.Errorf("samples_per_position at its maximum: %v", err)
 	}
 	job.Init = nil
 	if _, err := train.Run(context.Background(), c, job); err == nil {

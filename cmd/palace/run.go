@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -33,6 +34,17 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	work := fs.String("work", "", "with --distributed: the trainer's local copy of the shards and its state (default: palace-RUN in the system's temporary directory)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	// An empty path given is a mistake (an unset shell variable, say), not
+	// a request for the default: --dir '' once ran in runs/NAME.
+	var empty error
+	fs.Visit(func(f *flag.Flag) {
+		if (f.Name == "dir" || f.Name == "config") && f.Value.String() == "" && empty == nil {
+			empty = usagef("--%s is empty: give a path, or leave --%s out", f.Name, f.Name)
+		}
+	})
+	if empty != nil {
+		return empty
 	}
 	if *duration < 0 {
 		return usageError{"--duration must not be negative"}

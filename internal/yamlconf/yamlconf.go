@@ -20,10 +20,10 @@ import (
 
 var unknownField = regexp.MustCompile(`field (\S+) not found in type (\S+)`)
 
-// Decode decodes data into dst, refusing unknown keys, numbers with a
-// fraction where a whole number is wanted (yaml.v3 would truncate
-// `games: 4.5` to 4) and the non-numbers .nan and .inf (which pass every
-// range check); an empty document leaves dst as it is. sections maps the
+// Decode decodes data into dst, refusing unknown keys, numbers in float
+// form where a whole number is wanted (yaml.v3 would truncate `games: 4.5`
+// to 4, and takes `seed: 5.0` as 5) and the non-numbers .nan and .inf
+// (which pass every range check); an empty document leaves dst as it is. sections maps the
 // Go types of dst's sections ("mcts.Params") to their YAML names
 // ("search") for messages.
 func Decode(data []byte, dst any, sections map[string]string) error {
@@ -59,7 +59,7 @@ const fractionProbe = "1e30"
 var probeRefused = regexp.MustCompile(`^line (\d+): cannot unmarshal !!float ` + "`" + fractionProbe + "`" + ` into `)
 
 // checkNumbers reports the numbers of data (decoded into dst already)
-// that are .nan or .inf, or that have a fraction and land in an integer
+// that are .nan or .inf, or that are in float form and land in an integer
 // field; the second kind is found by decoding again, into a fresh value of
 // dst's type, with every such number replaced by fractionProbe.
 func checkNumbers(data []byte, dst any) error {
@@ -97,6 +97,14 @@ func checkNumbers(data []byte, dst any) error {
 				n.Value = fractionProbe
 			case math.Abs(v) >= 1<<53:
 				fractions[n.Line] = append(fractions[n.Line], key+": "+n.Value+": too large a whole number to read exactly")
+				n.Value = fractionProbe
+			default:
+				// A whole number in float form (seed: 5.0, generations: 1e1)
+				// is an integer field's only when written as one: a float
+				// there is more often a key given the wrong value than a
+				// spelling (issue 47).
+				fractions[n.Line] = append(fractions[n.Line], fmt.Sprintf("%s: %s: want a whole number written as one (%s)",
+					key, n.Value, strconv.FormatFloat(v, 'f', -1, 64)))
 				n.Value = fractionProbe
 			}
 		}

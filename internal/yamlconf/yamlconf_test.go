@@ -107,17 +107,22 @@ type numbers struct {
 }
 
 // A number with a fraction where a whole number is wanted is an error
-// naming its line and key (issue 25: yaml.v3 read `games: 4.5` as 4), a
-// whole number written as a float is fine, a float field takes fractions,
-// and .nan and .inf are refused everywhere.
+// naming its line and key (issue 25: yaml.v3 read `games: 4.5` as 4), and
+// so is a whole number written as a float (issue 47: `seed: 5.0`); a float
+// field takes fractions and exponents, and .nan and .inf are refused
+// everywhere.
 func TestDecodeNumbers(t *testing.T) {
 	var n numbers
-	ok := "games: 4.0\nrate: 0.5\nsearch: {sims: 1e3}\ncounts: [1, 2.0]\nnamed: {a: 3}\nfloats: {x: 2.5, y: 1e30}\n"
+	ok := "games: 4\nrate: 0.5\nsearch: {sims: 1000}\ncounts: [1, 2]\nnamed: {a: 3}\nfloats: {x: 2.5, y: 1e30}\n"
 	if err := Decode([]byte(ok), &n, nil); err != nil || n.Games != 4 || n.Rate != 0.5 || n.Search.Value.Sims != 1000 || n.Floats["x"] != 2.5 {
 		t.Fatalf("%+v, %v", n, err)
 	}
 	for doc, want := range map[string]string{
 		"games: 4.5":                       "line 1: games: 4.5: want a whole number",
+		"games: 4.0":                       "line 1: games: 4.0: want a whole number written as one (4)",
+		"seed: 5.0":                        "line 1: seed: 5.0: want a whole number written as one (5)",
+		"search: {sims: 1e3}":              "line 1: sims: 1e3: want a whole number written as one (1000)",
+		"counts: [1, 2.0]":                 "line 1: counts: 2.0: want a whole number written as one (2)",
 		"rate: 1\n\nsearch:\n  sims: 0.25": "line 4: sims: 0.25: want a whole number",
 		"counts: [1, 2.5]":                 "line 1: counts: 2.5: want a whole number",
 		"named: {a: -7.5}":                 "line 1: a: -7.5: want a whole number",
