@@ -560,7 +560,12 @@ func (w *Worker) requeue(ctx context.Context, m jetstream.Msg, job *Job) {
 		m.Nak() //nolint:errcheck // the job comes back after all, one delivery spent
 		return
 	}
-	m.Ack() //nolint:errcheck // were it lost, the copy comes back and is played once more
+	// Acknowledged and confirmed, so the delivered copy is gone before the
+	// worker stops; were the ack lost, that copy would come back and be
+	// played once more.
+	if err := m.DoubleAck(ctx); err != nil {
+		w.logf("%s: acknowledging the requeued copy: %v", job.ID(), err)
+	}
 }
 
 // stopWith stops the worker's Run with err.
