@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -270,5 +271,33 @@ func TestStartBucketChecks(t *testing.T) {
 	}
 	if _, err := OpenStore("mem://"); err == nil || !strings.Contains(err.Error(), "mem://") {
 		t.Errorf("an in-memory bucket: %v", err)
+	}
+}
+
+// A server that requires a user and password takes them from the URL,
+// and messages show the URL with the password hidden.
+func TestConnectWithCredentials(t *testing.T) {
+	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(),
+		NoLog: true, NoSigs: true, Username: "palace", Password: "s3cret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		t.Fatal("the NATS server did not start")
+	}
+	defer s.Shutdown()
+	addr := strings.TrimPrefix(s.ClientURL(), "nats://")
+	c, err := Connect(context.Background(), "nats://palace:s3cret@"+addr, "cred", "t", Settings{})
+	if err != nil {
+		t.Fatalf("with credentials: %v", err)
+	}
+	c.Close()
+	_, err = Connect(context.Background(), "nats://palace:wrong@"+addr, "cred", "t", Settings{})
+	if err == nil || strings.Contains(err.Error(), "wrong") {
+		t.Errorf("a wrong password: %v (it must fail, and not show the password)", err)
+	}
+	if got := Redact("nats://u:pw@h:1,nats://h2:2"); got != "nats://u:xxxxx@h:1,nats://h2:2" {
+		t.Errorf("Redact: %s", got)
 	}
 }
