@@ -1151,7 +1151,14 @@ c err in="$F/uci-basic.txt" mem=$INF t=10 -- uci --net /dev/zero
 for v in 0 -1 $BIG abc; do c err in="$F/uci-basic.txt" -- uci --nodes "$v"; done
 for v in 0 -1 100000000 abc; do c err in="$F/uci-basic.txt" -- uci --threads "$v"; done
 
-# --- issue 47: distributed trust (47 items 1-3; 50 item 13) ---
+# --- issue 47: distributed trust, FEN counts (47 items 1-3, 17; 50 item 13) ---
+echo "== FEN counts and pieces off their squares (accepted deliberately)"
+c err -- perft --rules xiangqi --fen '4k4/9/9/9/9/9/9/9/9/3K5 w - - +1 1' --depth 1
+c err -- perft --rules janggi --fen '4k4/9/9/9/9/9/9/9/9/3K5 w - - 0 +1' --depth 1
+c ok -- perft --rules xiangqi --fen '4k4/9/9/9/9/9/9/9/9/3K5 w - - 0 0' --depth 1
+c ok -- perft --rules xiangqi --fen 'a3k4/9/9/9/9/9/9/9/9/3K5 b' --depth 2
+c ok -- perft --rules xiangqi --fen '4k4/9/9/9/9/9/9/9/9/P2K5 w' --depth 2
+c ok -- perft --rules janggi --fen '4k4/9/9/9/9/9/9/9/9/P2K5 w' --depth 2
 # A NATS server of the block's own (Debian's nats-server), stopped after it.
 if command -v nats-server >/dev/null; then
 	echo "== distributed trust (nats-server on loopback)"
