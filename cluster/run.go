@@ -50,6 +50,9 @@ func Run(ctx context.Context, c *Conn, st store.Store, cfg loop.Config, opt RunO
 		}
 		w, err := NewWorker(wctx, c, wo)
 		if err != nil {
+			// Returned, not only a cancel's cause: the roles end quietly
+			// on a cancelled context.
+			errs[2+i] = err
 			cancel(err)
 			break
 		}

@@ -135,3 +135,35 @@ func TestRunSettingsAndNames(t *testing.T) {
 		t.Errorf("a worker's mistyped run exists on the server: %v", err)
 	}
 }
+
+// palace run --distributed's own workers may play the ladder engine of
+// the config its command line gave, not that of a config only read from
+// the server, unless --engine names it.
+func TestRunDistributedEngines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a distributed run")
+	}
+	url := testrun.NATS(t)
+	dir := t.TempDir()
+	evil := filepath.Join(dir, "engine.sh")
+	if err := os.WriteFile(evil, []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfgFile := filepath.Join(dir, "run.yaml")
+	if err := os.WriteFile(cfgFile, []byte(testrun.Merge(t, tinyRunYAML(t), "ladder: {every: 1, engine: "+evil+"}")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bucket := "file://" + filepath.Join(dir, "bucket")
+	var out bytes.Buffer
+	base := []string{"--distributed", "--nats", url, "--run", "own", "--workers", "1", "--duration", "2s", "--progress", "none", "--work", t.TempDir()}
+	if err := runRun(append(base, "--bucket", bucket, "--config", cfgFile), nil, &out, &out); err != nil {
+		t.Fatalf("starting with its own config: %v\n%s", err, out.String())
+	}
+	err := runRun(base, nil, &out, &out)
+	if err == nil || !strings.Contains(err.Error(), "--engine "+evil) {
+		t.Errorf("joining with a config read from the server: %v, want a refusal naming --engine", err)
+	}
+	if err := runRun(append(base, "--engine", evil), nil, &out, &out); err != nil {
+		t.Errorf("joining with --engine: %v\n%s", err, out.String())
+	}
+}
