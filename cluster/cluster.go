@@ -86,7 +86,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	neturl "net/url"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -105,8 +107,9 @@ const (
 // workersConsumer is the durable consumer every worker pulls from.
 const workersConsumer = "workers"
 
-// Settings are the queue's delivery settings; Connect applies them to the
-// consumer, so the last role to connect with other settings wins.
+// Settings are the queue's delivery settings, the run's own: the process
+// that creates the run sets them, and a zero field leaves the run's
+// setting as it is (so a role that connects never resets them).
 type Settings struct {
 	// AckWait is how long a job may go without an ack or an in-progress
 	// signal before it is redelivered (default 1 minute).
@@ -115,45 +118,39 @@ type Settings struct {
 	MaxDeliver int
 }
 
-func (s *Settings) fill() {
-	if s.AckWait <= 0 {
-		s.AckWait = time.Minute
-	}
-	if s.MaxDeliver <= 0 {
-		s.MaxDeliver = 5
-	}
-}
+// Defaults for a new run's Settings.
+const (
+	DefaultAckWait    = time.Minute
+	DefaultMaxDeliver = 5
+)
 
 // Conn is one process's connection to a run's streams and bucket.
 type Conn struct {
-	Run      string
-	nc       *nats.Conn
-	js       jetstream.JetStream
-	kv       jetstream.KeyValue
-	jobs     jetstream.Stream
-	results  jetstream.Stream
-	settings Settings
+	Run     string
+	nc      *nats.Conn
+	js      jetstream.JetStream
+	kv      jetstream.KeyValue
+	jobs    jetstream.Stream
+	results jetstream.Stream
 }
 
 var runName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
-// Connect connects to the NATS server at url and makes sure the run's
-// streams, consumer and bucket exist (creating them is idempotent, so every
-// role may be the first). name names the connection in the server's
-// monitoring.
+// ErrNoRun is wrapped by Join when the server holds no run of the name.
+var ErrNoRun = errors.New("cluster: no such run")
+
+// Connect connects to the NATS server at url and creates the run's
+// streams, consumer and bucket unless they exist (so a restarted trainer
+// finds its run as it left it): what the one role that starts a run (the
+// trainer, palace run --distributed) does. set's nonzero fields change the
+// run's delivery settings; other roles Join. name names the connection in
+// the server's monitoring.
 func Connect(ctx context.Context, url, run, name string, set Settings) (*Conn, error) {
-	if !runName.MatchString(run) {
-		return nil, fmt.Errorf("cluster: run name %q: want 1 to 64 letters, digits, '-' or '_'", run)
-	}
-	if url == "" {
-		return nil, errors.New("cluster: no NATS URL (nats://HOST:4222)")
-	}
-	set.fill()
-	nc, err := nats.Connect(url, nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second))
+	nc, err := dial(url, run, name)
 	if err != nil {
-		return nil, fmt.Errorf("cluster: connecting to NATS at %s: %w", url, err)
+		return nil, err
 	}
-	c, err := setup(ctx, nc, run, set)
+	c, err := create(ctx, nc, run, set)
 	if err != nil {
 		nc.Close()
 		return nil, err
@@ -161,43 +158,168 @@ func Connect(ctx context.Context, url, run, name string, set Settings) (*Conn, e
 	return c, nil
 }
 
-func setup(ctx context.Context, nc *nats.Conn, run string, set Settings) (*Conn, error) {
+// Join connects to the NATS server at url and opens a run that exists,
+// creating nothing, so that a mistyped run name leaves nothing behind on
+// the server. With waiting nil, a run that does not exist is an error
+// wrapping ErrNoRun; otherwise waiting is called once and Join polls until
+// the run's trainer creates it (or ctx ends).
+func Join(ctx context.Context, url, run, name string, waiting func()) (*Conn, error) {
+	nc, err := dial(url, run, name)
+	if err != nil {
+		return nil, err
+	}
+	for said := false; ; said = true {
+		c, err := open(ctx, nc, run)
+		if err == nil {
+			return c, nil
+		}
+		if !errors.Is(err, ErrNoRun) || waiting == nil {
+			nc.Close()
+			return nil, err
+		}
+		if !said {
+			waiting()
+		}
+		select {
+		case <-ctx.Done():
+			nc.Close()
+			return nil, ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+func dial(url, run, name string) (*nats.Conn, error) {
+	if !runName.MatchString(run) {
+		return nil, fmt.Errorf("cluster: run name %q: want 1 to 64 letters, digits, '-' or '_'", run)
+	}
+	if url == "" {
+		return nil, errors.New("cluster: no NATS URL (nats://HOST:4222)")
+	}
+	nc, err := nats.Connect(url, nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(time.Second))
+	if err != nil {
+		return nil, fmt.Errorf("cluster: connecting to NATS at %s: %w", Redact(url), err)
+	}
+	return nc, nil
+}
+
+// Redact is url (one or several, comma-separated) with any password
+// replaced by "xxxxx", for messages and logs.
+func Redact(url string) string {
+	parts := strings.Split(url, ",")
+	for i, p := range parts {
+		if u, err := neturl.Parse(strings.TrimSpace(p)); err == nil && u.User != nil {
+			if _, ok := u.User.Password(); ok {
+				parts[i] = u.Redacted()
+			}
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+func newConn(nc *nats.Conn, run string) (*Conn, error) {
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
-	c := &Conn{Run: run, nc: nc, js: js, settings: set}
+	return &Conn{Run: run, nc: nc, js: js}, nil
+}
+
+// open finds the run's streams, consumer and bucket.
+func open(ctx context.Context, nc *nats.Conn, run string) (*Conn, error) {
+	c, err := newConn(nc, run)
+	if err != nil {
+		return nil, err
+	}
+	noRun := func(what string, err error) error {
+		if errors.Is(err, jetstream.ErrStreamNotFound) || errors.Is(err, jetstream.ErrConsumerNotFound) ||
+			errors.Is(err, jetstream.ErrBucketNotFound) {
+			return fmt.Errorf("%w %q on the server (no %s): start it with palace trainer or palace run --distributed, or check --run", ErrNoRun, run, what)
+		}
+		if errors.Is(err, jetstream.ErrJetStreamNotEnabled) || errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount) {
+			return fmt.Errorf("cluster: %s (is JetStream enabled on the server? nats-server -js): %w", what, err)
+		}
+		return fmt.Errorf("cluster: %s: %w", what, err)
+	}
+	if c.jobs, err = c.js.Stream(ctx, c.jobsStream()); err != nil {
+		return nil, noRun("stream "+c.jobsStream(), err)
+	}
+	if c.results, err = c.js.Stream(ctx, c.resultsStream()); err != nil {
+		return nil, noRun("stream "+c.resultsStream(), err)
+	}
+	if _, err = c.js.Consumer(ctx, c.jobsStream(), workersConsumer); err != nil {
+		return nil, noRun("consumer "+workersConsumer, err)
+	}
+	if c.kv, err = c.js.KeyValue(ctx, c.kvBucket()); err != nil {
+		return nil, noRun("key-value bucket "+c.kvBucket(), err)
+	}
+	return c, nil
+}
+
+// create makes the run's streams, consumer and bucket, each unless it
+// exists; the consumer's delivery settings are set's nonzero ones, else
+// the run's (the defaults for a new run).
+func create(ctx context.Context, nc *nats.Conn, run string, set Settings) (*Conn, error) {
+	c, err := newConn(nc, run)
+	if err != nil {
+		return nil, err
+	}
 	// Jobs are de-duplicated for two minutes (a role restarted at once
 	// re-enqueues what the queue still holds); results for an hour.
 	const dedup = time.Hour
-	c.jobs, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	c.jobs, err = c.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name: c.jobsStream(), Subjects: []string{c.subject("jobs", ">")}, Retention: jetstream.WorkQueuePolicy,
 		Storage: jetstream.FileStorage, Duplicates: 2 * time.Minute, Description: "palace run " + run + ": self-play and arena jobs",
 	})
 	if err != nil {
 		return nil, fmt.Errorf("cluster: jobs stream (is JetStream enabled on the server? nats-server -js): %w", err)
 	}
-	c.results, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	c.results, err = c.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name: c.resultsStream(), Subjects: []string{c.subject("results", ">")}, Retention: jetstream.LimitsPolicy,
 		Storage: jetstream.FileStorage, Duplicates: dedup, Description: "palace run " + run + ": job results",
 	})
 	if err != nil {
 		return nil, fmt.Errorf("cluster: results stream: %w", err)
 	}
-	_, err = js.CreateOrUpdateConsumer(ctx, c.jobsStream(), jetstream.ConsumerConfig{
-		Durable: workersConsumer, AckPolicy: jetstream.AckExplicitPolicy, AckWait: set.AckWait,
-		MaxDeliver: set.MaxDeliver, MaxAckPending: -1, MaxWaiting: 4096,
+	cur := Settings{AckWait: DefaultAckWait, MaxDeliver: DefaultMaxDeliver}
+	cons, err := c.js.Consumer(ctx, c.jobsStream(), workersConsumer)
+	switch {
+	case err == nil:
+		cfg := cons.CachedInfo().Config
+		cur = Settings{AckWait: cfg.AckWait, MaxDeliver: cfg.MaxDeliver}
+	case !errors.Is(err, jetstream.ErrConsumerNotFound):
+		return nil, fmt.Errorf("cluster: workers' consumer: %w", err)
+	}
+	if set.AckWait > 0 {
+		cur.AckWait = set.AckWait
+	}
+	if set.MaxDeliver > 0 {
+		cur.MaxDeliver = set.MaxDeliver
+	}
+	_, err = c.js.CreateOrUpdateConsumer(ctx, c.jobsStream(), jetstream.ConsumerConfig{
+		Durable: workersConsumer, AckPolicy: jetstream.AckExplicitPolicy, AckWait: cur.AckWait,
+		MaxDeliver: cur.MaxDeliver, MaxAckPending: -1, MaxWaiting: 4096,
 		Description: "palace workers",
 	})
 	if err != nil {
 		return nil, fmt.Errorf("cluster: workers' consumer: %w", err)
 	}
-	c.kv, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: "palace_" + run, History: 8,
+	c.kv, err = c.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: c.kvBucket(), History: 8,
 		Storage: jetstream.FileStorage, Description: "palace run " + run + ": state and best network"})
 	if err != nil {
 		return nil, fmt.Errorf("cluster: key-value bucket: %w", err)
 	}
 	return c, nil
+}
+
+// Settings reads the run's delivery settings.
+func (c *Conn) Settings(ctx context.Context) (Settings, error) {
+	cons, err := c.js.Consumer(ctx, c.jobsStream(), workersConsumer)
+	if err != nil {
+		return Settings{}, fmt.Errorf("cluster: the workers' consumer: %w", err)
+	}
+	cfg := cons.CachedInfo().Config
+	return Settings{AckWait: cfg.AckWait, MaxDeliver: cfg.MaxDeliver}, nil
 }
 
 // Close closes the connection after flushing what was published.
@@ -208,6 +330,7 @@ func (c *Conn) Close() {
 
 func (c *Conn) jobsStream() string    { return "PALACE_" + c.Run + "_JOBS" }
 func (c *Conn) resultsStream() string { return "PALACE_" + c.Run + "_RESULTS" }
+func (c *Conn) kvBucket() string      { return "palace_" + c.Run }
 
 // subject is palace.RUN.PARTS...
 func (c *Conn) subject(parts ...string) string {

@@ -100,7 +100,8 @@ func TestDistributedLadder(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	w, err := NewWorker(ctx, connect(t, url, "worker"), WorkerOptions{Name: "w", WorkDir: t.TempDir(), CodeVersion: "test", Slots: 2})
+	w, err := NewWorker(ctx, connect(t, url, "worker"), WorkerOptions{Name: "w", WorkDir: t.TempDir(), CodeVersion: "test", Slots: 2,
+		Engines: []string{ladder.DefaultEngine}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package cluster
 import (
 	"context"
 	"fmt"
+	neturl "net/url"
 	"sync"
 
 	"github.com/palace-chess/palace/loop"
@@ -49,6 +50,9 @@ func Run(ctx context.Context, c *Conn, st store.Store, cfg loop.Config, opt RunO
 		}
 		w, err := NewWorker(wctx, c, wo)
 		if err != nil {
+			// Returned, not only a cancel's cause: the roles end quietly
+			// on a cancelled context.
+			errs[2+i] = err
 			cancel(err)
 			break
 		}
@@ -70,4 +74,13 @@ func failed(cancel context.CancelCauseFunc, err error) {
 	if err != nil {
 		cancel(err)
 	}
+}
+
+// OpenStore opens a distributed run's bucket (store.Open), refusing an
+// in-memory one: every process of the run must reach the same store.
+func OpenStore(url string) (store.Store, error) {
+	if u, err := neturl.Parse(url); err == nil && u.Scheme == "mem" {
+		return nil, fmt.Errorf("cluster: bucket %q: mem:// lives in one process, and a distributed run's roles and workers must share their bucket (give file:///DIR, s3://, gs:// or azblob://)", url)
+	}
+	return store.Open(url)
 }

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -164,6 +165,9 @@ func Start(ctx context.Context, c *Conn, st store.Store, bucketURL string, confi
 	if err != nil {
 		return loop.Config{}, err
 	}
+	if err := checkBucket(st, c.Run, ri.Config, ok); err != nil {
+		return loop.Config{}, err
+	}
 	if !ok {
 		if err := st.Write(loop.ConfigKey, []byte(ri.Config)); err != nil {
 			return loop.Config{}, err
@@ -196,6 +200,43 @@ func Start(ctx context.Context, c *Conn, st store.Store, bucketURL string, confi
 		return loop.Config{}, err
 	}
 	return cfg, nil
+}
+
+// checkBucket refuses a store that is not the run's: one holding another
+// run's config, and for a run not started yet (started false) one that
+// holds anything else, as palace run refuses such a directory; a started
+// run's store must hold its config.
+func checkBucket(st store.Store, run, config string, started bool) error {
+	saved, err := st.Read(loop.ConfigKey)
+	switch {
+	case err == nil:
+		if string(saved) != config {
+			return fmt.Errorf("cluster: %s holds another run's %s than run %s's; give the run's own bucket, or a new or empty one", st, loop.ConfigKey, run)
+		}
+		return nil
+	case !errors.Is(err, store.ErrNotExist):
+		return err
+	case started:
+		return fmt.Errorf("cluster: %s does not hold run %s's %s: give the run's own bucket (is the shared directory mounted here?)", st, run, loop.ConfigKey)
+	}
+	return CheckNewBucket(st)
+}
+
+// CheckNewBucket refuses a store for a new run that holds anything but a
+// run's config: a run's files would mix with others (a directory such as
+// /, a checkout, another job's bucket).
+func CheckNewBucket(st store.Store) error {
+	if _, err := st.Read(loop.ConfigKey); err == nil {
+		return nil
+	}
+	other, err := st.Entries(3)
+	if err != nil {
+		return err
+	}
+	if len(other) > 0 {
+		return fmt.Errorf("cluster: %s is not a run (no %s) and holds other files (%s); give a new or empty bucket", st, loop.ConfigKey, strings.Join(other, ", "))
+	}
+	return nil
 }
 
 // Trainer runs the self-play and training stages. One per run: its state

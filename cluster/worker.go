@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/palace-chess/palace/arena"
@@ -49,7 +52,17 @@ type WorkerOptions struct {
 	// generations (a trainer given more on its command line goes on
 	// without it).
 	UntilDone bool
+	// Engines are the external programs this worker may run, as its
+	// operator allowed them (palace worker --engine). The run's config
+	// comes from the server, which anyone who reaches it can write, so a
+	// run whose ladder plays any other program is refused at join.
+	Engines []string
 }
+
+// ErrWorkerSetup is wrapped by errors that are the worker's own (its work
+// directory, the engines its operator allowed), not its job's: such a job
+// goes back to the queue for another worker, and this one stops.
+var ErrWorkerSetup = errors.New("cluster: this worker's set-up")
 
 // Worker plays jobs from the queue. It keeps no state of its own: any
 // number may run, join or leave at any time.
@@ -69,6 +82,7 @@ type Worker struct {
 		m   *arena.Match
 	}
 
+	stop   context.CancelCauseFunc // ends Run with its cause
 	played atomic.Int64
 	log    sync.Mutex
 	// onJob, when set, sees every job before it is played, with its
@@ -87,6 +101,11 @@ func NewWorker(ctx context.Context, c *Conn, opt WorkerOptions) (*Worker, error)
 		opt.Name = fmt.Sprintf("%s-%d", host, os.Getpid())
 	}
 	w := &Worker{c: c, opt: opt, nets: map[string]*model.Weights{}}
+	// The worker's own set-up is checked before it takes a job: a worker
+	// that cannot play would only fail every job it is handed.
+	if err := checkWorkDir(opt.WorkDir); err != nil {
+		return nil, err
+	}
 	if opt.Handler != nil {
 		return w, nil
 	}
@@ -112,22 +131,89 @@ func NewWorker(ctx context.Context, c *Conn, opt WorkerOptions) (*Worker, error)
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
 	w.cfg = cfg
+	if err := w.checkEngine(); err != nil {
+		return nil, err
+	}
 	w.st = opt.Bucket
 	if w.st == nil {
-		if w.st, err = store.Open(ri.Bucket); err != nil {
+		if w.st, err = OpenStore(ri.Bucket); err != nil {
 			return nil, fmt.Errorf("cluster: the run's bucket: %w", err)
 		}
 	}
 	// A shared directory not mounted here would otherwise be an empty
 	// local one, and the worker's shards would reach no one.
-	if _, err := w.st.Read(loop.ConfigKey); err != nil {
+	saved, err := w.st.Read(loop.ConfigKey)
+	if err != nil {
 		return nil, fmt.Errorf("cluster: %s does not hold the run's %s (is the shared directory mounted here? give its path with --bucket): %w", w.st, loop.ConfigKey, err)
+	}
+	if string(saved) != ri.Config {
+		return nil, fmt.Errorf("cluster: %s holds another run's %s than run %s's (give the run's own bucket with --bucket)", w.st, loop.ConfigKey, c.Run)
 	}
 	if w.stages, err = loop.NewStages(w.st, cfg, opt.CodeVersion); err != nil {
 		return nil, err
 	}
 	w.logf("joined run %s: artifacts in %s", c.Run, ri.Bucket)
 	return w, nil
+}
+
+// checkWorkDir checks that the worker can make its jobs' temporary
+// directories in dir ("": the system's).
+func checkWorkDir(dir string) error {
+	d, err := os.MkdirTemp(dir, "palace-check-")
+	if err != nil {
+		if dir == "" {
+			dir = os.TempDir()
+		}
+		return fmt.Errorf("%w: work directory %s: %w", ErrWorkerSetup, dir, err)
+	}
+	return os.Remove(d)
+}
+
+// checkEngine refuses a run whose ladder plays a program that the
+// worker's operator did not allow.
+func (w *Worker) checkEngine() error {
+	if w.cfg.Ladder.Every <= 0 {
+		return nil
+	}
+	prog, err := w.cfg.Ladder.Program(w.cfg.Rules)
+	if err != nil {
+		return fmt.Errorf("cluster: run %s's ladder: %w", w.c.Run, err)
+	}
+	ok, err := EngineAllowed(prog, w.opt.Engines)
+	if err != nil {
+		return fmt.Errorf("%w: run %s's ladder plays engine %s: %w", ErrWorkerSetup, w.c.Run, prog, err)
+	}
+	if !ok {
+		return fmt.Errorf("%w: run %s's ladder plays engine %s, which this worker is not allowed to run: a worker runs only the programs its operator names (palace worker --engine %s), as the run's config comes from the NATS server", ErrWorkerSetup, w.c.Run, prog, prog)
+	}
+	return nil
+}
+
+// EngineAllowed says whether program is one of allowed: the same file
+// once each is found (a bare name on $PATH) and its links followed. A
+// program not found is an error.
+func EngineAllowed(program string, allowed []string) (bool, error) {
+	p, err := resolveProgram(program)
+	if err != nil {
+		return false, err
+	}
+	for _, a := range allowed {
+		if q, err := resolveProgram(a); err == nil && q == p {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func resolveProgram(program string) (string, error) {
+	p, err := exec.LookPath(program)
+	if err != nil {
+		return "", err
+	}
+	if p, err = filepath.Abs(p); err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(p)
 }
 
 // Played is the number of jobs this worker finished.
@@ -155,6 +241,9 @@ func (w *Worker) logf(format string, a ...any) {
 func (w *Worker) Run(parent context.Context) error {
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
+	w.mu.Lock()
+	w.stop = cancel
+	w.mu.Unlock()
 	var wg sync.WaitGroup
 	if w.opt.Handler == nil {
 		wg.Add(2)
@@ -413,6 +502,14 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg, ackWait time.Durat
 			w.logf("%s: handed back to the queue", job.ID())
 			return
 		}
+		if errors.Is(err, ErrWorkerSetup) {
+			// Not the job's failure: it goes back whole (a fresh delivery
+			// count) for another worker, and this worker stops taking jobs.
+			w.logf("%s: handed back to the queue: %v", job.ID(), err)
+			w.requeue(ctx, m, &job)
+			w.stopWith(err)
+			return
+		}
 		w.logf("%s (delivery %d): %v", job.ID(), delivered, err)
 		if maxDeliver > 0 && delivered >= uint64(maxDeliver) {
 			res = Result{Job: job, Worker: w.opt.Name, Error: err.Error()}
@@ -445,6 +542,39 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg, ackWait time.Durat
 	w.played.Add(1)
 	if w.opt.Handler == nil {
 		w.logf("%s done in %.1fs, result returned", job.ID(), time.Since(start).Seconds())
+	}
+}
+
+// requeue hands a job back to the queue with its deliveries not counted:
+// the job published anew (under an ID of its own, so that the stream's
+// de-duplication keeps it) and then the delivered copy acknowledged. A
+// worker dying between the two leaves the job queued twice, which is
+// harmless (results fold once per job); failing to publish, it naks.
+func (w *Worker) requeue(ctx context.Context, m jetstream.Msg, job *Job) {
+	id := job.ID() + "-requeued"
+	if md, err := m.Metadata(); err == nil {
+		id = fmt.Sprintf("%s-requeued-%d", job.ID(), md.Sequence.Stream)
+	}
+	if _, err := w.c.js.PublishMsg(ctx, &nats.Msg{Subject: m.Subject(), Data: m.Data()}, jetstream.WithMsgID(id)); err != nil {
+		w.logf("%s: requeueing: %v", job.ID(), err)
+		m.Nak() //nolint:errcheck // the job comes back after all, one delivery spent
+		return
+	}
+	// Acknowledged and confirmed, so the delivered copy is gone before the
+	// worker stops; were the ack lost, that copy would come back and be
+	// played once more.
+	if err := m.DoubleAck(ctx); err != nil {
+		w.logf("%s: acknowledging the requeued copy: %v", job.ID(), err)
+	}
+}
+
+// stopWith stops the worker's Run with err.
+func (w *Worker) stopWith(err error) {
+	w.mu.Lock()
+	stop := w.stop
+	w.mu.Unlock()
+	if stop != nil {
+		stop(err)
 	}
 }
 
@@ -487,7 +617,7 @@ func (w *Worker) selfplay(ctx context.Context, job Job) (Result, error) {
 	}
 	dir, err := os.MkdirTemp(w.opt.WorkDir, "palace-job-")
 	if err != nil {
-		return Result{}, fmt.Errorf("cluster: %w", err)
+		return Result{}, fmt.Errorf("%w: %w", ErrWorkerSetup, err)
 	}
 	defer os.RemoveAll(dir)
 	// The block's games only: PlayBlock sets the game count itself.
@@ -564,6 +694,10 @@ func (w *Worker) gateMatch(job Job) (*arena.Match, error) {
 // local ladder plays it. The rung's engine is started for the job and
 // ended with it: pairs take seconds, a start milliseconds.
 func (w *Worker) ladder(ctx context.Context, job Job) (Result, error) {
+	// Checked at join too; again here, where the program would start.
+	if err := w.checkEngine(); err != nil {
+		return Result{}, err
+	}
 	m, closeRung, err := w.stages.LadderMatch(loop.Best{Generation: job.BestGeneration, Key: job.Best}, job.Rung)
 	if err != nil {
 		return Result{}, err

@@ -23,6 +23,10 @@ func TestParseFENErrors(t *testing.T) {
 		{xq, "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - x 1", "field 5 (half-move clock)"},
 		{xq, "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 -3", "field 6 (full-move number)"},
 		{xq, "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1 extra", "7 fields"},
+		// Counts are plain decimal numbers: a sign is no part of one.
+		{xq, "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - +1 1", `field 5 (half-move clock): "+1"`},
+		{jg, "rnba1abnr/4k4/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/4K4/RNBA1ABNR w - - -0 1", `field 5 (half-move clock): "-0"`},
+		{xq, "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 +2", `field 6 (full-move number): "+2"`},
 		{xq, "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBA1ABNR w - - 0 1", "no white general"},
 		{xq, "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/4K4/RNBAKABNR w - - 0 1", "second white general"},
 		{xq, "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBA1ABNR w - - 0 1", "no white general"},
@@ -41,6 +45,15 @@ func TestParseFENErrors(t *testing.T) {
 		if !strings.HasPrefix(err.Error(), "rules: ") {
 			t.Errorf("%q: error %q lacks the package prefix", tc.fen, err)
 		}
+	}
+}
+
+// A full-move number of 0 is read as 1, as Fairy-Stockfish reads it
+// (XBoard and some sites write 0): accepted deliberately.
+func TestFullmoveZero(t *testing.T) {
+	p, err := ParseFEN("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 0", MustPreset("xiangqi"))
+	if err != nil || p.FullmoveNumber() != 1 {
+		t.Errorf("full-move number 0: %v, read as %d, want 1", err, p.FullmoveNumber())
 	}
 }
 
@@ -223,6 +236,11 @@ func TestUnusualSetupsParse(t *testing.T) {
 		// A xiangqi advisor off the palace may only step into it; an
 		// elephant across the river may only step back.
 		{"xiangqi", "3k5/9/9/9/2B6/9/9/9/2A6/4K4 w - - 0 1", "c2d1 c2d3 c6a4 c6e4 e1e2 e1f1"},
+		// Issue 47's: an advisor off its points, a soldier behind its
+		// river line, in either game (the generals face: only they move).
+		{"xiangqi", "a3k4/9/9/9/9/9/9/9/9/4K4 b", "e10d10 e10f10"},
+		{"xiangqi", "4k4/9/9/9/9/9/9/9/9/P3K4 w", "e1d1 e1f1"},
+		{"janggi", "4k4/9/9/9/9/9/9/9/9/P3K4 w", ""},
 	} {
 		p, err := ParseFEN(tc.fen, MustPreset(tc.rules))
 		if err != nil {

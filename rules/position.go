@@ -218,7 +218,13 @@ func pieceFromLetter(ch byte) (Piece, bool) {
 // half-move clock, full-move number; the last four may be omitted). It
 // checks what move generation relies on: one general each, inside its
 // palace, and the side not to move not in check. Other pieces may stand
-// anywhere, as in Fairy-Stockfish; they move by their usual rules.
+// where no game could bring them (an advisor off its points, a soldier
+// behind its start rank), in every rule set, deliberately: Fairy-Stockfish
+// accepts them, composed janggi positions in the reference corpus have
+// soldiers behind their start rank (testdata/outcomes), and such a piece
+// moves by its usual rules (TestUnusualSetupsParse). The counts are plain
+// decimal numbers ("+1" is refused); a full-move number of 0 is read as 1,
+// as Fairy-Stockfish reads it.
 func ParseFEN(fen string, rs *RuleSet) (Position, error) {
 	var p Position
 	if rs == nil {
@@ -307,15 +313,15 @@ func ParseFEN(fen string, rs *RuleSet) (Position, error) {
 		}
 	}
 	if len(fields) > 4 {
-		n, err := strconv.Atoi(fields[4])
-		if err != nil || n < 0 || n > 1<<20 {
+		n, err := fenCount(fields[4])
+		if err != nil || n > 1<<20 {
 			return bad("field 5 (half-move clock)", "%q is not a count of plies", fields[4])
 		}
 		p.halfmove = n
 	}
 	if len(fields) > 5 {
-		n, err := strconv.Atoi(fields[5])
-		if err != nil || n < 0 || n > 1<<20 {
+		n, err := fenCount(fields[5])
+		if err != nil || n > 1<<20 {
 			return bad("field 6 (full-move number)", "%q is not a move number", fields[5])
 		}
 		p.fullmove = max(n, 1)
@@ -331,6 +337,15 @@ func ParseFEN(fen string, rs *RuleSet) (Position, error) {
 		return bad("board", "the side not to move (%s) is in check", other)
 	}
 	return p, nil
+}
+
+// fenCount reads a FEN's count field: decimal digits only ("+1" and
+// "-0" are not counts).
+func fenCount(text string) (int, error) {
+	if text == "" || strings.Trim(text, "0123456789") != "" {
+		return 0, strconv.ErrSyntax
+	}
+	return strconv.Atoi(text)
 }
 
 var pieceTypeNames = [pieceTypeCount]string{"", "general", "advisor", "elephant", "horse", "chariot", "cannon", "soldier"}

@@ -1184,6 +1184,48 @@ c err pre="cp -r '$F/run1' r && ln -s /nowhere r/notes" -- run --dir r --progres
 # A line of metrics.jsonl that is not a metric; blank lines at the end.
 c err pre="cp -r '$F/run1' r && echo '{\"garbage\":1}' >>r/metrics.jsonl" -- run --dir r --progress none
 c ok pre="cp -r '$F/run1' r && printf '\n\n' >>r/metrics.jsonl" -- run --dir r --progress none
+# --- issue 47: distributed trust, FEN counts (47 items 1-3, 17; 50 item 13) ---
+echo "== FEN counts and pieces off their squares (accepted deliberately)"
+c err -- perft --rules xiangqi --fen '4k4/9/9/9/9/9/9/9/9/3K5 w - - +1 1' --depth 1
+c err -- perft --rules janggi --fen '4k4/9/9/9/9/9/9/9/9/3K5 w - - 0 +1' --depth 1
+c ok -- perft --rules xiangqi --fen '4k4/9/9/9/9/9/9/9/9/3K5 w - - 0 0' --depth 1
+c ok -- perft --rules xiangqi --fen 'a3k4/9/9/9/9/9/9/9/9/3K5 b' --depth 2
+c ok -- perft --rules xiangqi --fen '4k4/9/9/9/9/9/9/9/9/P2K5 w' --depth 2
+c ok -- perft --rules janggi --fen '4k4/9/9/9/9/9/9/9/9/P2K5 w' --depth 2
+# A NATS server of the block's own (Debian's nats-server), stopped after it.
+if command -v nats-server >/dev/null; then
+	echo "== distributed trust (nats-server on loopback)"
+	h47port=$((20000 + RANDOM % 20000))
+	nats-server -js -a 127.0.0.1 -p "$h47port" -sd "$W/h47-nats" >"$W/h47-nats.log" 2>&1 &
+	h47pid=$!
+	sleep 1
+	NS=(--nats "nats://127.0.0.1:$h47port")
+	mkdir -p "$F/h47-busy" && echo x >"$F/h47-busy/notes.txt"
+	printf '#!/bin/sh\ntouch %s\n' "$W/h47-evil-ran" >"$F/h47-evil.sh" && chmod +x "$F/h47-evil.sh"
+	{ cat "$F/run.yaml"; echo "ladder: {every: 1, engine: $F/h47-evil.sh}"; } >"$F/h47-evil.yaml"
+	# Buckets: none of these may start a run (or create it on the server).
+	c err -- trainer "${NS[@]}" --run h47a --bucket file:///
+	c err -- trainer "${NS[@]}" --run h47a --bucket "file://$F/h47-busy"
+	c err check='! [ -e "$W/h47-esc" ]' -- trainer "${NS[@]}" --run h47a --bucket "file://$W/h47-bk/x/%2e%2e/%2e%2e/h47-esc"
+	c err -- trainer "${NS[@]}" --run h47a --bucket mem://
+	c err check='! [ -e "$W/h47-q" ]' -- trainer "${NS[@]}" --run h47a --bucket "file://$W/h47-q?mode=x"
+	c err check='! [ -e "$W/h47-f" ]' -- trainer "${NS[@]}" --run h47a --bucket "file://$W/h47-f#x"
+	c err -- gatekeeper "${NS[@]}" --run h47a
+	# The run's delivery settings belong to its trainer; a mistyped run name creates nothing.
+	c err -- worker "${NS[@]}" --run h47a --ack-wait 5s
+	c err -- gatekeeper "${NS[@]}" --run h47a --max-deliver 2
+	c ok t=10 -- worker "${NS[@]}" --run h47typo --duration 2s --progress none
+	c err -- gatekeeper "${NS[@]}" --run h47typo
+	# A worker runs only the engines its operator allowed, and checks its work directory first.
+	c ok t=30 -- run --distributed "${NS[@]}" --run h47e --bucket "file://$W/h47-e" --config "$F/h47-evil.yaml" --duration 3s --progress none
+	c err check='! [ -e "$W/h47-evil-ran" ]' -- worker "${NS[@]}" --run h47e --duration 5s
+	c err check='! [ -e "$W/h47-evil-ran" ]' -- worker "${NS[@]}" --run h47e --duration 5s --engine /bin/sh
+	c err -- worker "${NS[@]}" --run h47e --duration 5s --engine "$F/h47-evil.sh" --work "$F/missing"
+	kill "$h47pid" 2>/dev/null
+	wait "$h47pid" 2>/dev/null
+else
+	echo "== distributed trust: skipped (no nats-server)"
+fi
 
 # ------------------------------------------------------------- the counts
 echo

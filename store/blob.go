@@ -124,6 +124,28 @@ func (s *Bucket) Local(string) string { return "" }
 // String is the bucket's URL.
 func (s *Bucket) String() string { return s.name }
 
+// Entries implements Store.
+func (s *Bucket) Entries(n int) ([]string, error) {
+	ctx, cancel := s.ctx()
+	defer cancel()
+	var names []string
+	it := s.b.List(&blob.ListOptions{Delimiter: "/"})
+	for len(names) < n {
+		obj, err := it.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("store: %s: listing: %w", s.name, err)
+		}
+		name := strings.TrimSuffix(obj.Key, "/")
+		if !strings.HasPrefix(name, ".") {
+			names = append(names, name)
+		}
+	}
+	return names, nil
+}
+
 // Close closes the bucket.
 func (s *Bucket) Close() error {
 	if err := s.b.Close(); err != nil {
@@ -142,6 +164,10 @@ func (s *Bucket) Close() error {
 //
 // A path after the bucket name (s3://bucket/runs/a) is a prefix: the run
 // lives under it. Credentials come from each cloud's usual environment.
+// A fragment, a query on file:// or mem://, and "." or ".." path
+// segments (also percent-encoded) are refused: each would be ignored or
+// would lead elsewhere than the URL seems to say; a cloud driver refuses
+// query parameters it does not know.
 //
 // Why file:// is a Dir and not gocloud's fileblob: fileblob writes its
 // temporary file into $TMPDIR and renames it (which fails across file
@@ -161,6 +187,19 @@ func Open(rawURL string) (Store, error) {
 			return nil, fmt.Errorf("store: bad URL %q: %v", rawURL, err)
 		}
 		return NewDir(rawURL)
+	}
+	if u.Fragment != "" || strings.Contains(rawURL, "#") {
+		return nil, fmt.Errorf("store: %q: a fragment (#...) means nothing here", rawURL)
+	}
+	// Dot segments are refused after decoding: %2e%2e would otherwise
+	// climb out of the path as written.
+	for _, seg := range strings.Split(u.Path, "/") {
+		if seg == "." || seg == ".." {
+			return nil, fmt.Errorf("store: %q: a %q segment in the path; name the directory or prefix itself", rawURL, seg)
+		}
+	}
+	if (u.Scheme == "file" || u.Scheme == "mem") && (u.RawQuery != "" || u.ForceQuery) {
+		return nil, fmt.Errorf("store: %q: a %s URL takes no query (?...)", rawURL, u.Scheme)
 	}
 	switch u.Scheme {
 	case "file":

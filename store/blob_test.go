@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -123,6 +124,16 @@ func TestOpenErrors(t *testing.T) {
 		{"file://host/x", "local path"},
 		{"file://", "no directory"},
 		{"gs://b\x7f", "bad URL"},
+		{"file:///x/bk/%2e%2e/%2e%2e/esc", `".." segment`},
+		{"file:///x/bk/../esc", `".." segment`},
+		{"file:///x/./bk", `"." segment`},
+		{"s3://b/runs/%2E%2E/x?region=r", `".." segment`},
+		{"file:///x/bk?mode=1", "no query"},
+		{"file:///x/bk?", "no query"},
+		{"mem://?x=1", "no query"},
+		{"file:///x/bk#frag", "fragment"},
+		{"s3://b#frag", "fragment"},
+		{"s3://b?region=r&bogus=1", "unknown query parameter"},
 	} {
 		_, err := Open(tc.url)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -131,5 +142,34 @@ func TestOpenErrors(t *testing.T) {
 	}
 	if s, err := Open(filepath.Join(t.TempDir(), "plain")); err != nil || s.Local("x") == "" {
 		t.Errorf("a plain path: %v, %v", s, err)
+	}
+}
+
+// Entries lists a store's top level without its hidden temporary files,
+// and no more names than asked for.
+func TestEntries(t *testing.T) {
+	root := t.TempDir()
+	d, _ := NewDir(root)
+	m, err := Open("mem://")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []Store{d, m} {
+		if got, err := s.Entries(3); err != nil || len(got) != 0 {
+			t.Errorf("%s: an empty store's entries %q, %v", s, got, err)
+		}
+		for _, k := range []string{"a/x", "a/y", "b", ".tmp-1", "c/.hidden"} {
+			if err := s.Write(k, []byte("1")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := s.Entries(5)
+		sort.Strings(got)
+		if err != nil || strings.Join(got, " ") != "a b c" {
+			t.Errorf("%s: entries %q, %v; want a b c", s, got, err)
+		}
+		if got, _ := s.Entries(2); len(got) != 2 {
+			t.Errorf("%s: Entries(2) gave %q", s, got)
+		}
 	}
 }

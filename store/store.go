@@ -12,6 +12,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -44,6 +45,11 @@ type Store interface {
 	Local(key string) string
 	// String names the store in messages.
 	String() string
+	// Entries returns up to n names at the store's top level (keys, and
+	// the first part of longer ones), hidden names (temporary files) left
+	// out: enough to tell an empty store from one that holds something,
+	// without listing a whole tree.
+	Entries(n int) ([]string, error)
 }
 
 // Dir is a Store over a local directory.
@@ -134,6 +140,31 @@ func (d *Dir) Remove(key string) error {
 		return fmt.Errorf("store: %w", err)
 	}
 	return nil
+}
+
+// Entries implements Store.
+func (d *Dir) Entries(n int) ([]string, error) {
+	f, err := os.Open(d.root)
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	defer f.Close()
+	var names []string
+	for len(names) < n {
+		batch, err := f.Readdirnames(64)
+		for _, name := range batch {
+			if !strings.HasPrefix(name, ".") && len(names) < n {
+				names = append(names, name)
+			}
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+		if err != nil || len(batch) == 0 {
+			break
+		}
+	}
+	return names, nil
 }
 
 // Local implements Store.

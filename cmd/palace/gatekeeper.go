@@ -16,7 +16,7 @@ func runGatekeeper(args []string, stdin io.Reader, stdout, stderr io.Writer) err
 	if err := checkGenerations(*generations); err != nil {
 		return err
 	}
-	role, err := cf.join("gatekeeper", 0, stdout)
+	role, err := cf.join("gatekeeper", 0, stdout, nil)
 	if err != nil {
 		return err
 	}

@@ -32,6 +32,8 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cf := addClusterFlags(fs, progress)
 	workers := fs.Int("workers", 0, "with --distributed: workers to run in this process too")
 	work := fs.String("work", "", "with --distributed: the trainer's local copy of the shards and its state (default: palace-RUN in the system's temporary directory)")
+	var engines stringList
+	fs.Var(&engines, "engine", "with --distributed --workers: an engine program the local workers may run (repeatable), besides the ladder engine of a config given here")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -56,10 +58,10 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		if *dir != "" {
 			return usageError{"--dir is for a local run; a distributed run's artifacts are in --bucket (file:///DIR for a directory)"}
 		}
-		return runDistributed(cf, *config, *generations, *duration, *workers, *work, stdout, stderr)
+		return runDistributed(cf, *config, *generations, *duration, *workers, *work, engines, stdout, stderr)
 	}
-	if *workers != 0 || *cf.bucket != "" {
-		return usageError{"--workers and --bucket are for --distributed runs"}
+	if *workers != 0 || *cf.bucket != "" || len(engines) > 0 {
+		return usageError{"--workers, --bucket and --engine are for --distributed runs"}
 	}
 	var data []byte
 	var source string
@@ -157,25 +159,34 @@ func otherFiles(dir, lock string) []string {
 
 // runDistributed is palace run --distributed: the trainer, the gatekeeper
 // and any local workers of a run coordinated through NATS.
-func runDistributed(cf *clusterFlags, config string, generations int, duration time.Duration, workers int, work string, stdout, stderr io.Writer) error {
+func runDistributed(cf *clusterFlags, config string, generations int, duration time.Duration, workers int, work string, engines []string, stdout, stderr io.Writer) error {
 	if workers < 0 {
 		return usageError{"--workers must not be negative"}
 	}
-	role, err := cf.join("run", duration, stdout)
+	role, err := cf.join("run", duration, stdout, nil)
 	if err != nil {
 		return err
 	}
 	defer role.Close()
-	st, url, cfg, err := startDistributed(role.ctx, role.conn, cf, config)
+	st, url, cfg, own, err := startDistributed(role.ctx, role.conn, cf, config)
 	if err != nil {
 		return err
 	}
+	// The local workers may play the ladder engine of a config this
+	// command line gave (a file, or the built-in one starting the run):
+	// its operator chose it. A config only read from the server is not.
+	if own && cfg.Ladder.Every > 0 {
+		if prog, err := cfg.Ladder.Program(cfg.Rules); err == nil {
+			engines = append(engines, prog)
+		}
+	}
 	overrideGenerations(&cfg, generations)
+	nats := cluster.Redact(*cf.nats)
 	fmt.Fprintf(stderr, "palace run: distributed run %s on %s, artifacts in %s; palace worker --nats %s --run %s joins it\n",
-		*cf.run, *cf.nats, url, *cf.nats, *cf.run)
+		*cf.run, nats, url, nats, *cf.run)
 	return cluster.Run(role.ctx, role.conn, st, cfg, cluster.RunOptions{
 		RoleOptions: role.options(work),
 		Workers:     workers,
-		Worker:      cluster.WorkerOptions{Name: "local", Log: role.log, CodeVersion: codeVersion()},
+		Worker:      cluster.WorkerOptions{Name: "local", Log: role.log, CodeVersion: codeVersion(), Engines: engines},
 	})
 }

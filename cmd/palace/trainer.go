@@ -24,12 +24,12 @@ func runTrainer(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 	if err := checkGenerations(*generations); err != nil {
 		return err
 	}
-	role, err := cf.join("trainer", 0, stdout)
+	role, err := cf.join("trainer", 0, stdout, nil)
 	if err != nil {
 		return err
 	}
 	defer role.Close()
-	st, url, cfg, err := startDistributed(role.ctx, role.conn, cf, *config)
+	st, url, cfg, _, err := startDistributed(role.ctx, role.conn, cf, *config)
 	if err != nil {
 		return err
 	}
@@ -67,37 +67,39 @@ func overrideGenerations(cfg *loop.Config, generations int) {
 
 // startDistributed opens the run's store and starts the run there with
 // the config file (or the built-in quickstart) unless it exists: a started
-// run keeps its config, and another one is refused.
-func startDistributed(ctx context.Context, c *cluster.Conn, cf *clusterFlags, config string) (store.Store, string, loop.Config, error) {
+// run keeps its config, and another one is refused. own says whether the
+// run's config is the one this command line gave (a file, or the built-in
+// one starting the run), not one only read from the server.
+func startDistributed(ctx context.Context, c *cluster.Conn, cf *clusterFlags, config string) (st store.Store, url string, cfg loop.Config, own bool, err error) {
 	ri, started, err := c.Info(ctx)
 	if err != nil {
-		return nil, "", loop.Config{}, err
+		return nil, "", loop.Config{}, false, err
 	}
 	var data []byte
 	switch {
 	case config != "":
 		if data, err = atomicfile.ReadFile(config, atomicfile.MaxConfigBytes); err != nil {
-			return nil, "", loop.Config{}, err
+			return nil, "", loop.Config{}, false, err
 		}
 	case !started:
 		if data, err = configs.FS.ReadFile(defaultRunConfig); err != nil {
-			return nil, "", loop.Config{}, err
+			return nil, "", loop.Config{}, false, err
 		}
 	}
 	if !started && *cf.bucket == "" {
-		return nil, "", loop.Config{}, usageError{"--bucket is needed to start a run"}
+		return nil, "", loop.Config{}, false, usageError{"--bucket is needed to start a run"}
 	}
-	url := *cf.bucket
+	url = *cf.bucket
 	if url == "" {
 		url = ri.Bucket
 	}
-	st, err := store.Open(url)
+	st, err = cluster.OpenStore(url)
 	if err != nil {
-		return nil, "", loop.Config{}, err
+		return nil, "", loop.Config{}, false, err
 	}
-	cfg, err := cluster.Start(ctx, c, st, url, data, codeVersion())
+	cfg, err = cluster.Start(ctx, c, st, url, data, codeVersion())
 	if err != nil {
-		return nil, "", loop.Config{}, err
+		return nil, "", loop.Config{}, false, err
 	}
-	return st, url, cfg, nil
+	return st, url, cfg, data != nil, nil
 }

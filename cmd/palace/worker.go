@@ -15,6 +15,7 @@ import (
 
 // clusterFlags are the flags every role of a distributed run takes.
 type clusterFlags struct {
+	fs                *flag.FlagSet
 	nats, run, bucket *string
 	ackWait           *time.Duration
 	maxDeliver        *int
@@ -33,12 +34,13 @@ func addClusterFlags(fs *flag.FlagSet, progress *string) *clusterFlags {
 		progress = addProgressFlag(fs)
 	}
 	return &clusterFlags{
+		fs:         fs,
 		progress:   progress,
 		nats:       fs.String("nats", def, "NATS server URL(s), comma-separated, with JetStream enabled (default: $PALACE_NATS, else nats://127.0.0.1:4222)"),
 		run:        fs.String("run", "palace", "the run's name: its streams and key-value bucket on the server"),
 		bucket:     fs.String("bucket", "", "the run's artifacts: file:///DIR (a local or shared directory), s3://BUCKET[/PREFIX]?region=R, gs://BUCKET[/PREFIX], azblob://CONTAINER[/PREFIX]; roles joining a started run default to the run's"),
-		ackWait:    fs.Duration("ack-wait", time.Minute, "a job not acknowledged, or signalled in progress, for this long goes to another worker"),
-		maxDeliver: fs.Int("max-deliver", 5, "the most times a job is handed out before its failure stops the run"),
+		ackWait:    fs.Duration("ack-wait", cluster.DefaultAckWait, "a job not acknowledged, or signalled in progress, for this long goes to another worker (the run's setting: given to the role that starts the run, or to restart it with another; default: the run's, 1m for a new run)"),
+		maxDeliver: fs.Int("max-deliver", cluster.DefaultMaxDeliver, "the most times a job is handed out before its failure stops the run (the run's setting, as --ack-wait)"),
 	}
 }
 
@@ -53,16 +55,18 @@ type clusterRole struct {
 }
 
 // join checks --progress, makes the stop context (after duration, when
-// positive) and connects as role; Close ends both.
-func (f *clusterFlags) join(role string, duration time.Duration, stdout io.Writer) (*clusterRole, error) {
+// positive) and connects as role; Close ends both. waiting, when not nil,
+// makes a role that is not the run's creator wait for a run not created
+// yet (it is told once), instead of failing.
+func (f *clusterFlags) join(role string, duration time.Duration, stdout io.Writer, waiting func(*clusterRole)) (*clusterRole, error) {
 	log, err := f.log(stdout)
 	if err != nil {
 		return nil, err
 	}
 	ctx, stop := stopContext(duration)
 	r := &clusterRole{name: role, ctx: ctx, log: log, stop: stop}
-	r.logf("connecting to NATS at %s (run %s)", *f.nats, *f.run)
-	if r.conn, err = f.connect(ctx, role); err != nil {
+	r.logf("connecting to NATS at %s (run %s)", cluster.Redact(*f.nats), *f.run)
+	if r.conn, err = f.connect(ctx, r, waiting); err != nil {
 		stop()
 		return nil, err
 	}
@@ -91,16 +95,65 @@ func (r *clusterRole) options(work string) cluster.RoleOptions {
 // announce says on stderr which run the role serves, and where its
 // artifacts are.
 func (r *clusterRole) announce(stderr io.Writer, f *clusterFlags, url string) {
-	fmt.Fprintf(stderr, "palace %s: run %s on %s, artifacts in %s\n", r.name, *f.run, *f.nats, url)
+	fmt.Fprintf(stderr, "palace %s: run %s on %s, artifacts in %s\n", r.name, *f.run, cluster.Redact(*f.nats), url)
 }
 
-func (f *clusterFlags) connect(ctx context.Context, role string) (*cluster.Conn, error) {
+// connect connects role r: the roles that start a run (trainer, run)
+// create it, with the delivery settings given on their command line;
+// the others join a run that exists and change none of its settings.
+func (f *clusterFlags) connect(ctx context.Context, r *clusterRole, waiting func(*clusterRole)) (*cluster.Conn, error) {
 	if *f.ackWait < time.Second || *f.maxDeliver < 1 {
 		return nil, usageError{"--ack-wait must be at least 1s and --max-deliver at least 1"}
 	}
+	var set cluster.Settings
+	f.fs.Visit(func(fl *flag.Flag) {
+		switch fl.Name {
+		case "ack-wait":
+			set.AckWait = *f.ackWait
+		case "max-deliver":
+			set.MaxDeliver = *f.maxDeliver
+		}
+	})
 	host, _ := os.Hostname()
-	return cluster.Connect(ctx, *f.nats, *f.run, fmt.Sprintf("palace %s %s-%d", role, host, os.Getpid()),
-		cluster.Settings{AckWait: *f.ackWait, MaxDeliver: *f.maxDeliver})
+	name := fmt.Sprintf("palace %s %s-%d", r.name, host, os.Getpid())
+	if r.name == "trainer" || r.name == "run" {
+		// A run is created on the server only once its bucket is known
+		// to be fit for it: nothing is left behind for a run that cannot
+		// start.
+		c, err := cluster.Join(ctx, *f.nats, *f.run, name, nil)
+		switch {
+		case errors.Is(err, cluster.ErrNoRun):
+			if *f.bucket == "" {
+				return nil, usagef("run %q does not exist on %s: --bucket is needed to start a run", *f.run, cluster.Redact(*f.nats))
+			}
+			st, err := cluster.OpenStore(*f.bucket)
+			if err != nil {
+				return nil, err
+			}
+			err = cluster.CheckNewBucket(st)
+			if c, ok := st.(io.Closer); ok {
+				c.Close()
+			}
+			if err != nil {
+				return nil, err
+			}
+		case err != nil:
+			return nil, err
+		case set == (cluster.Settings{}):
+			return c, nil
+		default:
+			c.Close()
+		}
+		return cluster.Connect(ctx, *f.nats, *f.run, name, set)
+	}
+	if set != (cluster.Settings{}) {
+		return nil, usagef("--ack-wait and --max-deliver are the run's settings: give them to palace trainer (or palace run --distributed), not to palace %s", r.name)
+	}
+	var wait func()
+	if waiting != nil {
+		wait = func() { waiting(r) }
+	}
+	return cluster.Join(ctx, *f.nats, *f.run, name, wait)
 }
 
 func (f *clusterFlags) log(stdout io.Writer) (io.Writer, error) {
@@ -120,11 +173,11 @@ func (f *clusterFlags) store(ctx context.Context, c *cluster.Conn) (store.Store,
 			return nil, "", err
 		}
 		if !ok {
-			return nil, "", usagef("run %q is not started on %s: give --bucket (and start it with palace trainer or palace run --distributed)", *f.run, *f.nats)
+			return nil, "", usagef("run %q is not started on %s: give --bucket (and start it with palace trainer or palace run --distributed)", *f.run, cluster.Redact(*f.nats))
 		}
 		url = ri.Bucket
 	}
-	st, err := store.Open(url)
+	st, err := cluster.OpenStore(url)
 	return st, url, err
 }
 
@@ -136,25 +189,34 @@ func runWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	work := fs.String("work", "", "directory for the jobs' temporary files (default: the system's)")
 	duration := fs.Duration("duration", 0, "stop after this long (jobs in hand go back to the queue); 0: until interrupted")
 	untilDone := fs.Bool("until-done", false, "stop once the run has played its config's generations")
+	var engines stringList
+	fs.Var(&engines, "engine", "an engine program this worker may run (repeatable): a run whose ladder plays another is refused, as its config comes from the NATS server")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *slots < 1 || *duration < 0 {
 		return usageError{"--slots must be at least 1 and --duration not negative"}
 	}
-	role, err := cf.join("worker", *duration, stdout)
+	role, err := cf.join("worker", *duration, stdout, func(r *clusterRole) {
+		r.logf("waiting for run %s to start (no such run on the server yet: its trainer creates it)", *cf.run)
+		fmt.Fprintf(stderr, "palace worker: no run %s on %s yet; waiting for its trainer to start it (is --run right?)\n", *cf.run, cluster.Redact(*cf.nats))
+	})
 	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return nil // stopped (Ctrl-C, --duration) while waiting for the run
+		}
 		return err
 	}
 	defer role.Close()
 	ctx, c := role.ctx, role.conn
-	opt := cluster.WorkerOptions{Name: *name, Slots: *slots, WorkDir: *work, Log: role.log, CodeVersion: codeVersion(), UntilDone: *untilDone}
+	opt := cluster.WorkerOptions{Name: *name, Slots: *slots, WorkDir: *work, Log: role.log, CodeVersion: codeVersion(), UntilDone: *untilDone,
+		Engines: engines}
 	if *cf.bucket != "" {
 		if opt.Bucket, _, err = cf.store(ctx, c); err != nil {
 			return err
 		}
 	}
-	fmt.Fprintf(stderr, "palace worker: run %s on %s; waiting for jobs (Ctrl-C hands jobs in progress back)\n", *cf.run, *cf.nats)
+	fmt.Fprintf(stderr, "palace worker: run %s on %s; waiting for jobs (Ctrl-C hands jobs in progress back)\n", *cf.run, cluster.Redact(*cf.nats))
 	w, err := cluster.NewWorker(ctx, c, opt)
 	if err != nil {
 		if ctx.Err() != nil {

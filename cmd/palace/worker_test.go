@@ -34,7 +34,7 @@ func TestRunDistributed(t *testing.T) {
 	var wout lockedBuffer
 	worker := make(chan error, 1)
 	go func() {
-		worker <- runWorker([]string{"--nats", url, "--run", "cmdtest", "--until-done", "--name", "w1", "--ack-wait", "5s"}, nil, &wout, &wout)
+		worker <- runWorker([]string{"--nats", url, "--run", "cmdtest", "--until-done", "--name", "w1"}, nil, &wout, &wout)
 	}()
 	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(wout.String(), "waiting for run cmdtest to start"); {
 		if time.Now().After(deadline) {
@@ -64,7 +64,7 @@ func TestRunDistributed(t *testing.T) {
 			t.Errorf("palace run --distributed's log lacks %q:\n%s", want, out.String())
 		}
 	}
-	for _, want := range []string{"worker: connecting to NATS", "worker w1: waiting for run cmdtest to start", "worker w1: joined run cmdtest"} {
+	for _, want := range []string{"worker: connecting to NATS", "worker: waiting for run cmdtest to start", "worker w1: joined run cmdtest"} {
 		if !strings.Contains(wout.String(), want) {
 			t.Errorf("palace worker's log lacks %q:\n%s", want, wout.String())
 		}
@@ -102,7 +102,7 @@ func TestWorkerSaysItWaits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"worker: connecting to NATS at " + url + " (run idle)\n", "worker: connected\n", "worker w9: waiting for run idle to start\n"} {
+	for _, want := range []string{"worker: connecting to NATS at " + url + " (run idle)\n", "worker: waiting for run idle to start (no such run on the server yet: its trainer creates it)\n"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("lacks %q:\n%s", want, out.String())
 		}
@@ -125,7 +125,7 @@ func TestClusterFlagErrors(t *testing.T) {
 		{func(a []string, b *bytes.Buffer) error { return runWorker(a, nil, b, b) }, []string{"--nats", url, "--progress", "x"}, "--progress"},
 		{func(a []string, b *bytes.Buffer) error { return runTrainer(a, nil, b, b) }, []string{"--nats", url, "--run", "fresh"}, "--bucket"},
 		{func(a []string, b *bytes.Buffer) error { return runTrainer(a, nil, b, b) }, []string{"--nats", url, "--run", "fresh", "--bucket", "ftp://x"}, "unknown scheme"},
-		{func(a []string, b *bytes.Buffer) error { return runGatekeeper(a, nil, b, b) }, []string{"--nats", url, "--run", "fresh"}, "not started"},
+		{func(a []string, b *bytes.Buffer) error { return runGatekeeper(a, nil, b, b) }, []string{"--nats", url, "--run", "fresh"}, "no such run \"fresh\""},
 		{func(a []string, b *bytes.Buffer) error { return runRun(a, nil, b, b) }, []string{"--workers", "2"}, "--distributed"},
 		{func(a []string, b *bytes.Buffer) error { return runRun(a, nil, b, b) }, []string{"--distributed", "--dir", "x"}, "--bucket"},
 	} {

@@ -1,11 +1,15 @@
 // Package testrun is what the tests of whole runs share (loop's, cluster's
 // and palace's): the tiny run's configuration, a way to state another run
-// as its differences from it, and an embedded NATS server. Only tests
+// as its differences from it, and a NATS server. Only tests
 // import it.
 package testrun
 
 import (
 	"bytes"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
 	"testing"
 	"time"
 
@@ -98,10 +102,17 @@ func indexOf(m *yaml.Node, key string) int {
 	return -1
 }
 
-// NATS runs an embedded NATS server with JetStream on loopback, its
-// storage in a test directory, until the test ends, and returns its URL.
+// NATS runs a NATS server with JetStream on loopback, its storage in a
+// test directory, until the test ends, and returns its URL: the embedded
+// server of go.mod's version, or, with $PALACE_NATS_SERVER set to a
+// nats-server program (Debian's package: /usr/sbin/nats-server), that
+// program, so that the distributed tests run against the servers users
+// run (.ci/run does both).
 func NATS(tb testing.TB) string {
 	tb.Helper()
+	if prog := os.Getenv("PALACE_NATS_SERVER"); prog != "" {
+		return externalNATS(tb, prog)
+	}
 	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, JetStream: true,
 		StoreDir: tb.TempDir(), NoLog: true, NoSigs: true})
 	if err != nil {
@@ -116,4 +127,43 @@ func NATS(tb testing.TB) string {
 		s.WaitForShutdown()
 	})
 	return s.ClientURL()
+}
+
+// externalNATS runs the nats-server program prog on a free loopback port.
+func externalNATS(tb testing.TB, prog string) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	var log bytes.Buffer
+	cmd := exec.Command(prog, "-js", "-a", "127.0.0.1", "-p", strconv.Itoa(port), "-sd", tb.TempDir())
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		tb.Fatalf("PALACE_NATS_SERVER: %v", err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }() //nolint:errcheck // killed at cleanup
+	tb.Cleanup(func() {
+		cmd.Process.Kill() //nolint:errcheck
+		<-exited
+	})
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+			c.Close()
+			break
+		}
+		select {
+		case <-exited:
+			tb.Fatalf("%s exited: %s", prog, log.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("%s did not start listening on %s: %s", prog, addr, log.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return "nats://" + addr
 }
