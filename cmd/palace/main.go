@@ -170,6 +170,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return 2
 	}
+	if err := checkEnv(); err != nil {
+		fmt.Fprintf(stderr, "palace: %v\n", err)
+		return 1
+	}
 	stopProfile, err := startProfile(stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "palace: %v\n", err)
