@@ -129,6 +129,9 @@ func NewSearch(name string, params mcts.Params, newBackend func() (nn.Evaluator,
 		p.batch = append(p.batch, nn.NewBatcher(ev, bs))
 	}
 	if opt.CacheEntries > 0 {
+		if err := nn.CheckCacheMemory(opt.CacheEntries); err != nil {
+			return nil, fmt.Errorf("arena: %s: %w", name, err)
+		}
 		p.cache = nn.NewCache(nil, opt.CacheEntries)
 	}
 	return p, nil

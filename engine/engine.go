@@ -342,6 +342,12 @@ func (e *Engine) machinery() *mcts.Search {
 	case entries == 0:
 		e.cache = nil
 	case e.cache == nil || e.cache.Stats().Entries != entries:
+		// Checked again here, with the network's copies loaded (Threads).
+		if err := nn.CheckCacheMemory(entries); err != nil {
+			e.note(fmt.Errorf("%w; searching without the cache", err))
+			e.cache = nil
+			break
+		}
 		e.cache = nn.NewCache(nil, entries)
 	}
 	ev := e.backend

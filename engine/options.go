@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/palace-chess/palace/nn"
 	"github.com/palace-chess/palace/rules"
 )
 
@@ -79,9 +80,16 @@ var options = []option{
 	{name: "Hash", ucci: "hashsize", kind: "spin", min: 0, max: maxHashMB,
 		def: func(*Engine) string { return strconv.Itoa(defaultHashMB) },
 		set: func(e *Engine, v string) error {
-			if n, _ := strconv.Atoi(v); n != e.hashMB {
-				e.hashMB, e.stale = n, true
+			n, _ := strconv.Atoi(v)
+			if n == e.hashMB {
+				return nil
 			}
+			// Sized against the memory the process may take, refused
+			// with the numbers, not a fatal out of memory (issue 47).
+			if err := nn.CheckCacheMemory(n << 20 / cacheEntryBytes); n > 0 && err != nil {
+				return err
+			}
+			e.hashMB, e.stale = n, true
 			return nil
 		}},
 	{name: "Clear Hash", ucci: "clearhash", kind: "button",

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/palace-chess/palace/internal/memlimit"
 	"github.com/palace-chess/palace/internal/splitmix"
 )
 
@@ -86,6 +87,24 @@ type cacheEntry struct {
 // ring), so this is about 5 GB, where a mistyped size would otherwise run
 // the machine out of memory.
 const MaxCacheEntries = 1 << 24
+
+// CacheBytes is the memory NewCache takes for entries.
+func CacheBytes(entries int) uint64 {
+	entries = max(entries, 1)
+	return uint64(entries)*uint64(unsafe.Sizeof(cacheEntry{})) + uint64(max(entries*cacheMovesPerEntry, cacheMinStore))*4
+}
+
+// CheckCacheMemory refuses a cache of entries that this process has not
+// the memory for (internal/memlimit: the address-space and cgroup limits,
+// the machine's memory), with the numbers, where NewCache would die with
+// the runtime's out of memory. Callers check a size from a user before
+// NewCache.
+func CheckCacheMemory(entries int) error {
+	if err := memlimit.Check(fmt.Sprintf("an evaluation cache of %d entries", entries), CacheBytes(entries)); err != nil {
+		return fmt.Errorf("nn: %w", err)
+	}
+	return nil
+}
 
 // NewCache returns a Cache of the given number of entries (at least 1) in
 // front of backend. Its memory is fixed: about 300 bytes an entry. backend may

@@ -1226,6 +1226,40 @@ if command -v nats-server >/dev/null; then
 else
 	echo "== distributed trust: skipped (no nats-server)"
 fi
+# --- issue 47: items 12-16, 18 (temporary files, own output directories, PALACE_CPUPROFILE, memory settings, flags twice, PALACE_* values) ---
+# 12: a killed write's temporary file beside --out is removed by the next run of the command.
+c ok pre="printf x >.o.pgn.tmp-1a2b3c" check="! test -e .o.pgn.tmp-1a2b3c" -- export "$F/games.jsonl" --out o.pgn
+c ok pre="printf x >.g.jsonl.tmp-1a2b3c" check="! test -e .g.jsonl.tmp-1a2b3c" -- import --out g.jsonl "$F/x.pgn"
+c ok pre="printf x >.t.json.tmp-1a2b3c" check="! test -e .t.json.tmp-1a2b3c" -- openings "$F/games.jsonl" --format json --out t.json
+# 13: ladder --out and report --out take only a new, empty or their own directory.
+c err pre="mkdir o && echo mine >o/notes.txt" check="! test -e o/rating.json && test \$(ls -A o | wc -l) = 1" -- ladder --player random --pairs 1 --out o --progress none
+c err t=5 -- ladder --player random --pairs 1 --out / --progress none
+c err pre="mkdir o && echo mine >o/notes.txt" check="! test -e o/elo.png && test \$(ls -A o | wc -l) = 1" -- report --out o "$F/run1"
+c err -- report --out / "$F/run1"
+c err -- report --out / "$F/run1" "$F/run1"
+c ok pre="'$BIN' report --out charts '$F/run1' >/dev/null" -- report --out charts "$F/run1"
+# 14: PALACE_CPUPROFILE gets --out's checks (shown without the variable: HOSTILE_ONLY=export matches).
+PALACE_CPUPROFILE=g.jsonl c err pre="cp '$F/games.jsonl' g.jsonl" check="cmp g.jsonl '$F/games.jsonl'" -- export g.jsonl
+PALACE_CPUPROFILE=/dev/full c err -- perft --start --depth 1
+PALACE_CPUPROFILE=notes.txt c err pre="echo mine >notes.txt" check="grep -q mine notes.txt" -- perft --start --depth 2
+PALACE_CPUPROFILE=cpu.prof c ok check="test -s cpu.prof" -- perft --start --depth 2
+# 15: the memory settings' maxima under the 4 GiB limit: refused with the numbers, never out of memory.
+u any 'uci\nsetoption name Hash value 4736\nisready\nposition startpos\ngo nodes 5\nquit\n'
+u any 'uci\nsetoption name Hash value 4000\nisready\nposition startpos\ngo nodes 5\nquit\n'
+c err -- arena --player "net:$XQ,cache=16777216" --player random --pairs 1 --out a.jsonl --progress none
+c err -- experiment --rules-a xiangqi --rules-b xiangqi --net "$XQ" --games 1 --cache 16777216 --out e.jsonl --progress none
+c err pre="sed -e 's#^output: .*#output: sp#' -e 's/^cache_entries: .*/cache_entries: 16777216/' '$F/sp.yaml' >sp.yaml" -- selfplay --config sp.yaml --progress none
+# 16: a flag given twice, or under its old name and its new one.
+c err -- arena --records a1 --out a2 --player random --player random --pairs 1 --progress none
+c err -- search --start --sims 4 --nodes 8
+c err -- perft --rules xiangqi --rules janggi --start --depth 1
+c err -- perft --start --depth 1 --divide --divide
+c ok -- arena --player random --player random --pairs 1 --out a.jsonl --progress none
+# 18: a PALACE_* value a variable does not take (shown without the variable: HOSTILE_ONLY=perft matches).
+PALACE_BLAS=garbage c err -- perft --start --depth 1
+PALACE_WINOGRAD=garbage c err -- perft --start --depth 1
+PALACE_KERNEL=garbage c err -- perft --start --depth 1
+PALACE_WINOGRAD=off c ok -- perft --start --depth 1
 
 # ------------------------------------------------------------- the counts
 echo

@@ -266,6 +266,9 @@ func (r *runner) setup() error {
 	for _, ev := range r.backend {
 		r.batch = append(r.batch, nn.NewBatcher(ev, r.cfg.batchSize()))
 	}
+	if err := nn.CheckCacheMemory(r.cfg.CacheEntries); err != nil {
+		return fmt.Errorf("selfplay: cache_entries: %w", err)
+	}
 	r.cache = nn.NewCache(nil, r.cfg.CacheEntries)
 	r.cache.Prefault() // its page faults now, not in the games' first minute
 	r.hash = gameHash(rs, r.netID, &r.cfg)

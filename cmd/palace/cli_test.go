@@ -174,7 +174,7 @@ func TestFlagNames(t *testing.T) {
 		}
 		for _, a := range list {
 			old, cur := fs.Lookup(a.old), fs.Lookup(a.name)
-			if cur == nil || old == nil || old.Value != cur.Value {
+			if cur == nil || old == nil || unwrapOnce(old.Value) != unwrapOnce(cur.Value) {
 				t.Errorf("palace %s: --%s is not an alias of --%s", cmd, a.old, a.name)
 				continue
 			}
@@ -206,6 +206,46 @@ func TestFlagAliases(t *testing.T) {
 	fs = newFlagSet("search", &bytes.Buffer{})
 	if err := parseFlags(fs, []string{"--sims", "3"}); err == nil {
 		t.Error("--sims without --nodes was accepted")
+	}
+}
+
+// A flag given twice, or under its old name and its new one, is refused
+// (issue 47: the last one silently won); a repeatable one is not; -h
+// still prints the defaults, not the wrapper's zero value.
+func TestFlagGivenTwice(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string // "" for accepted
+	}{
+		{[]string{"arena", "--records", "a1", "--out", "a2", "--player", "random", "--player", "random"},
+			"--records and --out are one flag (one is the other's old name): give it once"},
+		{[]string{"search", "--start", "--sims", "4", "--nodes", "8"}, "--sims and --nodes are one flag"},
+		{[]string{"perft", "--rules", "xiangqi", "--rules", "janggi", "--start", "--depth", "1"}, "--rules given twice: give it once"},
+		{[]string{"export", "x.jsonl", "--out", "a.pgn", "y.jsonl", "--out", "b.pgn"}, "--out given twice"},
+		{[]string{"perft", "--start", "--depth", "1", "--divide", "--divide"}, "--divide given twice"},
+		{[]string{"perft", "--start", "--depth", "1", "--divide", "--rules", "xiangqi"}, ""},
+	} {
+		code, _, errOut := runPalace(t, "", tc.args...)
+		if tc.want == "" {
+			if code != 0 {
+				t.Errorf("palace %s: exit %d, %q; want it accepted", strings.Join(tc.args, " "), code, errOut)
+			}
+			continue
+		}
+		if code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("palace %s: exit %d, %q; want exit 2 and %q", strings.Join(tc.args, " "), code, errOut, tc.want)
+		}
+	}
+	// --player repeats.
+	dir := t.TempDir()
+	code, _, errOut := runPalace(t, "", "arena", "--player", "random", "--player", "random", "--pairs", "1",
+		"--out", filepath.Join(dir, "m.jsonl"), "--progress", "none")
+	if code != 0 {
+		t.Errorf("arena --player twice: exit %d, %q", code, errOut)
+	}
+	_, _, help := runPalace(t, "", "perft", "-h")
+	if strings.Contains(help, "panic") || !strings.Contains(help, `(default "xiangqi")`) || strings.Contains(help, "(default 0)") {
+		t.Errorf("perft -h prints the defaults wrong:\n%s", help)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -78,7 +79,10 @@ func TestExperimentResumes(t *testing.T) {
 	}
 
 	// The same file for another experiment is refused, with the way out.
-	_, _, err = experimentRun(t, context.Background(), experimentArgs(out, 6, "--seed", "4")...)
+	// (A flag is given once: the seed replaced, not given again.)
+	another := experimentArgs(out, 6)
+	another[slices.Index(another, "--seed")+1] = "4"
+	_, _, err = experimentRun(t, context.Background(), another...)
 	if err == nil || !strings.Contains(err.Error(), "holds another experiment") || !strings.Contains(err.Error(), "--out another file") {
 		t.Errorf("another experiment in the same file: %v", err)
 	}

@@ -125,7 +125,11 @@ func addAliases(fs *flag.FlagSet) {
 		if f == nil || fs.Lookup(a.old) != nil {
 			continue
 		}
-		fs.Var(f.Value, a.old, "old name of --"+a.name)
+		value := f.Value
+		if o, ok := value.(*onceValue); ok { // one flag: set under either name, set
+			value = &onceValue{o.onceState, a.old}
+		}
+		fs.Var(value, a.old, "old name of --"+a.name)
 	}
 }
 
@@ -138,7 +142,7 @@ func printFlags(fs *flag.FlagSet) {
 		if isAlias(fs, f.Name) {
 			return
 		}
-		shown.Var(f.Value, f.Name, f.Usage)
+		shown.Var(unwrapOnce(f.Value), f.Name, f.Usage)
 		shown.Lookup(f.Name).DefValue = f.DefValue
 	})
 	shown.PrintDefaults()
@@ -156,13 +160,99 @@ func printFlags(fs *flag.FlagSet) {
 // parsedFlagSet, when set (tests), sees every flag set as it is parsed.
 var parsedFlagSet func(*flag.FlagSet)
 
-// parse is fs.Parse with the old flag names, its mistakes usage errors.
+// parse is fs.Parse with the old flag names, its mistakes usage errors;
+// a flag given twice is one (see onceValue).
 func parse(fs *flag.FlagSet, args []string) error {
+	setOnce(fs)
 	addAliases(fs)
 	if parsedFlagSet != nil {
 		parsedFlagSet(fs)
 	}
-	return flagError(fs.Parse(args))
+	if err := flagError(fs.Parse(args)); err != nil {
+		return err
+	}
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if v, ok := f.Value.(*onceValue); ok && v.twice != "" && err == nil {
+			err = usageError{v.twice}
+		}
+	})
+	return err
+}
+
+// onceValue is one name of a flag that a command line may set once:
+// given twice, or under its old name and its new one, the flag package
+// would silently keep the last (issue 47: arena --records a1 --out a2
+// wrote only a2). A flag's names share its onceState. Repeatable flags
+// (stringList) are not wrapped.
+type onceValue struct {
+	*onceState
+	name string
+}
+
+// onceState is a flag's value and whether a command line set it.
+type onceState struct {
+	value flag.Value
+	setAs string // the name it was first set under; "" until then
+	twice string // the usage error of a second setting; "" without one
+}
+
+func (v *onceValue) Set(s string) error {
+	if v.setAs == "" {
+		v.setAs = v.name
+		return v.value.Set(s)
+	}
+	// The error is kept for parse to return, not returned here, where the
+	// flag package would print the whole usage before it.
+	if v.twice == "" {
+		if v.setAs == v.name {
+			v.twice = fmt.Sprintf("--%s given twice: give it once", v.name)
+		} else {
+			v.twice = fmt.Sprintf("--%s and --%s are one flag (one is the other's old name): give it once", v.setAs, v.name)
+		}
+	}
+	return nil
+}
+
+func (v *onceValue) String() string {
+	if v == nil || v.onceState == nil { // the flag package's zero value, for its defaults
+		return ""
+	}
+	return v.value.String()
+}
+
+// IsBoolFlag keeps a bool flag's --name without a value working.
+func (v *onceValue) IsBoolFlag() bool {
+	b, ok := v.value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// Get is the wrapped value's, for tests that read a flag's type.
+func (v *onceValue) Get() any {
+	if g, ok := v.value.(flag.Getter); ok {
+		return g.Get()
+	}
+	return v.value.String()
+}
+
+// unwrapOnce is the value a onceValue wraps (v itself otherwise).
+func unwrapOnce(v flag.Value) flag.Value {
+	if o, ok := v.(*onceValue); ok {
+		return o.value
+	}
+	return v
+}
+
+// setOnce wraps fs's flags in onceValues, once (parseArgs parses more
+// than once, and what was set holds over its calls).
+func setOnce(fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		switch f.Value.(type) {
+		case *onceValue, *stringList:
+			return
+		}
+		f.Value = &onceValue{&onceState{value: f.Value}, f.Name}
+	})
 }
 
 // flagError turns a flag-parsing mistake into a usage error; -h stays

@@ -341,3 +341,37 @@ func TestImportMatchRecords(t *testing.T) {
 		t.Errorf("a games file: exit %d: %s%s", code, stdout, stderr)
 	}
 }
+
+// A temporary file that a killed import, export or openings left beside
+// its --out is removed by the next run of the command (issue 47: they
+// stayed for good); another file's is not.
+func TestOutStaleTempFilesRemoved(t *testing.T) {
+	dir := t.TempDir()
+	pgnIn := filepath.Join(dir, "in.pgn")
+	os.WriteFile(pgnIn, []byte("[Event \"ok\"]\n[Result \"*\"]\n\n1. h2e2 h9g7 *\n"), 0o644)
+	games := filepath.Join(dir, "g.jsonl")
+	pgnOut := filepath.Join(dir, "out.pgn")
+	tree := filepath.Join(dir, "tree.json")
+	other := filepath.Join(dir, ".notes.txt.tmp-abc")
+	os.WriteFile(other, nil, 0o644)
+	for _, tc := range []struct {
+		out  string
+		args []string
+	}{
+		{games, []string{"import", "--out", games, pgnIn}},
+		{pgnOut, []string{"export", games, "--out", pgnOut}},
+		{tree, []string{"openings", games, "--format", "json", "--out", tree}},
+	} {
+		stale := filepath.Join(dir, "."+filepath.Base(tc.out)+".tmp-1a2b3c")
+		os.WriteFile(stale, []byte("half of a killed write"), 0o644)
+		if code, _, stderr := runPalace(t, "", tc.args...); code != 0 {
+			t.Fatalf("palace %s: exit %d: %s", strings.Join(tc.args, " "), code, stderr)
+		}
+		if _, err := os.Stat(stale); err == nil {
+			t.Errorf("palace %s left the killed write's %s", strings.Join(tc.args, " "), stale)
+		}
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("another file's temporary file was removed: %v", err)
+	}
+}

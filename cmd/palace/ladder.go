@@ -75,6 +75,9 @@ func runLadder(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err := settings.check(); err != nil {
 		return err
 	}
+	if err := checkOwnDir("out", settings.Dir, isLadderFile); err != nil {
+		return err
+	}
 	show, line, err := progressFlag(*progress, stdout)
 	if err != nil {
 		return err
@@ -110,6 +113,18 @@ func runLadder(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	return writeRating(stdout, r, job.Dir)
+}
+
+// isLadderFile tells whether name is one of the files a rating writes
+// (ladder.RungFile's, ladder.ResultFile): what its --out may hold.
+func isLadderFile(name string) bool {
+	if name == ladder.ResultFile {
+		return true
+	}
+	n, ok := strings.CutPrefix(name, "rung-")
+	n, ok2 := strings.CutSuffix(n, ".jsonl")
+	nodes, err := strconv.Atoi(n)
+	return ok && ok2 && err == nil && nodes > 0 && ladder.RungFile(nodes) == name
 }
 
 // ladderFlags are the flags a rating and a calibration share.

@@ -261,3 +261,47 @@ func TestReportRatings(t *testing.T) {
 		t.Errorf("a non-run among the runs: exit %d, %s", code, errOut)
 	}
 }
+
+// ladder --out and report --out refuse a directory holding files that
+// are not theirs (issue 47: with /, they wrote into the root), before
+// any work, and write nothing there; their own directories they take
+// again.
+func TestOutDirOnlyOwnFiles(t *testing.T) {
+	root := t.TempDir()
+	run := filepath.Join(root, "run")
+	writeRatedRun(t, run, 100, 250)
+	foreign := filepath.Join(root, "home")
+	os.MkdirAll(filepath.Join(foreign, "sub"), 0o755)
+	os.WriteFile(filepath.Join(foreign, "notes.txt"), []byte("mine"), 0o644)
+	for _, args := range [][]string{
+		{"ladder", "--player", "random", "--pairs", "1", "--out", foreign, "--progress", "none"},
+		{"report", run, "--out", foreign},
+		{"report", run, run, "--out", foreign},
+	} {
+		code, _, errOut := runPalace(t, "", args...)
+		if code != 2 || !strings.Contains(errOut, "--out "+foreign+" holds files that are not this command's (notes.txt, sub)") {
+			t.Errorf("palace %s: exit %d, %q", strings.Join(args, " "), code, errOut)
+		}
+	}
+	if entries, _ := os.ReadDir(foreign); len(entries) != 2 {
+		t.Errorf("the refused directory holds %d entries, want its 2", len(entries))
+	}
+	// Its own files (and a kill's temporary one) are no bar.
+	charts := filepath.Join(root, "charts")
+	for range 2 {
+		if code, _, errOut := runPalace(t, "", "report", run, "--out", charts); code != 0 {
+			t.Fatalf("report into its own directory: exit %d, %s", code, errOut)
+		}
+		os.WriteFile(filepath.Join(charts, ".elo.png.tmp-123abc"), nil, 0o644)
+	}
+	for _, name := range []string{"rating.json", "rung-10.jsonl", ".rung-10.jsonl.tmp-x1"} {
+		if !isLadderFile(strings.TrimSuffix(strings.TrimPrefix(name, "."), ".tmp-x1")) {
+			t.Errorf("%s is a ladder's own", name)
+		}
+	}
+	for _, name := range []string{"rung-0.jsonl", "rung-010.jsonl", "rung-x.jsonl", "rating.json.bak"} {
+		if isLadderFile(name) {
+			t.Errorf("%s is not a ladder's own", name)
+		}
+	}
+}

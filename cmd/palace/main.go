@@ -170,14 +170,20 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return 2
 	}
-	stopProfile, err := startProfile(stderr)
+	if err := checkEnv(); err != nil {
+		fmt.Fprintf(stderr, "palace: %v\n", err)
+		return 1
+	}
+	stopProfile, err := startProfile(args[1:])
 	if err != nil {
 		fmt.Fprintf(stderr, "palace: %v\n", err)
 		return 1
 	}
 	out := &checkedWriter{w: stdout}
 	err = cmd.run(args[1:], stdin, out, stderr)
-	stopProfile()
+	if perr := stopProfile(); perr != nil && (err == nil || errors.Is(err, flag.ErrHelp)) {
+		err = perr
+	}
 	if (err == nil || errors.Is(err, flag.ErrHelp)) && out.err != nil {
 		// A command's output that did not reach its reader (a full disk)
 		// is a failure, whatever the command thought of it.

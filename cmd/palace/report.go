@@ -33,6 +33,11 @@ them at equal compute.`)
 	if len(dirs) == 0 {
 		return usageError{"want the run directory: palace report RUN [RUN...] [--out DIR]"}
 	}
+	if !*noCharts && *out != "" {
+		if err := checkOwnDir("out", *out, isReportChart); err != nil {
+			return err
+		}
+	}
 	runs := make([]reportRun, len(dirs))
 	for i, dir := range dirs {
 		if runs[i], err = readReportRun(dir); err != nil {
@@ -87,6 +92,9 @@ them at equal compute.`)
 	}
 	if *out == "" {
 		*out = filepath.Join(dir, "report")
+		if err := checkOwnDir("out", *out, isReportChart); err != nil {
+			return err
+		}
 	}
 	written, err := reportCharts(gens, *out)
 	more, err2 := ratingCharts([]reportRun{run}, *out)
@@ -197,6 +205,9 @@ func compareRuns(w io.Writer, runs []reportRun, out string, noCharts bool) error
 	}
 	if out == "" {
 		out = "report"
+		if err := checkOwnDir("out", out, isReportChart); err != nil {
+			return err
+		}
 	}
 	written, err := ratingCharts(runs, out)
 	for _, p := range written {
@@ -225,6 +236,16 @@ func ratingCharts(runs []reportRun, dir string) ([]string, error) {
 		{"rating.png", chart.Line{Title: "Rating on the absolute scale (95% intervals)", XLabel: "hours of self-play, training and gates", YLabel: "Elo (Fairy-Stockfish 1 node = 0)", Series: byHours}},
 		{"rating-games.png", chart.Line{Title: "Rating on the absolute scale (95% intervals)", XLabel: "self-play games", YLabel: "Elo (Fairy-Stockfish 1 node = 0)", Series: byGames}},
 	})
+}
+
+// isReportChart tells whether name is one of the charts report writes:
+// what its --out may hold.
+func isReportChart(name string) bool {
+	switch name {
+	case "elo.png", "loss.png", "rating.png", "rating-games.png":
+		return true
+	}
+	return false
 }
 
 // namedChart is a chart and its file name.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -120,4 +121,41 @@ func TestUCIXboardSession(t *testing.T) {
 	if err := runUCI([]string{"-h"}, strings.NewReader(""), &out, &help); !errors.Is(err, flag.ErrHelp) || !strings.Contains(help.String(), `"xboard" (CECP`) {
 		t.Errorf("-h: %v, %q", err, help.String())
 	}
+}
+
+// The memory settings' documented maxima are refused with the numbers
+// under a 4 GiB address-space limit, not Go's fatal out of memory (issue
+// 47): the engine's Hash, arena's cache=, experiment's --cache.
+func TestMemorySettingsUnderLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts palace under ulimit -v")
+	}
+	const net = "builtin"
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		stdin string
+		args  []string
+		want  string
+	}{
+		{"uci\nsetoption name Hash value 4736\nisready\nposition startpos\ngo nodes 5\nquit\n", []string{"uci", "--net", "none"},
+			"info string nn: memlimit: an evaluation cache of 16777216 entries needs 4736 MiB, and this process may take"},
+		{"", []string{"arena", "--player", "net:" + net + ",cache=16777216", "--player", "random", "--pairs", "1", "--out", filepath.Join(dir, "a.jsonl"), "--progress", "none"},
+			"nn: memlimit: an evaluation cache of 16777216 entries needs 4736 MiB"},
+		{"", []string{"experiment", "--rules-a", "xiangqi", "--rules-b", "xiangqi", "--net", net, "--games", "1", "--cache", "16777216", "--out", filepath.Join(dir, "e.jsonl"), "--progress", "none"},
+			"nn: memlimit: an evaluation cache of 16777216 entries needs 4736 MiB"},
+	} {
+		cmd := exec.Command("sh", append([]string{"-c", `ulimit -v 4194304 && exec "$0" "$@"`, os.Args[0]}, tc.args...)...)
+		cmd.Env = append(os.Environ(), asPalaceEnv+"=1")
+		cmd.Stdin = strings.NewReader(tc.stdin)
+		out, _ := cmd.CombinedOutput()
+		if strings.Contains(string(out), "out of memory") || !strings.Contains(string(out), tc.want) {
+			t.Errorf("palace %s under ulimit -v 4 GiB: %s\nwant %q", strings.Join(tc.args, " "), lastLines(string(out), 5), tc.want)
+		}
+	}
+}
+
+// lastLines is s's last n lines.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.Join(lines[max(len(lines)-n, 0):], "\n")
 }

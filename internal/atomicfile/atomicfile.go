@@ -16,8 +16,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -34,15 +36,22 @@ func Write(path string, perm os.FileMode, write func(w io.Writer) error) (err er
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(target)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(target)+".tmp-*")
+	dir, base := filepath.Dir(target), filepath.Base(target)
+	removeStale(dir, base)
+	tmp, link, err := createTemp(dir, base)
 	if err != nil {
 		return fmt.Errorf("atomicfile: %w", err)
+	}
+	tmpName := ""
+	if link == nil {
+		tmpName = tmp.Name()
 	}
 	defer func() {
 		if err != nil {
 			tmp.Close()
-			os.Remove(tmp.Name())
+			if tmpName != "" {
+				os.Remove(tmpName)
+			}
 		}
 	}()
 	bw := bufio.NewWriterSize(tmp, 1<<20)
@@ -58,6 +67,11 @@ func Write(path string, perm os.FileMode, write func(w io.Writer) error) (err er
 	if err = tmp.Sync(); err != nil {
 		return fmt.Errorf("atomicfile: syncing %s: %w", path, err)
 	}
+	if link != nil {
+		if tmpName, err = link(); err != nil {
+			return err
+		}
+	}
 	if err = tmp.Close(); err != nil {
 		return fmt.Errorf("atomicfile: %w", err)
 	}
@@ -67,11 +81,58 @@ func Write(path string, perm os.FileMode, write func(w io.Writer) error) (err er
 	if _, err = resolve(target); err != nil {
 		return err
 	}
-	if err = os.Rename(tmp.Name(), target); err != nil {
+	if err = os.Rename(tmpName, target); err != nil {
 		return fmt.Errorf("atomicfile: %w", err)
 	}
 	SyncDir(dir)
 	return nil
+}
+
+// createNamedTemp is a temporary file for a write of dir/base, named as
+// IsTemp knows, and locked while the write lives (see removeStale).
+func createNamedTemp(dir, base string) (*os.File, func() (string, error), error) {
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return nil, nil, err
+	}
+	lock(f)
+	return f, nil, nil
+}
+
+// removeStale removes the temporary files of earlier writes of dir/base
+// that a kill left (issue 47: the next run of a command clears its own):
+// those whose write is dead, its lock free; a live write's are kept.
+func removeStale(dir, base string) {
+	old, err := filepath.Glob(filepath.Join(dir, "."+globEscape(base)+".tmp-*"))
+	if err != nil {
+		return
+	}
+	for _, p := range old {
+		name := filepath.Base(p)
+		if !IsTemp(name) || name[1:strings.LastIndex(name, ".tmp-")] != base {
+			continue
+		}
+		if info, err := os.Lstat(p); err == nil && info.Mode().IsRegular() && isDead(p) {
+			os.Remove(p)
+		}
+	}
+}
+
+// globEscape escapes filepath.Match's special characters in name.
+func globEscape(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// randomSuffix is a temporary file name's suffix: letters and digits.
+func randomSuffix() string {
+	return strconv.FormatUint(rand.Uint64(), 36)
 }
 
 // Check reports, without writing anything, the error Write would give for

@@ -3,8 +3,11 @@
 package atomicfile
 
 import (
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -68,5 +71,55 @@ func TestReadFile(t *testing.T) {
 	}()
 	if _, err := ReadFile(fifo, 10); err == nil || !strings.Contains(err.Error(), "longer than 10 bytes") {
 		t.Errorf("a FIFO over the limit: %v", err)
+	}
+}
+
+// A kill during a write leaves nothing that stays (issue 47): where the
+// file system has O_TMPFILE the file being written has no name, and a
+// named temporary file that a killed write left is removed by the next
+// write of the same target, while a live write's (locked), or another
+// target's, is kept.
+func TestTempFilesDoNotOutliveTheirWrite(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "out.pgn")
+	stale := filepath.Join(dir, ".out.pgn.tmp-123abc")
+	live := filepath.Join(dir, ".out.pgn.tmp-456def")
+	other := filepath.Join(dir, ".other.pgn.tmp-789")
+	for _, p := range []string{stale, live, other} {
+		os.WriteFile(p, []byte("half"), 0o644)
+	}
+	f, err := os.Open(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := lock(f); err != nil {
+		t.Fatal(err)
+	}
+	var during []string
+	err = Write(target, 0o644, func(w io.Writer) error {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			during = append(during, e.Name())
+		}
+		_, err := w.Write([]byte("new"))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Error("a killed write's temporary file is still there")
+	}
+	for _, p := range []string{live, other} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s was removed: %v", p, err)
+		}
+	}
+	if runtime.GOOS == "linux" && !slices.Equal(during, []string{".other.pgn.tmp-789", ".out.pgn.tmp-456def"}) {
+		t.Errorf("during the write the directory held %q: a named temporary file a kill would leave", during)
+	}
+	if data, _ := os.ReadFile(target); string(data) != "new" {
+		t.Errorf("wrote %q", data)
 	}
 }

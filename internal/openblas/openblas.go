@@ -9,6 +9,7 @@
 package openblas
 
 import (
+	"fmt"
 	"os"
 	"runtime"
 	"strings"
@@ -37,6 +38,21 @@ var lib struct {
 func Load() (sgemm Sgemm, name string, ok bool) {
 	lib.once.Do(load)
 	return lib.sgemm, lib.name, lib.sgemm != nil
+}
+
+// Check reports a PALACE_BLAS that names no library this process can
+// load (issue 47: PALACE_BLAS=garbage quietly ran the Go kernel). Unset
+// it picks OpenBLAS where it is installed, off the Go kernel; anything
+// else is a library's file or name, which must load.
+func Check() error {
+	choice := os.Getenv("PALACE_BLAS")
+	if choice == "" || choice == "off" {
+		return nil
+	}
+	if _, _, ok := Load(); !ok {
+		return fmt.Errorf("openblas: PALACE_BLAS=%q: no OpenBLAS library loads from it (want off, or the file or name of an OpenBLAS library, such as libopenblas.so.0)", choice)
+	}
+	return nil
 }
 
 func load() {

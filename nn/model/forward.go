@@ -64,8 +64,12 @@ func NewNetKernel(w *Weights, kernel Kernel) (*Net, error) {
 	if err := w.Check(); err != nil {
 		return nil, err
 	}
+	winograd, err := winogradEnabled()
+	if err != nil {
+		return nil, err
+	}
 	c := w.Config
-	n := &Net{cfg: c, winograd: winogradEnabled(), kernel: kernel}
+	n := &Net{cfg: c, winograd: winograd, kernel: kernel}
 	fold := func(name string, out, in, k int) {
 		src := w.Tensors[name+".w"]
 		g, be := w.Tensors[name+".bn.gamma"], w.Tensors[name+".bn.beta"]

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+
+	"github.com/palace-chess/palace/internal/openblas"
 )
 
 // Palace's own GEMM kernels for the network's products. For the shapes a
@@ -113,12 +115,28 @@ func SupportedKernels() string {
 }
 
 // DefaultKernel is the path NewNet takes: PALACE_KERNEL's, else the best.
+// A PALACE_BLAS naming no library that loads is an error too: the blas
+// path would quietly be the Go kernel.
 func DefaultKernel() (Kernel, error) {
 	k, err := ParseKernel(os.Getenv("PALACE_KERNEL"))
 	if err != nil {
 		return 0, fmt.Errorf("%w (PALACE_KERNEL)", err)
 	}
+	if err := openblas.Check(); err != nil {
+		return 0, err
+	}
 	return k, nil
+}
+
+// CheckEnv reports the first of the network's environment variables
+// (PALACE_KERNEL, PALACE_BLAS, PALACE_WINOGRAD) whose value is not one
+// they take, for a command to refuse before its work.
+func CheckEnv() error {
+	if _, err := DefaultKernel(); err != nil {
+		return err
+	}
+	_, err := winogradEnabled()
+	return err
 }
 
 // kernelRows is the row multiple the kernels need for n columns: six for

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"math"
 	"os"
 )
@@ -27,8 +28,18 @@ const (
 )
 
 // winogradEnabled is the default for new Nets: PALACE_WINOGRAD=off keeps
-// every convolution direct (im2col + GEMM).
-func winogradEnabled() bool { return os.Getenv("PALACE_WINOGRAD") != "off" }
+// every convolution direct (im2col + GEMM); on, or unset, is Winograd.
+// Any other value is an error, not the default (issue 47).
+func winogradEnabled() (bool, error) {
+	switch v := os.Getenv("PALACE_WINOGRAD"); v {
+	case "", "on":
+		return true, nil
+	case "off":
+		return false, nil
+	default:
+		return false, fmt.Errorf("model: PALACE_WINOGRAD=%q: want on or off", v)
+	}
+}
 
 // winogradWeights computes U = G g Gᵀ for each (in, out) pair of a folded
 // 3×3 convolution, stored as 16 matrices [ξ][in][out].

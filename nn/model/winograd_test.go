@@ -241,3 +241,28 @@ func TestWinogradNoAllocs(t *testing.T) {
 		}
 	}
 }
+
+// PALACE_WINOGRAD takes on or off; anything else is an error naming it,
+// from NewNet and CheckEnv, not Winograd in silence (issue 47).
+func TestWinogradEnvRefusesUnknown(t *testing.T) {
+	cfg := Config{Planes: 80, PolicySize: 2581, Blocks: 1, Filters: 8, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 8}
+	w, err := NewRandom(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PALACE_WINOGRAD", "garbage")
+	const want = `model: PALACE_WINOGRAD="garbage": want on or off`
+	if _, err := NewNet(w); err == nil || err.Error() != want {
+		t.Errorf("NewNet: %v, want %q", err, want)
+	}
+	if err := CheckEnv(); err == nil || err.Error() != want {
+		t.Errorf("CheckEnv: %v, want %q", err, want)
+	}
+	for v, on := range map[string]bool{"": true, "on": true, "off": false} {
+		t.Setenv("PALACE_WINOGRAD", v)
+		net, err := NewNet(w)
+		if err != nil || net.winograd != on {
+			t.Errorf("PALACE_WINOGRAD=%q: %v, winograd %v", v, err, net != nil && net.winograd)
+		}
+	}
+}
