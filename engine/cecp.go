@@ -534,11 +534,9 @@ func (p *cecpProtocol) setBoard(e *Engine, c command) {
 		e.note(err)
 		return
 	}
-	f := strings.Fields(c.rest)
-	if len(f) > 1 && f[1] == "r" {
-		f[1] = "w"
-	}
-	fen := strings.Join(f, " ")
+	// One FEN reader for every protocol: XBoard writes shortened FENs
+	// ("BOARD w 0 1" for a variant it set up), as UCI GUIs do.
+	fen := tolerantFEN(strings.Fields(c.rest))
 	pos, err := rules.ParseFEN(fen, rs)
 	if err != nil {
 		e.out.line("tellusererror Illegal position")

@@ -38,12 +38,16 @@
 // keyword with no move after it, a FEN of board and side only. Until moves
 // have told the notation, that mark means ranks 0–9, so that palace can
 // move first under UCI2WB with no option set by hand
-// (testdata/uci-uci2wb.txt). FENs are the same in every dialect, and read as Fairy-Stockfish
-// reads them: a side to move written "r" (red, as some UCCI programs write
-// it) is "w", and trailing fields may be shortened or left out ("FEN w 0
-// 1", "FEN w - - 3", "FEN w", the board alone: side w), the rest being
-// "- - 0 1". A janggi pass is the general's square twice (e2e2 with ranks
-// 1–10).
+// (testdata/uci-uci2wb.txt). FENs are the same in every dialect and
+// protocol (UCI's and UCCI's position, CECP's setboard): one reader takes
+// them leniently, as GUIs write them, trailing fields shortened or left out
+// ("FEN w 0 1", as XBoard writes them, "FEN w - - 3", "FEN w"), the rest
+// being "- - 0 1". Two readings differ from Fairy-Stockfish 11.1's, which
+// takes every side but "w" as Black: a side written "r" is red (Cho) to
+// move, since the UCCI programs that write "r" mean red by it, and the
+// board alone is red to move, the side that starts a game, where
+// Fairy-Stockfish's reading would have the engine move for the wrong side.
+// A janggi pass is the general's square twice (e2e2 with ranks 1–10).
 //
 // The network is palace's built-in one for the variant unless --net or
 // WeightsFile names a checkpoint (model.Builtin, package nets); the
@@ -241,8 +245,9 @@
 //	analyze | exit | .     analysis (thinking output until exit; moves,
 //	                       undo and setboard change the position); . is
 //	                       accepted and answered with nothing
-//	setboard FEN           the position ("tellusererror Illegal position"
-//	                       for a bad one); a FEN that is the game's position
+//	setboard FEN           the position, its FEN read as position's is
+//	                       ("tellusererror Illegal position" for a bad
+//	                       one); a FEN that is the game's position
 //	                       after a pass is played as that pass, as XBoard
 //	                       tells passes it cannot send
 //	undo | remove          take back one ply | two
@@ -270,9 +275,11 @@
 // XBoard does not know janggi. After "variant janggi" (or another janggi
 // preset), and at new in one, the engine sends what XBoard needs to show
 // and check the game, as Fairy-Stockfish does for the variants XBoard
-// lacks: "setup (PN.R.AB..K.C.pn.r.ab..k.c.) 9x10+0_xiangqi FEN" (the
-// xiangqi board and XBoard's xiangqi piece table, with palace's letters so
-// that FENs read the same both ways; FEN the start position), then the
+// lacks: "setup (.N.R.AB.P..C.........K.n.r.ab.p..c.........k)
+// 9x10+0_xiangqi FEN" (the xiangqi board, palace's letters in slots of
+// XBoard's piece table so that FENs read the same both ways, the soldier
+// and general out of the Pawn and King slots so that XBoard applies no
+// rule of its own to them; FEN the start position), then the
 // pieces' moves in Betza notation as Fairy-Stockfish sends them ("piece R&
 // RB", "piece C& pRpB", "piece P& fsWfF", "piece N& nN", "piece B&
 // mafsmafW", "piece A& WF", "piece K& WF"). Betza cannot confine moves to

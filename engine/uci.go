@@ -326,11 +326,12 @@ func playMoves(rs *rules.RuleSet, fen string, moves []string, base rules.RankBas
 	return g, nil
 }
 
-// tolerantFEN reads a FEN as Fairy-Stockfish does, its trailing fields
-// shortened or missing: the board, then the side to move (w, b, or r for
-// red; w when missing), then what is left of "- - HALFMOVE FULLMOVE" with
-// the dashes optional ("w 0 1", "w"), the rest 0 and 1. Anything else is
-// left for rules.NewGame to report.
+// tolerantFEN reads a FEN as GUIs write it (UCI, UCCI and CECP alike),
+// its trailing fields shortened or missing: the board, then the side to
+// move (w, b, or r for red; w when missing: unlike Fairy-Stockfish, which
+// reads both as Black, see the package comment), then what is left of "-
+// - HALFMOVE FULLMOVE" with the dashes optional ("w 0 1", "w"), the rest 0
+// and 1. Anything else is left for rules.NewGame to report.
 func tolerantFEN(f []string) string {
 	if len(f) == 0 {
 		return ""
