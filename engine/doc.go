@@ -159,13 +159,18 @@
 //     move all the same, after "info string uci: go mate N: no mate in N
 //     found" (a longer mate shows as its score).
 //   - go movetime MS, or the clock (wtime/btime/winc/binc/movestogo): a time
-//     limit of movetime, or of remaining/movestogo (30 when not given) +
-//     0.8·increment capped at 0.8·remaining, less Move Overhead (at least
-//     1 ms). The search runs as a sequence of searches of the same tree,
-//     64 simulations and then twice as many each time, the last sized to the
-//     time left at the speed measured so far, with the limit as a hard
-//     deadline; an "info" line follows each. The move played is the last
-//     search's unless a deadline or stop cut it short, then the one before.
+//     limit of movetime less Move Overhead, or of remaining/movestogo (30
+//     when not given) + 0.8·increment capped at 0.8·remaining, remaining
+//     being the clock less Move Overhead; the overhead never takes more
+//     than three quarters of movetime or the clock. The search runs as a
+//     sequence of searches of the same tree: 32 simulations that no clock
+//     cuts short (only stop does: every go searches at least that much, and
+//     a go stopped before any search plays the network's choice after one
+//     visit, never a move picked blind), then 64 and twice as many each
+//     time, the last sized to the time left at the speed measured so far,
+//     with the limit as a hard deadline; an "info" line follows each. The
+//     move played is the last search's unless a deadline or stop cut it
+//     short, then the one before.
 //   - go infinite: the same sequence without a deadline until stop;
 //     bestmove is written only after stop, even when the search has
 //     nothing left to do.

@@ -77,15 +77,18 @@ func (l limits) plan(side rules.Color, defaultNodes int, overhead time.Duration)
 		p.mate = 2*min(l.mate, 1<<14) - 1
 	}
 	if l.movetime > 0 {
-		p.limit = max(l.movetime-overhead, time.Millisecond)
+		p.limit = max(withoutOverhead(l.movetime, overhead), time.Millisecond)
 	}
 	if l.hasClock[side] {
-		rem := l.clock[side]
+		// The overhead comes off the clock before it is shared out, as
+		// Stockfish takes it: taken off one move's share, it would eat the
+		// whole of it on a short clock.
+		rem := withoutOverhead(l.clock[side], overhead)
 		mtg := l.movestogo
 		if mtg <= 0 {
 			mtg = 30
 		}
-		t := min(rem/time.Duration(mtg)+l.inc[side]*8/10, rem*8/10) - overhead
+		t := min(rem/time.Duration(mtg)+l.inc[side]*8/10, rem*8/10)
 		t = max(t, time.Millisecond)
 		if p.limit == 0 || t < p.limit {
 			p.limit = t
@@ -99,6 +102,18 @@ func (l limits) plan(side rules.Color, defaultNodes int, overhead time.Duration)
 	}
 	return p
 }
+
+// withoutOverhead is d less the move overhead, but never less than a
+// quarter of d: an overhead set for a long time control must not leave a
+// short one nothing to search with.
+func withoutOverhead(d, overhead time.Duration) time.Duration {
+	return max(d-overhead, d/4)
+}
+
+// minSimulations is what every search of a go gets before a clock can stop
+// it (a stop still can): a move the search has looked at, never one picked
+// blind.
+const minSimulations = 32
 
 // playParams are the engine's search parameters before any setoption:
 // playing to win, as an arena match plays (the full budget every move, no
@@ -304,7 +319,12 @@ func (j *job) search() (best, ponder rules.Move) {
 		q.run(j.plan, j.stop, j.start)
 	}
 	if !q.done {
-		return fallback, rules.NoMove
+		// Stopped before any search: a one-visit search still plays the
+		// network's choice, not a move picked blind.
+		if !q.search(plan{mate: j.plan.mate}, mcts.RunOptions{Simulations: 1}) {
+			return fallback, rules.NoMove
+		}
+		q.done = true
 	}
 	if p := j.plan; p.mate > 0 && !q.mated(p) && !j.stopRequested() {
 		j.note(fmt.Errorf("uci: go mate %d: no mate in %d found", (p.mate+1)/2, (p.mate+1)/2))
@@ -404,9 +424,21 @@ func (q *sequence) run(p plan, stop <-chan struct{}, clock time.Time) {
 		if p.nodes > 0 {
 			b = min(b, p.nodes-q.nodes)
 		}
+		if !q.done && b > 0 {
+			// The first search has minSimulations whatever the clock says.
+			if !q.search(p, mcts.RunOptions{Simulations: min(b, minSimulations), Stop: stop}) {
+				break
+			}
+			q.done = true
+			q.info()
+			if q.res.Simulations < min(b, minSimulations) {
+				break // nothing left to search, or stopped
+			}
+			continue
+		}
 		if !deadline.IsZero() {
 			left := time.Until(deadline)
-			if left < time.Millisecond || q.nodes > 0 && left < p.limit/50 {
+			if left < time.Millisecond || left < p.limit/50 {
 				break
 			}
 			if el := time.Since(j.start); q.nodes > 0 && el > 0 {
