@@ -203,12 +203,18 @@
 // "score mate M": M moves to the win, −M moves to the loss (M =
 // ⌈plies/2⌉); a proven draw is cp 0. wdl (per mille, summing to 1000) is
 // written when the client sets UCI_ShowWDL. With MultiPV K > 1 each set
-// holds K lines, "multipv 1" to "multipv K", the root's moves ranked by
-// visits (the searched ones only, with searchmoves or banmoves), each with
-// its move's own score (its mean value, or its proof) and its own PV;
-// bestmove is still the search's own choice, which need not be multipv 1.
-// With one line the score is the root's value (restricted to some moves:
-// the chosen move's).
+// holds K lines, "multipv 1" to "multipv K", the root's moves (the
+// searched ones only, with searchmoves or banmoves) ranked as the search
+// ranks them: multipv 1 is the move bestmove plays, then the others by
+// the search's policy target (Gumbel's improved policy, softmax(logit +
+// σ(completed Q)), by which it chooses; ties by visits). Each line has its
+// own PV and its move's own score: the move's value to the side to move,
+// the mean of the results backed up through it (a proof's, when proven;
+// for a move not visited, the root's estimate, Gumbel's v_mix). So a line
+// below may score above multipv 1: Gumbel's choice weighs the network's
+// prior with the value, and a move of few visits has an uncertain mean.
+// With one line the score is the root's value, the mean over all its
+// visits (restricted to some moves: the chosen move's).
 //
 // UCCI writes "info depth D score S nodes N time MS pv M..." with S in
 // centipawns and a mate as ±(10000 − plies), ElephantEye's convention

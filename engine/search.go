@@ -494,11 +494,45 @@ func (q *sequence) info() {
 				kept = append(kept, l)
 			}
 		}
+		rankLines(kept, &q.res)
 		si.lines = kept[:min(len(kept), j.multiPV)]
 	}
 	for _, line := range f.infoLines(&q.res, &si) {
 		j.out.line(line)
 	}
+}
+
+// rankLines orders MultiPV lines as the search ranks their moves: the move
+// it plays first, then by its policy target (Gumbel's improved policy,
+// softmax(logit + σ(completed Q)), the ranking its choice is made by;
+// PUCT's visits), then as mcts.Lines has them (by visits). mcts.Lines
+// ranks by visits alone, and Gumbel's choice need not be the most visited
+// move, so line 1 could differ from bestmove.
+func rankLines(lines []mcts.Line, r *mcts.Result) {
+	policy := func(m rules.Move) float32 {
+		if i := slices.Index(r.Moves, m); i >= 0 && i < len(r.Policy) {
+			return r.Policy[i]
+		}
+		return -1
+	}
+	slices.SortStableFunc(lines, func(a, b mcts.Line) int {
+		switch {
+		case a.Move == b.Move:
+			return 0
+		case a.Move == r.Best:
+			return -1
+		case b.Move == r.Best:
+			return 1
+		}
+		pa, pb := policy(a.Move), policy(b.Move)
+		switch {
+		case pa > pb:
+			return -1
+		case pa < pb:
+			return 1
+		}
+		return 0
+	})
 }
 
 // hashfull is the cache's fill in per mille, estimated from the positions
