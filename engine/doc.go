@@ -130,7 +130,14 @@
 //	                      reply, whenever there is one); UCCI: ponder
 //	Hash           spin   the evaluation cache, in MB (16; 0: none; about 300
 //	                      bytes a position); UCCI: hashsize. The search tree
-//	                      is apart (mcts's MaxNodes)
+//	                      is apart (Tree Memory)
+//	Tree Memory    spin   the search tree's cap, in MB (1024, about 11
+//	                      million nodes at 96 bytes a node; 1–65536); the
+//	                      tree grows as a search needs it, up to the cap,
+//	                      where a search stops with "info string uci: the
+//	                      search tree is full (N nodes, Tree Memory M MB):
+//	                      ..." (go infinite then waits for stop); UCCI:
+//	                      treememory
 //	Clear Hash     button empty the cache and drop the search tree; UCCI: clearhash
 //	WeightsFile    string the network checkpoint; builtin: palace's own for the
 //	                      variant (palace uci's default); none or <empty>:

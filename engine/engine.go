@@ -48,6 +48,14 @@ const (
 	maxNodes        = 1 << 24 // mcts's largest simulation budget
 	maxLine         = 1 << 20 // bytes; a longer line is dropped
 
+	// The search tree's memory (Tree Memory): a node takes 48 bytes and
+	// as many again in the pool that tree reuse compacts into. The tree
+	// grows as it is used, to the cap; 1 GB holds 11 million nodes, a few
+	// minutes of analysis at the built-in network's speed.
+	treeNodeBytes = 2 * 48
+	defaultTreeMB = 1024
+	maxTreeMB     = 64 << 10
+
 	// eofGrace is how long a search or perft under way at the end of the
 	// input may go on before it is stopped.
 	eofGrace = 2 * time.Second
@@ -73,6 +81,7 @@ type Engine struct {
 	ponder     bool
 	multiPV    int
 	hashMB     int // the evaluation cache's size; 0: none
+	treeMB     int // Tree Memory: the search tree's cap, in MB
 	// params are the search's parameters as the options set them: a
 	// search option changes them here, and the next search is built on
 	// them (Nodes, the budget of a go without limits, needs no rebuild).
@@ -136,6 +145,7 @@ func New(opts Options) *Engine {
 		overhead: defaultOverhead,
 		multiPV:  1,
 		hashMB:   defaultHashMB,
+		treeMB:   defaultTreeMB,
 		params:   playParams(opts.Nodes, opts.Threads),
 		rulesets: map[string]*rules.RuleSet{},
 		stale:    true,

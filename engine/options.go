@@ -75,7 +75,7 @@ var options = []option{
 		def: func(*Engine) string { return "false" },
 		set: func(e *Engine, v string) error { return setBool(&e.ponder, v) }},
 	// Hash is the evaluation cache's size in MB (0: none); the tree is
-	// MaxNodes's, apart.
+	// Tree Memory's, apart.
 	{name: "Hash", ucci: "hashsize", kind: "spin", min: 0, max: maxHashMB,
 		def: func(*Engine) string { return strconv.Itoa(defaultHashMB) },
 		set: func(e *Engine, v string) error {
@@ -100,6 +100,18 @@ var options = []option{
 			e.network, e.stale, e.reload = v, true, true
 			return nil
 		}},
+	// Tree Memory (issue 50): the search tree's cap in MB, apart from Hash.
+	// The tree grows as a search needs it up to the cap, where the search
+	// stops with a note naming this option.
+	{name: "Tree Memory", ucci: "treememory", aliases: []string{"TreeMemory"}, kind: "spin", min: 1, max: maxTreeMB,
+		def: func(*Engine) string { return strconv.Itoa(defaultTreeMB) },
+		set: func(e *Engine, v string) error {
+			if n, _ := strconv.Atoi(v); n != e.treeMB {
+				e.treeMB, e.params.MaxNodes, e.stale = n, treeNodes(n), true
+			}
+			return nil
+		}},
+	// End of Tree Memory.
 }
 
 // declared is the name the option is declared under: UCCI's, or UCI's.

@@ -122,9 +122,13 @@ const minSimulations = 32
 func playParams(nodes, threads int) mcts.Params {
 	p := mcts.PlayParams(max(nodes, 1))
 	p.LeavesPerEval = threadLeaves(threads)
+	p.MaxNodes = treeNodes(defaultTreeMB)
 	p.Seed = 1
 	return p
 }
+
+// treeNodes is the tree's cap in nodes for mb megabytes (Tree Memory).
+func treeNodes(mb int) int { return mb << 20 / treeNodeBytes }
 
 // threadLeaves is how many leaves a search gathers for threads network
 // copies: leavesPerThread each, within mcts's cap (past 128 threads the
@@ -155,6 +159,7 @@ func (e *Engine) start(cur *rules.Game, l limits) {
 		ponder:   l.ponder && !l.isPerft,
 		root:     l.root,
 		multiPV:  e.multiPV,
+		treeMB:   e.treeMB,
 		ponderOK: e.ponder,
 		start:    time.Now(),
 	}
@@ -215,6 +220,7 @@ type job struct {
 	infinite bool         // go infinite: bestmove only after stop
 	root     []rules.Move // the root moves searched; nil: every move
 	multiPV  int
+	treeMB   int  // Tree Memory, for the note when the tree is full
 	ponderOK bool // the Ponder option: bestmove names the reply it expects
 	start    time.Time
 
@@ -369,6 +375,7 @@ type sequence struct {
 	budget    int  // the next search's size in a time-limited sequence
 	seldepth  int
 	lines     []mcts.Line
+	treeFull  bool // the note that the tree is full was written
 }
 
 // search runs one search of the tree; false after an error (reported).
@@ -380,6 +387,13 @@ func (q *sequence) search(p plan, o mcts.RunOptions) bool {
 	}
 	q.nodes += q.res.Simulations
 	q.seldepth = max(q.seldepth, q.res.Depth)
+	if q.res.TreeFull && !q.treeFull {
+		// The search ends here whatever its limits: say so, and what
+		// lets it go on, rather than stop growing silently.
+		q.treeFull = true
+		q.j.note(fmt.Errorf("uci: the search tree is full (%d nodes, Tree Memory %d MB): the search stops here; raise Tree Memory to search on",
+			q.j.s.Nodes(), q.j.treeMB))
+	}
 	return true
 }
 

@@ -68,6 +68,9 @@ type Result struct {
 	// Evaluations counts the positions sent to the evaluator (cache hits
 	// included), the root's own evaluation among them.
 	Evaluations int
+	// TreeFull says the search stopped because the tree reached
+	// Params.MaxNodes: a longer search of this tree finds no more.
+	TreeFull bool
 	// Depth is the deepest leaf this search reached, in plies below the
 	// root (UCI's seldepth); 0 when it visited none.
 	Depth int
