@@ -658,11 +658,11 @@ func cecpResult(rs *rules.RuleSet, r rules.Result) string {
 // with the result after it when the move ends the game.
 type cecpReport struct{ s *cecpSearch }
 
-func (c cecpReport) info(r *mcts.Result, nodes int, elapsed time.Duration) string {
+func (c cecpReport) info(r *mcts.Result, depth, nodes int, elapsed time.Duration) string {
 	if !c.s.post {
 		return silent
 	}
-	b := fmt.Appendf(make([]byte, 0, 256), "%d %d %d %d", max(len(r.PV), 1), cecpScore(r), elapsed.Milliseconds()/10, nodes)
+	b := fmt.Appendf(make([]byte, 0, 256), "%d %d %d %d", depth, cecpScore(r), elapsed.Milliseconds()/10, nodes)
 	for _, m := range r.PV {
 		b = cecpAppendMove(append(b, ' '), m)
 	}

@@ -198,9 +198,14 @@
 //
 //	info depth D seldepth S [multipv K] score cp C [wdl W D L] nodes N nps X [hashfull H] time MS pv M...
 //
-// depth is the principal variation's length; seldepth the deepest leaf
-// this go's searches reached (at least depth: the tree may hold longer
-// lines from earlier searches); nodes the simulations of this go so far;
+// depth is the depth the search has reached: the mean depth, in plies
+// below the root, of the leaves this go's simulations reached, rounded, at
+// least 1 (lc0's depth), and never less than the go's previous info line
+// said, so that it rises from one line to the next as the search deepens
+// (MCTS has no iterations of full width; the principal variation's length,
+// which palace reported before, went up and down with the tree's shape);
+// every line of a MultiPV set has the same depth. seldepth is the deepest
+// leaf this go's searches reached (at least depth); nodes the simulations of this go so far;
 // hashfull the evaluation cache's fill in per mille, estimated from the
 // positions it stored (m positions hashed into E slots fill E·(1 −
 // e^(−m/E)) in expectation), absent with Hash 0. The score is a value v ∈
@@ -223,7 +228,7 @@
 // With one line the score is the root's value, the mean over all its
 // visits (restricted to some moves: the chosen move's).
 //
-// UCCI writes "info depth D score S nodes N time MS pv M..." with S in
+// UCCI writes "info depth D score S nodes N time MS pv M..." (D as UCI's) with S in
 // centipawns and a mate as ±(10000 − plies), ElephantEye's convention
 // (above 9900 is a mate); no seldepth, hashfull or MultiPV.
 //
@@ -280,8 +285,8 @@
 // a time control (level, st, or time) the search uses the clock as go's
 // wtime/btime/movestogo would (movestogo from MPS and the move number);
 // without one, the Nodes budget; sd caps either as go depth does.
-// Thinking output is "PLY SCORE TIME NODES PV": the principal variation's
-// length, centipawns for the side to move (a proven win ±(100000 + moves),
+// Thinking output is "PLY SCORE TIME NODES PV": PLY the depth of UCI's
+// info lines, centipawns for the side to move (a proven win ±(100000 + moves),
 // XBoard's mate score), centiseconds, simulations. When a move of the
 // engine's ends the game, the result follows it ("1-0 {Red mates}", Cho and
 // Han in janggi), and so after a move of the GUI's outside force mode.

@@ -371,6 +371,8 @@ type sequence struct {
 	g         *rules.Game
 	res, prev mcts.Result
 	nodes     int  // simulations, every search of this go together
+	leaves    int  // the sum of their leaves' depths (mcts.Result.LeafDepths)
+	depth     int  // the depth last reported
 	done      bool // a search finished its budget: res is an answer
 	budget    int  // the next search's size in a time-limited sequence
 	seldepth  int
@@ -386,6 +388,7 @@ func (q *sequence) search(p plan, o mcts.RunOptions) bool {
 		return false
 	}
 	q.nodes += q.res.Simulations
+	q.leaves += q.res.LeafDepths
 	q.seldepth = max(q.seldepth, q.res.Depth)
 	if q.res.TreeFull && !q.treeFull {
 		// The search ends here whatever its limits: say so, and what
@@ -493,10 +496,10 @@ func (q *sequence) info() {
 	j := q.j
 	f, ok := j.report.(fullReporter)
 	if !ok {
-		j.out.line(j.report.info(&q.res, q.nodes, time.Since(j.start)))
+		j.out.line(j.report.info(&q.res, q.depthNow(), q.nodes, time.Since(j.start)))
 		return
 	}
-	si := searchInfo{nodes: q.nodes, elapsed: time.Since(j.start), seldepth: q.seldepth, hashfull: -1}
+	si := searchInfo{depth: q.depthNow(), nodes: q.nodes, elapsed: time.Since(j.start), seldepth: q.seldepth, hashfull: -1}
 	if j.cache != nil {
 		si.hashfull = hashfull(j.cache.Stats())
 	}
@@ -514,6 +517,19 @@ func (q *sequence) info() {
 	for _, line := range f.infoLines(&q.res, &si) {
 		j.out.line(line)
 	}
+}
+
+// depthNow is the depth to report: the mean depth of this go's
+// simulations' leaves, rounded (lc0's depth), at least 1, and never less
+// than the depth reported before in this go, so that it rises from one
+// info line to the next as the search deepens. (The principal variation's
+// length, reported before, went up and down with the tree's shape.)
+func (q *sequence) depthNow() int {
+	if q.nodes > 0 {
+		q.depth = max(q.depth, (q.leaves+q.nodes/2)/q.nodes)
+	}
+	q.depth = max(q.depth, 1)
+	return q.depth
 }
 
 // rankLines orders MultiPV lines as the search ranks their moves: the move

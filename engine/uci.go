@@ -612,9 +612,9 @@ type uciReport struct {
 	none string // the answer when there is no move
 }
 
-func (u uciReport) info(r *mcts.Result, nodes int, elapsed time.Duration) string {
+func (u uciReport) info(r *mcts.Result, depth, nodes int, elapsed time.Duration) string {
 	ms := elapsed.Milliseconds()
-	b := fmt.Appendf(make([]byte, 0, 256), "info depth %d score %s", max(len(r.PV), 1), uciScore(r))
+	b := fmt.Appendf(make([]byte, 0, 256), "info depth %d score %s", depth, uciScore(r))
 	if u.wdl {
 		w, d, l := wdlPermille(r)
 		b = fmt.Appendf(b, " wdl %d %d %d", w, d, l)
@@ -639,6 +639,7 @@ func (uciReport) note(msg string) string               { return uciNote(msg) }
 
 // searchInfo is what the UCI family's info lines say beyond the result.
 type searchInfo struct {
+	depth    int // the go's depth so far (sequence.depthNow)
 	nodes    int
 	elapsed  time.Duration
 	seldepth int
@@ -659,21 +660,20 @@ type fullReporter interface {
 // the result, or one per MultiPV line.
 func (u uciReport) infoLines(r *mcts.Result, si *searchInfo) []string {
 	if si.lines == nil {
-		return []string{u.infoLine(0, len(r.PV), uciScore(r), r.WDL, r.PV, si)}
+		return []string{u.infoLine(0, uciScore(r), r.WDL, r.PV, si)}
 	}
 	out := make([]string, 0, len(si.lines))
 	for k := range si.lines {
 		l := &si.lines[k]
 		lr := mcts.Result{Value: l.Value, Proof: l.Proof, ProofPlies: l.ProofPlies}
-		out = append(out, u.infoLine(k+1, len(l.PV), uciScore(&lr), l.WDL, l.PV, si))
+		out = append(out, u.infoLine(k+1, uciScore(&lr), l.WDL, l.PV, si))
 	}
 	return out
 }
 
-func (u uciReport) infoLine(multipv, depth int, score string, wdl [3]float32, pv []rules.Move, si *searchInfo) string {
+func (u uciReport) infoLine(multipv int, score string, wdl [3]float32, pv []rules.Move, si *searchInfo) string {
 	ms := si.elapsed.Milliseconds()
-	depth = max(depth, 1)
-	b := fmt.Appendf(make([]byte, 0, 256), "info depth %d seldepth %d", depth, max(si.seldepth, depth))
+	b := fmt.Appendf(make([]byte, 0, 256), "info depth %d seldepth %d", si.depth, max(si.seldepth, si.depth))
 	if multipv > 0 {
 		b = fmt.Appendf(b, " multipv %d", multipv)
 	}
@@ -722,15 +722,15 @@ type ucciReport struct {
 	uciReport
 }
 
-func (u ucciReport) info(r *mcts.Result, nodes int, elapsed time.Duration) string {
+func (u ucciReport) info(r *mcts.Result, depth, nodes int, elapsed time.Duration) string {
 	b := fmt.Appendf(make([]byte, 0, 256), "info depth %d score %s nodes %d time %d",
-		max(len(r.PV), 1), ucciScore(r), nodes, elapsed.Milliseconds())
+		depth, ucciScore(r), nodes, elapsed.Milliseconds())
 	return string(appendPV(b, r.PV, u.base))
 }
 
 // infoLines is UCCI's one info line: no seldepth, hashfull or MultiPV.
 func (u ucciReport) infoLines(r *mcts.Result, si *searchInfo) []string {
-	return []string{u.info(r, si.nodes, si.elapsed)}
+	return []string{u.info(r, si.depth, si.nodes, si.elapsed)}
 }
 
 func (ucciReport) over(lost, won bool) string {
