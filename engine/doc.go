@@ -51,7 +51,11 @@
 //
 // The network is palace's built-in one for the variant unless --net or
 // WeightsFile names a checkpoint (model.Builtin, package nets); the
-// handshake says so in one "info string uci: network: ..." line. Without
+// handshake says so in one "info string uci: network: ..." line that names
+// the network as palace net info does: for the built-in ones each file, id
+// and games ("nets/xiangqi.palnet: network 369fc9256de0a13d, games
+// xiangqi; nets/janggi.palnet: ..."), for a checkpoint its file, id and
+// games, or why it does not load. Without
 // a network (WeightsFile none or <empty>) it says "info string uci: no
 // network: ..." instead: the search is then plain MCTS over uniform
 // priors.

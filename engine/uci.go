@@ -7,9 +7,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/palace-chess/palace/mcts"
+	"github.com/palace-chess/palace/nets"
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/rules"
 )
@@ -155,16 +157,48 @@ func identify(e *Engine, prefix, ok string, ucci bool) {
 	e.out.line(ok)
 }
 
-// networkNote is the handshake's note on the network option's value:
-// none, or the built-in network; nothing for a file.
+// networkNote is the handshake's note on the network option's value: none;
+// the built-in networks, each named by its file, id and games; or the
+// file's network, likewise (as palace net info names a network), or why it
+// does not load.
 func networkNote(network string) string {
 	switch network {
 	case "", model.NoNetwork:
 		return "uci: no network: searching with uniform priors (plain MCTS); set WeightsFile"
 	case model.Builtin:
-		return "uci: network: palace's built-in network for the variant (nets/); set WeightsFile to a checkpoint, or to none for plain MCTS"
+		return "uci: network: palace's built-in network for the variant (" + builtinNetworks() +
+			"); set WeightsFile to a checkpoint, or to none for plain MCTS"
 	}
-	return ""
+	ck, err := model.LoadPlayable(network)
+	if err != nil {
+		return "uci: network: " + oneLine(err)
+	}
+	return "uci: network: " + network + ": " + describeNetwork(ck)
+}
+
+// builtinNetworks names the networks palace ships, one per game, read once.
+var builtinNetworks = sync.OnceValue(func() string {
+	var parts []string
+	for _, game := range []string{"xiangqi", "janggi"} {
+		name, _, _ := nets.For(game)
+		ck, err := model.LoadBuiltin(rules.MustPreset(game))
+		if err != nil {
+			parts = append(parts, name+": "+oneLine(err))
+			continue
+		}
+		parts = append(parts, name+": "+describeNetwork(ck))
+	}
+	return strings.Join(parts, "; ")
+})
+
+// describeNetwork is "network ID, games G": the id reports and shards
+// record, and the games it may play.
+func describeNetwork(ck *model.Checkpoint) string {
+	games := strings.Join(ck.Games, ", ")
+	if games == "" {
+		games = "not recorded" // a checkpoint older than the games field
+	}
+	return "network " + ck.Weights.ID() + ", games " + games
 }
 
 // uciNote is both protocols' note: "info string MSG".
