@@ -143,6 +143,12 @@
 //	                      ..." (go infinite then waits for stop); UCCI:
 //	                      treememory
 //	Clear Hash     button empty the cache and drop the search tree; UCCI: clearhash
+//	UCI_AnalyseMode check the client analyses: the search's draw score is
+//	                      0, so that scores are the position's (UCI only)
+//	Debug Log File string a file that gets every line exchanged from then
+//	                      on, appended: "> " the client's, "< " the
+//	                      engine's, each written at once (<empty>: none);
+//	                      UCCI: debuglogfile
 //	WeightsFile    string the network checkpoint; builtin: palace's own for the
 //	                      variant (palace uci's default); none or <empty>:
 //	                      the uniform evaluator

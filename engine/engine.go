@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -74,6 +75,7 @@ type Engine struct {
 	variantSet bool   // the client set UCI_Variant: Fairy-Stockfish's notation
 	notation   string // MoveNotation: auto, ranks1, ranks0
 	showWDL    bool
+	analyse    bool // UCI_AnalyseMode: the scores are the position's, no draw score
 	milli      bool // UCCI's usemillisec
 	network    string
 	threads    int // the network's copies (the search's leaves follow them)
@@ -163,7 +165,11 @@ func New(opts Options) *Engine {
 // ctx's end a read of in already under way is left to finish (at in's next
 // line or its close), its line unused.
 func (e *Engine) Run(ctx context.Context, in io.Reader, out io.Writer) error {
-	e.out = &output{w: out}
+	var log *os.File
+	if e.out != nil {
+		log = e.out.log // Debug Log File lasts from one Run to the next
+	}
+	e.out = &output{w: out, log: log}
 	lines := make(chan inputLine)
 	readErr := make(chan error, 1)
 	done := make(chan struct{})
@@ -206,6 +212,9 @@ func (e *Engine) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 			}
 			if e.trace != nil {
 				e.trace(l.text)
+			}
+			if !l.tooLong {
+				e.out.logLine("> ", l.text)
 			}
 			if l.tooLong {
 				e.note(fmt.Errorf("uci: a line longer than %d bytes, ignored", maxLine))
@@ -358,7 +367,13 @@ func (e *Engine) machinery() *mcts.Search {
 	if e.cache != nil {
 		ev = e.cache.WithBackend(e.backend)
 	}
-	s, err := mcts.New(e.params, ev)
+	p := e.params
+	if e.analyse {
+		// Analysis wants the position's worth, not the engine's taste
+		// for draws (lc0's contempt is for play only).
+		p.DrawScore = 0
+	}
+	s, err := mcts.New(p, ev)
 	if err != nil { // the parameters are ours: cannot happen
 		e.note(fmt.Errorf("uci: %w", err))
 		return e.search
@@ -440,6 +455,42 @@ type output struct {
 	mu  sync.Mutex
 	w   io.Writer
 	err error
+	// log, when set (Debug Log File), gets every line exchanged: "> " the
+	// client's, "< " the engine's, each written at once, so a killed
+	// engine's log holds every line up to the kill. Its write errors are
+	// not the client's problem and are dropped.
+	log *os.File
+}
+
+// logLine writes one line to the debug log, if any.
+func (o *output) logLine(prefix, s string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.log != nil {
+		o.log.WriteString(prefix + s + "\n")
+	}
+}
+
+// setLog makes path the debug log ("": none), appending to what it holds.
+func (o *output) setLog(path string) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.log != nil {
+		o.log.Close()
+		o.log = nil
+	}
+	if path == "" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", path)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	o.log = f
+	return nil
 }
 
 // silent is the line a reporter returns to write nothing (CECP's thinking
@@ -454,6 +505,11 @@ func (o *output) line(s string) {
 	defer o.mu.Unlock()
 	if o.err == nil {
 		_, o.err = io.WriteString(o.w, s+"\n")
+	}
+	if o.log != nil {
+		for _, l := range strings.Split(s, "\n") { // CECP's move and result come as one
+			o.log.WriteString("< " + l + "\n")
+		}
 	}
 }
 

@@ -112,6 +112,27 @@ var options = []option{
 			return nil
 		}},
 	// End of Tree Memory.
+	// UCI_AnalyseMode and Debug Log File (issue 50).
+	{name: "UCI_AnalyseMode", kind: "check", only: "uci",
+		def: func(*Engine) string { return "false" },
+		set: func(e *Engine, v string) error {
+			was := e.analyse
+			err := setBool(&e.analyse, v)
+			e.stale = e.stale || e.analyse != was
+			return err
+		}},
+	{name: "Debug Log File", ucci: "debuglogfile", aliases: []string{"DebugLogFile"}, kind: "string",
+		def: func(*Engine) string { return "<empty>" },
+		set: func(e *Engine, v string) error {
+			if v == "<empty>" {
+				v = ""
+			}
+			if err := e.out.setLog(v); err != nil {
+				return fmt.Errorf("uci: option Debug Log File: value %q: %w", v, err)
+			}
+			return nil
+		}},
+	// End of UCI_AnalyseMode and Debug Log File.
 }
 
 // declared is the name the option is declared under: UCCI's, or UCI's.
