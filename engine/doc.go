@@ -290,7 +290,10 @@
 //	d                      "# Fen: FEN"
 //	quit                   end
 //
-// hard, easy, random, computer, name, rating, ics, accepted, rejected,
+// hard makes the engine ponder: after its move it searches on in the
+// position after it, writing nothing, until the GUI's next command
+// (usually the opponent's move, whose subtree the next search reuses);
+// easy stops that. random, computer, name, rating, ics, accepted, rejected,
 // draw, hint, bk, cores, memory and egtpath are accepted and ignored. With
 // a time control (level, st, or time) the search uses the clock as go's
 // wtime/btime/movestogo would (movestogo from MPS and the move number);

@@ -23,9 +23,13 @@ type limits struct {
 	hasClock            [2]bool
 	movestogo           int
 	infinite, ponder    bool
-	mate                int          // go mate N: moves
-	searchmoves         []string     // go searchmoves: the moves' text, read against the position
-	root                []rules.Move // the root moves to search (searchmoves, banmoves); nil: every move
+	// thinkOn: once the move is out, search on in the position after it
+	// until stopped (CECP's pondering, hard), so that the tree the next
+	// search reuses has grown on the opponent's time.
+	thinkOn     bool
+	mate        int          // go mate N: moves
+	searchmoves []string     // go searchmoves: the moves' text, read against the position
+	root        []rules.Move // the root moves to search (searchmoves, banmoves); nil: every move
 }
 
 // plan is what a search may spend: simulations (0: no cap) and time (0:
@@ -177,6 +181,10 @@ func (e *Engine) start(cur *rules.Game, l limits) {
 		}
 	}
 	j.waitStop = j.infinite || j.ponder
+	if l.thinkOn && !l.isPerft && !j.infinite && !j.ponder {
+		j.thinkOn, j.waitStop = true, true
+		j.idle = make(chan struct{}) // closed once the move is out
+	}
 	if cur != nil {
 		var err error
 		if j.g, err = clone(cur); err != nil {
@@ -220,6 +228,7 @@ type job struct {
 	infinite bool         // go infinite: bestmove only after stop
 	root     []rules.Move // the root moves searched; nil: every move
 	multiPV  int
+	thinkOn  bool // limits.thinkOn
 	treeMB   int  // Tree Memory, for the note when the tree is full
 	ponderOK bool // the Ponder option: bestmove names the reply it expects
 	start    time.Time
@@ -283,6 +292,25 @@ func (j *job) run() {
 		return
 	}
 	j.out.line(j.report.best(j.best))
+	if j.thinkOn {
+		close(j.idle)
+		j.searchOn()
+	}
+}
+
+// searchOn searches the position after the move played until stop, writing
+// nothing: the next search of the game reuses the tree (limits.thinkOn).
+func (j *job) searchOn() {
+	g := j.g
+	if g == nil || j.s == nil || j.best == rules.NoMove || !g.IsLegal(j.best) || j.stopRequested() {
+		return
+	}
+	g.Play(j.best)
+	if g.Result().Over() {
+		return
+	}
+	q := &sequence{j: j, g: g, budget: 64}
+	q.run(plan{infinite: true}, j.stop, time.Now())
 }
 
 // search searches the position within the plan and returns the move and
