@@ -28,6 +28,7 @@ type cecpProtocol struct {
 	force     bool        // play neither side
 	side      rules.Color // the side the engine plays outside force mode
 	post      bool        // thinking output in play
+	ponder    bool        // hard: search on in the opponent's time (easy: not)
 	analyzing bool
 
 	// The time control: level's moves per session, base and increment, or
@@ -92,7 +93,7 @@ func (p *cecpProtocol) note(msg string) string { return "# " + msg }
 // (CECP's variant command) and the notation (CECP's is fixed).
 func (p *cecpProtocol) offers(o *option) bool {
 	// The variant is CECP's own command, moves are always ranks 0–9, and
-	// pondering is hard/easy's (palace does not ponder in CECP).
+	// pondering is hard/easy's.
 	return (o.only == "" || o.only == "xboard") && o.name != "UCI_Variant" && o.name != "MoveNotation" && o.name != "Ponder"
 }
 
@@ -238,9 +239,14 @@ func (p *cecpProtocol) command(e *Engine, c command) bool {
 	case "quit":
 		p.abort(e)
 		return true
-	case "hard", "easy", "random", "computer", "name", "rating", "ics", "accepted", "rejected",
+	case "hard", "easy":
+		// Pondering: after its move the engine searches on in the
+		// position after it until the GUI's next command (usually the
+		// opponent's move, whose subtree the next search reuses).
+		p.ponder = c.name == "hard"
+	case "random", "computer", "name", "rating", "ics", "accepted", "rejected",
 		"draw", "hint", "bk", "cores", "memory", "egtpath":
-		// Accepted and ignored: palace neither ponders nor offers draws.
+		// Accepted and ignored: palace offers no draws.
 	default:
 		if cecpLooksLikeMove(c.word) && len(c.args) == 0 {
 			p.userMove(e, c.word)
@@ -424,7 +430,9 @@ func (p *cecpProtocol) think(e *Engine) {
 		e.out.line(cecpResult(g.Rules(), r))
 		return
 	}
-	p.launch(e, g, p.limits(g), false)
+	l := p.limits(g)
+	l.thinkOn = p.ponder
+	p.launch(e, g, l, false)
 }
 
 // analyze starts analysis of the position when in analysis mode.
@@ -462,7 +470,8 @@ func (p *cecpProtocol) settle(e *Engine) {
 	if s == nil || s.state.Load() != cecpSent {
 		return
 	}
-	e.wait() // the move is written just before the job ends
+	e.stopSearch() // the search on in the opponent's time (hard), if any
+	e.wait()
 	p.pending = nil
 	p.play(e, s.move)
 }
@@ -474,9 +483,8 @@ func (p *cecpProtocol) abort(e *Engine) {
 	if s == nil {
 		return
 	}
-	if s.state.CompareAndSwap(cecpSearching, cecpDropped) {
-		e.stopSearch()
-	}
+	s.state.CompareAndSwap(cecpSearching, cecpDropped)
+	e.stopSearch() // its move unsent, or searching on after it (hard)
 	e.wait()
 	p.pending = nil
 	if s.state.Load() == cecpSent {
@@ -534,11 +542,9 @@ func (p *cecpProtocol) setBoard(e *Engine, c command) {
 		e.note(err)
 		return
 	}
-	f := strings.Fields(c.rest)
-	if len(f) > 1 && f[1] == "r" {
-		f[1] = "w"
-	}
-	fen := strings.Join(f, " ")
+	// One FEN reader for every protocol: XBoard writes shortened FENs
+	// ("BOARD w 0 1" for a variant it set up), as UCI GUIs do.
+	fen := tolerantFEN(strings.Fields(c.rest))
 	pos, err := rules.ParseFEN(fen, rs)
 	if err != nil {
 		e.out.line("tellusererror Illegal position")
@@ -660,11 +666,11 @@ func cecpResult(rs *rules.RuleSet, r rules.Result) string {
 // with the result after it when the move ends the game.
 type cecpReport struct{ s *cecpSearch }
 
-func (c cecpReport) info(r *mcts.Result, nodes int, elapsed time.Duration) string {
-	if !c.s.post {
+func (c cecpReport) info(r *mcts.Result, depth, nodes int, elapsed time.Duration) string {
+	if !c.s.post || c.s.state.Load() == cecpSent { // no output when searching on after the move
 		return silent
 	}
-	b := fmt.Appendf(make([]byte, 0, 256), "%d %d %d %d", max(len(r.PV), 1), cecpScore(r), elapsed.Milliseconds()/10, nodes)
+	b := fmt.Appendf(make([]byte, 0, 256), "%d %d %d %d", depth, cecpScore(r), elapsed.Milliseconds()/10, nodes)
 	for _, m := range r.PV {
 		b = cecpAppendMove(append(b, ' '), m)
 	}

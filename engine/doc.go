@@ -38,16 +38,24 @@
 // keyword with no move after it, a FEN of board and side only. Until moves
 // have told the notation, that mark means ranks 0–9, so that palace can
 // move first under UCI2WB with no option set by hand
-// (testdata/uci-uci2wb.txt). FENs are the same in every dialect, and read as Fairy-Stockfish
-// reads them: a side to move written "r" (red, as some UCCI programs write
-// it) is "w", and trailing fields may be shortened or left out ("FEN w 0
-// 1", "FEN w - - 3", "FEN w", the board alone: side w), the rest being
-// "- - 0 1". A janggi pass is the general's square twice (e2e2 with ranks
-// 1–10).
+// (testdata/uci-uci2wb.txt). FENs are the same in every dialect and
+// protocol (UCI's and UCCI's position, CECP's setboard): one reader takes
+// them leniently, as GUIs write them, trailing fields shortened or left out
+// ("FEN w 0 1", as XBoard writes them, "FEN w - - 3", "FEN w"), the rest
+// being "- - 0 1". Two readings differ from Fairy-Stockfish 11.1's, which
+// takes every side but "w" as Black: a side written "r" is red (Cho) to
+// move, since the UCCI programs that write "r" mean red by it, and the
+// board alone is red to move, the side that starts a game, where
+// Fairy-Stockfish's reading would have the engine move for the wrong side.
+// A janggi pass is the general's square twice (e2e2 with ranks 1–10).
 //
 // The network is palace's built-in one for the variant unless --net or
 // WeightsFile names a checkpoint (model.Builtin, package nets); the
-// handshake says so in one "info string uci: network: ..." line. Without
+// handshake says so in one "info string uci: network: ..." line that names
+// the network as palace net info does: for the built-in ones each file, id
+// and games ("nets/xiangqi.palnet: network 369fc9256de0a13d, games
+// xiangqi; nets/janggi.palnet: ..."), for a checkpoint its file, id and
+// games, or why it does not load. Without
 // a network (WeightsFile none or <empty>) it says "info string uci: no
 // network: ..." instead: the search is then plain MCTS over uniform
 // priors.
@@ -126,8 +134,21 @@
 //	                      reply, whenever there is one); UCCI: ponder
 //	Hash           spin   the evaluation cache, in MB (16; 0: none; about 300
 //	                      bytes a position); UCCI: hashsize. The search tree
-//	                      is apart (mcts's MaxNodes)
+//	                      is apart (Tree Memory)
+//	Tree Memory    spin   the search tree's cap, in MB (1024, about 11
+//	                      million nodes at 96 bytes a node; 1–65536); the
+//	                      tree grows as a search needs it, up to the cap,
+//	                      where a search stops with "info string uci: the
+//	                      search tree is full (N nodes, Tree Memory M MB):
+//	                      ..." (go infinite then waits for stop); UCCI:
+//	                      treememory
 //	Clear Hash     button empty the cache and drop the search tree; UCCI: clearhash
+//	UCI_AnalyseMode check the client analyses: the search's draw score is
+//	                      0, so that scores are the position's (UCI only)
+//	Debug Log File string a file that gets every line exchanged from then
+//	                      on, appended: "> " the client's, "< " the
+//	                      engine's, each written at once (<empty>: none);
+//	                      UCCI: debuglogfile
 //	WeightsFile    string the network checkpoint; builtin: palace's own for the
 //	                      variant (palace uci's default); none or <empty>:
 //	                      the uniform evaluator
@@ -155,13 +176,18 @@
 //     move all the same, after "info string uci: go mate N: no mate in N
 //     found" (a longer mate shows as its score).
 //   - go movetime MS, or the clock (wtime/btime/winc/binc/movestogo): a time
-//     limit of movetime, or of remaining/movestogo (30 when not given) +
-//     0.8·increment capped at 0.8·remaining, less Move Overhead (at least
-//     1 ms). The search runs as a sequence of searches of the same tree,
-//     64 simulations and then twice as many each time, the last sized to the
-//     time left at the speed measured so far, with the limit as a hard
-//     deadline; an "info" line follows each. The move played is the last
-//     search's unless a deadline or stop cut it short, then the one before.
+//     limit of movetime less Move Overhead, or of remaining/movestogo (30
+//     when not given) + 0.8·increment capped at 0.8·remaining, remaining
+//     being the clock less Move Overhead; the overhead never takes more
+//     than three quarters of movetime or the clock. The search runs as a
+//     sequence of searches of the same tree: 32 simulations that no clock
+//     cuts short (only stop does: every go searches at least that much, and
+//     a go stopped before any search plays the network's choice after one
+//     visit, never a move picked blind), then 64 and twice as many each
+//     time, the last sized to the time left at the speed measured so far,
+//     with the limit as a hard deadline; an "info" line follows each. The
+//     move played is the last search's unless a deadline or stop cut it
+//     short, then the one before.
 //   - go infinite: the same sequence without a deadline until stop;
 //     bestmove is written only after stop, even when the search has
 //     nothing left to do.
@@ -182,9 +208,14 @@
 //
 //	info depth D seldepth S [multipv K] score cp C [wdl W D L] nodes N nps X [hashfull H] time MS pv M...
 //
-// depth is the principal variation's length; seldepth the deepest leaf
-// this go's searches reached (at least depth: the tree may hold longer
-// lines from earlier searches); nodes the simulations of this go so far;
+// depth is the depth the search has reached: the mean depth, in plies
+// below the root, of the leaves this go's simulations reached, rounded, at
+// least 1 (lc0's depth), and never less than the go's previous info line
+// said, so that it rises from one line to the next as the search deepens
+// (MCTS has no iterations of full width; the principal variation's length,
+// which palace reported before, went up and down with the tree's shape);
+// every line of a MultiPV set has the same depth. seldepth is the deepest
+// leaf this go's searches reached (at least depth); nodes the simulations of this go so far;
 // hashfull the evaluation cache's fill in per mille, estimated from the
 // positions it stored (m positions hashed into E slots fill E·(1 −
 // e^(−m/E)) in expectation), absent with Hash 0. The score is a value v ∈
@@ -194,14 +225,20 @@
 // "score mate M": M moves to the win, −M moves to the loss (M =
 // ⌈plies/2⌉); a proven draw is cp 0. wdl (per mille, summing to 1000) is
 // written when the client sets UCI_ShowWDL. With MultiPV K > 1 each set
-// holds K lines, "multipv 1" to "multipv K", the root's moves ranked by
-// visits (the searched ones only, with searchmoves or banmoves), each with
-// its move's own score (its mean value, or its proof) and its own PV;
-// bestmove is still the search's own choice, which need not be multipv 1.
-// With one line the score is the root's value (restricted to some moves:
-// the chosen move's).
+// holds K lines, "multipv 1" to "multipv K", the root's moves (the
+// searched ones only, with searchmoves or banmoves) ranked as the search
+// ranks them: multipv 1 is the move bestmove plays, then the others by
+// the search's policy target (Gumbel's improved policy, softmax(logit +
+// σ(completed Q)), by which it chooses; ties by visits). Each line has its
+// own PV and its move's own score: the move's value to the side to move,
+// the mean of the results backed up through it (a proof's, when proven;
+// for a move not visited, the root's estimate, Gumbel's v_mix). So a line
+// below may score above multipv 1: Gumbel's choice weighs the network's
+// prior with the value, and a move of few visits has an uncertain mean.
+// With one line the score is the root's value, the mean over all its
+// visits (restricted to some moves: the chosen move's).
 //
-// UCCI writes "info depth D score S nodes N time MS pv M..." with S in
+// UCCI writes "info depth D score S nodes N time MS pv M..." (D as UCI's) with S in
 // centipawns and a mate as ±(10000 − plies), ElephantEye's convention
 // (above 9900 is a mate); no seldepth, hashfull or MultiPV.
 //
@@ -241,8 +278,9 @@
 //	analyze | exit | .     analysis (thinking output until exit; moves,
 //	                       undo and setboard change the position); . is
 //	                       accepted and answered with nothing
-//	setboard FEN           the position ("tellusererror Illegal position"
-//	                       for a bad one); a FEN that is the game's position
+//	setboard FEN           the position, its FEN read as position's is
+//	                       ("tellusererror Illegal position" for a bad
+//	                       one); a FEN that is the game's position
 //	                       after a pass is played as that pass, as XBoard
 //	                       tells passes it cannot send
 //	undo | remove          take back one ply | two
@@ -252,13 +290,16 @@
 //	d                      "# Fen: FEN"
 //	quit                   end
 //
-// hard, easy, random, computer, name, rating, ics, accepted, rejected,
+// hard makes the engine ponder: after its move it searches on in the
+// position after it, writing nothing, until the GUI's next command
+// (usually the opponent's move, whose subtree the next search reuses);
+// easy stops that. random, computer, name, rating, ics, accepted, rejected,
 // draw, hint, bk, cores, memory and egtpath are accepted and ignored. With
 // a time control (level, st, or time) the search uses the clock as go's
 // wtime/btime/movestogo would (movestogo from MPS and the move number);
 // without one, the Nodes budget; sd caps either as go depth does.
-// Thinking output is "PLY SCORE TIME NODES PV": the principal variation's
-// length, centipawns for the side to move (a proven win ±(100000 + moves),
+// Thinking output is "PLY SCORE TIME NODES PV": PLY the depth of UCI's
+// info lines, centipawns for the side to move (a proven win ±(100000 + moves),
 // XBoard's mate score), centiseconds, simulations. When a move of the
 // engine's ends the game, the result follows it ("1-0 {Red mates}", Cho and
 // Han in janggi), and so after a move of the GUI's outside force mode.
@@ -270,9 +311,11 @@
 // XBoard does not know janggi. After "variant janggi" (or another janggi
 // preset), and at new in one, the engine sends what XBoard needs to show
 // and check the game, as Fairy-Stockfish does for the variants XBoard
-// lacks: "setup (PN.R.AB..K.C.pn.r.ab..k.c.) 9x10+0_xiangqi FEN" (the
-// xiangqi board and XBoard's xiangqi piece table, with palace's letters so
-// that FENs read the same both ways; FEN the start position), then the
+// lacks: "setup (.N.R.AB.P..C.........K.n.r.ab.p..c.........k)
+// 9x10+0_xiangqi FEN" (the xiangqi board, palace's letters in slots of
+// XBoard's piece table so that FENs read the same both ways, the soldier
+// and general out of the Pawn and King slots so that XBoard applies no
+// rule of its own to them; FEN the start position), then the
 // pieces' moves in Betza notation as Fairy-Stockfish sends them ("piece R&
 // RB", "piece C& pRpB", "piece P& fsWfF", "piece N& nN", "piece B&
 // mafsmafW", "piece A& WF", "piece K& WF"). Betza cannot confine moves to

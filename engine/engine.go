@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -48,6 +49,14 @@ const (
 	maxNodes        = 1 << 24 // mcts's largest simulation budget
 	maxLine         = 1 << 20 // bytes; a longer line is dropped
 
+	// The search tree's memory (Tree Memory): a node takes 48 bytes and
+	// as many again in the pool that tree reuse compacts into. The tree
+	// grows as it is used, to the cap; 1 GB holds 11 million nodes, a few
+	// minutes of analysis at the built-in network's speed.
+	treeNodeBytes = 2 * 48
+	defaultTreeMB = 1024
+	maxTreeMB     = 64 << 10
+
 	// eofGrace is how long a search or perft under way at the end of the
 	// input may go on before it is stopped.
 	eofGrace = 2 * time.Second
@@ -66,6 +75,7 @@ type Engine struct {
 	variantSet bool   // the client set UCI_Variant: Fairy-Stockfish's notation
 	notation   string // MoveNotation: auto, ranks1, ranks0
 	showWDL    bool
+	analyse    bool // UCI_AnalyseMode: the scores are the position's, no draw score
 	milli      bool // UCCI's usemillisec
 	network    string
 	threads    int // the network's copies (the search's leaves follow them)
@@ -73,6 +83,7 @@ type Engine struct {
 	ponder     bool
 	multiPV    int
 	hashMB     int // the evaluation cache's size; 0: none
+	treeMB     int // Tree Memory: the search tree's cap, in MB
 	// params are the search's parameters as the options set them: a
 	// search option changes them here, and the next search is built on
 	// them (Nodes, the budget of a go without limits, needs no rebuild).
@@ -136,6 +147,7 @@ func New(opts Options) *Engine {
 		overhead: defaultOverhead,
 		multiPV:  1,
 		hashMB:   defaultHashMB,
+		treeMB:   defaultTreeMB,
 		params:   playParams(opts.Nodes, opts.Threads),
 		rulesets: map[string]*rules.RuleSet{},
 		stale:    true,
@@ -153,7 +165,11 @@ func New(opts Options) *Engine {
 // ctx's end a read of in already under way is left to finish (at in's next
 // line or its close), its line unused.
 func (e *Engine) Run(ctx context.Context, in io.Reader, out io.Writer) error {
-	e.out = &output{w: out}
+	var log *os.File
+	if e.out != nil {
+		log = e.out.log // Debug Log File lasts from one Run to the next
+	}
+	e.out = &output{w: out, log: log}
 	lines := make(chan inputLine)
 	readErr := make(chan error, 1)
 	done := make(chan struct{})
@@ -196,6 +212,9 @@ func (e *Engine) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 			}
 			if e.trace != nil {
 				e.trace(l.text)
+			}
+			if !l.tooLong {
+				e.out.logLine("> ", l.text)
 			}
 			if l.tooLong {
 				e.note(fmt.Errorf("uci: a line longer than %d bytes, ignored", maxLine))
@@ -354,7 +373,13 @@ func (e *Engine) machinery() *mcts.Search {
 	if e.cache != nil {
 		ev = e.cache.WithBackend(e.backend)
 	}
-	s, err := mcts.New(e.params, ev)
+	p := e.params
+	if e.analyse {
+		// Analysis wants the position's worth, not the engine's taste
+		// for draws (lc0's contempt is for play only).
+		p.DrawScore = 0
+	}
+	s, err := mcts.New(p, ev)
 	if err != nil { // the parameters are ours: cannot happen
 		e.note(fmt.Errorf("uci: %w", err))
 		return e.search
@@ -436,6 +461,42 @@ type output struct {
 	mu  sync.Mutex
 	w   io.Writer
 	err error
+	// log, when set (Debug Log File), gets every line exchanged: "> " the
+	// client's, "< " the engine's, each written at once, so a killed
+	// engine's log holds every line up to the kill. Its write errors are
+	// not the client's problem and are dropped.
+	log *os.File
+}
+
+// logLine writes one line to the debug log, if any.
+func (o *output) logLine(prefix, s string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.log != nil {
+		o.log.WriteString(prefix + s + "\n")
+	}
+}
+
+// setLog makes path the debug log ("": none), appending to what it holds.
+func (o *output) setLog(path string) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.log != nil {
+		o.log.Close()
+		o.log = nil
+	}
+	if path == "" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", path)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	o.log = f
+	return nil
 }
 
 // silent is the line a reporter returns to write nothing (CECP's thinking
@@ -450,6 +511,11 @@ func (o *output) line(s string) {
 	defer o.mu.Unlock()
 	if o.err == nil {
 		_, o.err = io.WriteString(o.w, s+"\n")
+	}
+	if o.log != nil {
+		for _, l := range strings.Split(s, "\n") { // CECP's move and result come as one
+			o.log.WriteString("< " + l + "\n")
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -23,6 +24,7 @@ func TestNetworkEvaluator(t *testing.T) {
 	if err := (&model.Checkpoint{Weights: w, EncodingVersion: encode.Version}).Save(path); err != nil {
 		t.Fatal(err)
 	}
+	id := w.ID()
 	for _, threads := range []string{"1", "3", "129", "256"} {
 		for _, network := range []string{path, ""} {
 			out := session(t, Options{Network: network, Nodes: 48, Version: "test"}, []string{
@@ -36,6 +38,9 @@ func TestNetworkEvaluator(t *testing.T) {
 			}
 			if network != "" && !strings.Contains(out, "option name WeightsFile type string default "+path+"\n") {
 				t.Errorf("WeightsFile's default is not the network:\n%s", out)
+			}
+			if want := "< info string uci: network: " + path + ": network " + id + ", games not recorded\n"; network != "" && !strings.Contains(out, want) {
+				t.Errorf("the handshake does not name the network: want %q in\n%s", want, out)
 			}
 			if !strings.Contains(out, " nodes 48 ") || !strings.Contains(out, " nodes 24 ") {
 				t.Errorf("threads %s: budgets not spent:\n%s", threads, out)
@@ -58,19 +63,25 @@ func TestNetworkEvaluator(t *testing.T) {
 // noNetwork starts the handshake's note when there is no network.
 const noNetwork = "< info string uci: no network: searching with uniform priors (plain MCTS); set WeightsFile\n"
 
-// problems are a transcript's notes but the no-network one.
+// problems are a transcript's notes but the handshake's on the network.
 func problems(out string) string {
 	var b strings.Builder
 	for _, l := range strings.SplitAfter(out, "\n") {
-		if strings.Contains(l, "info string") && l != noNetwork {
+		if strings.Contains(l, "info string") && l != noNetwork && !namedNetwork.MatchString(l) {
 			b.WriteString(l)
 		}
 	}
 	return b.String()
 }
 
-// builtinNote is the handshake's note on palace's own network.
-const builtinNote = "< info string uci: network: palace's built-in network for the variant (nets/); set WeightsFile to a checkpoint, or to none for plain MCTS\n"
+// builtinNote is the handshake's note on palace's own networks: each
+// named by its file, id and games (issue 50).
+var builtinNote = "< info string uci: network: palace's built-in network for the variant (" + builtinNetworks() +
+	"); set WeightsFile to a checkpoint, or to none for plain MCTS\n"
+
+var namedNetwork = regexp.MustCompile(`^< info string uci: network: \S+: network [0-9a-f]{16}, games [^;]*\n$`)
+
+var builtinNames = regexp.MustCompile(`^nets/xiangqi\.palnet: network [0-9a-f]{16}, games xiangqi; nets/janggi\.palnet: network [0-9a-f]{16}, games janggi$`)
 
 // With WeightsFile builtin (palace uci's default) each variant is searched
 // with its own game's built-in network, switched when the variant is;
@@ -85,6 +96,9 @@ func TestBuiltinNetwork(t *testing.T) {
 		"setoption name WeightsFile value none", "isready", "position startpos", "go",
 		"setoption name UCI_Variant value xiangqi", "isready", "position startpos", "go",
 	}, nil)
+	if !builtinNames.MatchString(builtinNetworks()) {
+		t.Errorf("the handshake names the built-in networks %q", builtinNetworks())
+	}
 	if !strings.Contains(out, builtinNote) || strings.Count(out, "< bestmove ") != 4 || strings.Contains(out, "bestmove (none)") {
 		t.Fatalf("the built-in networks:\n%s", out)
 	}

@@ -76,7 +76,7 @@ var options = []option{
 		def: func(*Engine) string { return "false" },
 		set: func(e *Engine, v string) error { return setBool(&e.ponder, v) }},
 	// Hash is the evaluation cache's size in MB (0: none); the tree is
-	// MaxNodes's, apart.
+	// Tree Memory's, apart.
 	{name: "Hash", ucci: "hashsize", kind: "spin", min: 0, max: maxHashMB,
 		def: func(*Engine) string { return strconv.Itoa(defaultHashMB) },
 		set: func(e *Engine, v string) error {
@@ -108,6 +108,39 @@ var options = []option{
 			e.network, e.stale, e.reload = v, true, true
 			return nil
 		}},
+	// Tree Memory (issue 50): the search tree's cap in MB, apart from Hash.
+	// The tree grows as a search needs it up to the cap, where the search
+	// stops with a note naming this option.
+	{name: "Tree Memory", ucci: "treememory", aliases: []string{"TreeMemory"}, kind: "spin", min: 1, max: maxTreeMB,
+		def: func(*Engine) string { return strconv.Itoa(defaultTreeMB) },
+		set: func(e *Engine, v string) error {
+			if n, _ := strconv.Atoi(v); n != e.treeMB {
+				e.treeMB, e.params.MaxNodes, e.stale = n, treeNodes(n), true
+			}
+			return nil
+		}},
+	// End of Tree Memory.
+	// UCI_AnalyseMode and Debug Log File (issue 50).
+	{name: "UCI_AnalyseMode", kind: "check", only: "uci",
+		def: func(*Engine) string { return "false" },
+		set: func(e *Engine, v string) error {
+			was := e.analyse
+			err := setBool(&e.analyse, v)
+			e.stale = e.stale || e.analyse != was
+			return err
+		}},
+	{name: "Debug Log File", ucci: "debuglogfile", aliases: []string{"DebugLogFile"}, kind: "string",
+		def: func(*Engine) string { return "<empty>" },
+		set: func(e *Engine, v string) error {
+			if v == "<empty>" {
+				v = ""
+			}
+			if err := e.out.setLog(v); err != nil {
+				return fmt.Errorf("uci: option Debug Log File: value %q: %w", v, err)
+			}
+			return nil
+		}},
+	// End of UCI_AnalyseMode and Debug Log File.
 }
 
 // declared is the name the option is declared under: UCCI's, or UCI's.

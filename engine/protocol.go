@@ -66,8 +66,8 @@ func protocolNamed(name string) protocol {
 // the search's goroutine.
 type reporter interface {
 	// info is the line after a search of nodes simulations in all,
-	// elapsed since go.
-	info(r *mcts.Result, nodes int, elapsed time.Duration) string
+	// elapsed since go, that has reached depth (searchInfo's).
+	info(r *mcts.Result, depth, nodes int, elapsed time.Duration) string
 	// over is the line for a position without moves: lost, won or (neither)
 	// drawn for the side to move.
 	over(lost, won bool) string

@@ -23,9 +23,13 @@ type limits struct {
 	hasClock            [2]bool
 	movestogo           int
 	infinite, ponder    bool
-	mate                int          // go mate N: moves
-	searchmoves         []string     // go searchmoves: the moves' text, read against the position
-	root                []rules.Move // the root moves to search (searchmoves, banmoves); nil: every move
+	// thinkOn: once the move is out, search on in the position after it
+	// until stopped (CECP's pondering, hard), so that the tree the next
+	// search reuses has grown on the opponent's time.
+	thinkOn     bool
+	mate        int          // go mate N: moves
+	searchmoves []string     // go searchmoves: the moves' text, read against the position
+	root        []rules.Move // the root moves to search (searchmoves, banmoves); nil: every move
 }
 
 // plan is what a search may spend: simulations (0: no cap) and time (0:
@@ -77,15 +81,18 @@ func (l limits) plan(side rules.Color, defaultNodes int, overhead time.Duration)
 		p.mate = 2*min(l.mate, 1<<14) - 1
 	}
 	if l.movetime > 0 {
-		p.limit = max(l.movetime-overhead, time.Millisecond)
+		p.limit = max(withoutOverhead(l.movetime, overhead), time.Millisecond)
 	}
 	if l.hasClock[side] {
-		rem := l.clock[side]
+		// The overhead comes off the clock before it is shared out, as
+		// Stockfish takes it: taken off one move's share, it would eat the
+		// whole of it on a short clock.
+		rem := withoutOverhead(l.clock[side], overhead)
 		mtg := l.movestogo
 		if mtg <= 0 {
 			mtg = 30
 		}
-		t := min(rem/time.Duration(mtg)+l.inc[side]*8/10, rem*8/10) - overhead
+		t := min(rem/time.Duration(mtg)+l.inc[side]*8/10, rem*8/10)
 		t = max(t, time.Millisecond)
 		if p.limit == 0 || t < p.limit {
 			p.limit = t
@@ -100,6 +107,18 @@ func (l limits) plan(side rules.Color, defaultNodes int, overhead time.Duration)
 	return p
 }
 
+// withoutOverhead is d less the move overhead, but never less than a
+// quarter of d: an overhead set for a long time control must not leave a
+// short one nothing to search with.
+func withoutOverhead(d, overhead time.Duration) time.Duration {
+	return max(d-overhead, d/4)
+}
+
+// minSimulations is what every search of a go gets before a clock can stop
+// it (a stop still can): a move the search has looked at, never one picked
+// blind.
+const minSimulations = 32
+
 // playParams are the engine's search parameters before any setoption:
 // playing to win, as an arena match plays (the full budget every move, no
 // noise, no temperature, Gumbel's deterministic choice), nodes simulations
@@ -107,9 +126,13 @@ func (l limits) plan(side rules.Color, defaultNodes int, overhead time.Duration)
 func playParams(nodes, threads int) mcts.Params {
 	p := mcts.PlayParams(max(nodes, 1))
 	p.LeavesPerEval = threadLeaves(threads)
+	p.MaxNodes = treeNodes(defaultTreeMB)
 	p.Seed = 1
 	return p
 }
+
+// treeNodes is the tree's cap in nodes for mb megabytes (Tree Memory).
+func treeNodes(mb int) int { return mb << 20 / treeNodeBytes }
 
 // threadLeaves is how many leaves a search gathers for threads network
 // copies: leavesPerThread each, within mcts's cap (past 128 threads the
@@ -140,6 +163,7 @@ func (e *Engine) start(cur *rules.Game, l limits) {
 		ponder:   l.ponder && !l.isPerft,
 		root:     l.root,
 		multiPV:  e.multiPV,
+		treeMB:   e.treeMB,
 		ponderOK: e.ponder,
 		start:    time.Now(),
 	}
@@ -157,6 +181,10 @@ func (e *Engine) start(cur *rules.Game, l limits) {
 		}
 	}
 	j.waitStop = j.infinite || j.ponder
+	if l.thinkOn && !l.isPerft && !j.infinite && !j.ponder {
+		j.thinkOn, j.waitStop = true, true
+		j.idle = make(chan struct{}) // closed once the move is out
+	}
 	if cur != nil {
 		var err error
 		if j.g, err = clone(cur); err != nil {
@@ -200,6 +228,8 @@ type job struct {
 	infinite bool         // go infinite: bestmove only after stop
 	root     []rules.Move // the root moves searched; nil: every move
 	multiPV  int
+	thinkOn  bool // limits.thinkOn
+	treeMB   int  // Tree Memory, for the note when the tree is full
 	ponderOK bool // the Ponder option: bestmove names the reply it expects
 	start    time.Time
 
@@ -262,6 +292,25 @@ func (j *job) run() {
 		return
 	}
 	j.out.line(j.report.best(j.best))
+	if j.thinkOn {
+		close(j.idle)
+		j.searchOn()
+	}
+}
+
+// searchOn searches the position after the move played until stop, writing
+// nothing: the next search of the game reuses the tree (limits.thinkOn).
+func (j *job) searchOn() {
+	g := j.g
+	if g == nil || j.s == nil || j.best == rules.NoMove || !g.IsLegal(j.best) || j.stopRequested() {
+		return
+	}
+	g.Play(j.best)
+	if g.Result().Over() {
+		return
+	}
+	q := &sequence{j: j, g: g, budget: 64}
+	q.run(plan{infinite: true}, j.stop, time.Now())
 }
 
 // search searches the position within the plan and returns the move and
@@ -304,7 +353,12 @@ func (j *job) search() (best, ponder rules.Move) {
 		q.run(j.plan, j.stop, j.start)
 	}
 	if !q.done {
-		return fallback, rules.NoMove
+		// Stopped before any search: a one-visit search still plays the
+		// network's choice, not a move picked blind.
+		if !q.search(plan{mate: j.plan.mate}, mcts.RunOptions{Simulations: 1}) {
+			return fallback, rules.NoMove
+		}
+		q.done = true
 	}
 	if p := j.plan; p.mate > 0 && !q.mated(p) && !j.stopRequested() {
 		j.note(fmt.Errorf("uci: go mate %d: no mate in %d found", (p.mate+1)/2, (p.mate+1)/2))
@@ -345,10 +399,13 @@ type sequence struct {
 	g         *rules.Game
 	res, prev mcts.Result
 	nodes     int  // simulations, every search of this go together
+	leaves    int  // the sum of their leaves' depths (mcts.Result.LeafDepths)
+	depth     int  // the depth last reported
 	done      bool // a search finished its budget: res is an answer
 	budget    int  // the next search's size in a time-limited sequence
 	seldepth  int
 	lines     []mcts.Line
+	treeFull  bool // the note that the tree is full was written
 }
 
 // search runs one search of the tree; false after an error (reported).
@@ -359,7 +416,15 @@ func (q *sequence) search(p plan, o mcts.RunOptions) bool {
 		return false
 	}
 	q.nodes += q.res.Simulations
+	q.leaves += q.res.LeafDepths
 	q.seldepth = max(q.seldepth, q.res.Depth)
+	if q.res.TreeFull && !q.treeFull {
+		// The search ends here whatever its limits: say so, and what
+		// lets it go on, rather than stop growing silently.
+		q.treeFull = true
+		q.j.note(fmt.Errorf("uci: the search tree is full (%d nodes, Tree Memory %d MB): the search stops here; raise Tree Memory to search on",
+			q.j.s.Nodes(), q.j.treeMB))
+	}
 	return true
 }
 
@@ -404,9 +469,21 @@ func (q *sequence) run(p plan, stop <-chan struct{}, clock time.Time) {
 		if p.nodes > 0 {
 			b = min(b, p.nodes-q.nodes)
 		}
+		if !q.done && b > 0 {
+			// The first search has minSimulations whatever the clock says.
+			if !q.search(p, mcts.RunOptions{Simulations: min(b, minSimulations), Stop: stop}) {
+				break
+			}
+			q.done = true
+			q.info()
+			if q.res.Simulations < min(b, minSimulations) {
+				break // nothing left to search, or stopped
+			}
+			continue
+		}
 		if !deadline.IsZero() {
 			left := time.Until(deadline)
-			if left < time.Millisecond || q.nodes > 0 && left < p.limit/50 {
+			if left < time.Millisecond || left < p.limit/50 {
 				break
 			}
 			if el := time.Since(j.start); q.nodes > 0 && el > 0 {
@@ -447,10 +524,10 @@ func (q *sequence) info() {
 	j := q.j
 	f, ok := j.report.(fullReporter)
 	if !ok {
-		j.out.line(j.report.info(&q.res, q.nodes, time.Since(j.start)))
+		j.out.line(j.report.info(&q.res, q.depthNow(), q.nodes, time.Since(j.start)))
 		return
 	}
-	si := searchInfo{nodes: q.nodes, elapsed: time.Since(j.start), seldepth: q.seldepth, hashfull: -1}
+	si := searchInfo{depth: q.depthNow(), nodes: q.nodes, elapsed: time.Since(j.start), seldepth: q.seldepth, hashfull: -1}
 	if j.cache != nil {
 		si.hashfull = hashfull(j.cache.Stats())
 	}
@@ -462,11 +539,58 @@ func (q *sequence) info() {
 				kept = append(kept, l)
 			}
 		}
+		rankLines(kept, &q.res)
 		si.lines = kept[:min(len(kept), j.multiPV)]
 	}
 	for _, line := range f.infoLines(&q.res, &si) {
 		j.out.line(line)
 	}
+}
+
+// depthNow is the depth to report: the mean depth of this go's
+// simulations' leaves, rounded (lc0's depth), at least 1, and never less
+// than the depth reported before in this go, so that it rises from one
+// info line to the next as the search deepens. (The principal variation's
+// length, reported before, went up and down with the tree's shape.)
+func (q *sequence) depthNow() int {
+	if q.nodes > 0 {
+		q.depth = max(q.depth, (q.leaves+q.nodes/2)/q.nodes)
+	}
+	q.depth = max(q.depth, 1)
+	return q.depth
+}
+
+// rankLines orders MultiPV lines as the search ranks their moves: the move
+// it plays first, then by its policy target (Gumbel's improved policy,
+// softmax(logit + σ(completed Q)), the ranking its choice is made by;
+// PUCT's visits), then as mcts.Lines has them (by visits). mcts.Lines
+// ranks by visits alone, and Gumbel's choice need not be the most visited
+// move, so line 1 could differ from bestmove.
+func rankLines(lines []mcts.Line, r *mcts.Result) {
+	policy := func(m rules.Move) float32 {
+		if i := slices.Index(r.Moves, m); i >= 0 && i < len(r.Policy) {
+			return r.Policy[i]
+		}
+		return -1
+	}
+	slices.SortStableFunc(lines, func(a, b mcts.Line) int {
+		switch {
+		case a.Move == b.Move:
+			return 0
+		case a.Move == r.Best:
+			return -1
+		case b.Move == r.Best:
+			return 1
+		}
+		pa, pb := policy(a.Move), policy(b.Move)
+		switch {
+		case pa > pb:
+			return -1
+		case pa < pb:
+			return 1
+		}
+		return 0
+	})
 }
 
 // hashfull is the cache's fill in per mille, estimated from the positions

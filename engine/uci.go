@@ -7,9 +7,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/palace-chess/palace/mcts"
+	"github.com/palace-chess/palace/nets"
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/rules"
 )
@@ -155,16 +157,48 @@ func identify(e *Engine, prefix, ok string, ucci bool) {
 	e.out.line(ok)
 }
 
-// networkNote is the handshake's note on the network option's value:
-// none, or the built-in network; nothing for a file.
+// networkNote is the handshake's note on the network option's value: none;
+// the built-in networks, each named by its file, id and games; or the
+// file's network, likewise (as palace net info names a network), or why it
+// does not load.
 func networkNote(network string) string {
 	switch network {
 	case "", model.NoNetwork:
 		return "uci: no network: searching with uniform priors (plain MCTS); set WeightsFile"
 	case model.Builtin:
-		return "uci: network: palace's built-in network for the variant (nets/); set WeightsFile to a checkpoint, or to none for plain MCTS"
+		return "uci: network: palace's built-in network for the variant (" + builtinNetworks() +
+			"); set WeightsFile to a checkpoint, or to none for plain MCTS"
 	}
-	return ""
+	ck, err := model.LoadPlayable(network)
+	if err != nil {
+		return "uci: network: " + oneLine(err)
+	}
+	return "uci: network: " + network + ": " + describeNetwork(ck)
+}
+
+// builtinNetworks names the networks palace ships, one per game, read once.
+var builtinNetworks = sync.OnceValue(func() string {
+	var parts []string
+	for _, game := range []string{"xiangqi", "janggi"} {
+		name, _, _ := nets.For(game)
+		ck, err := model.LoadBuiltin(rules.MustPreset(game))
+		if err != nil {
+			parts = append(parts, name+": "+oneLine(err))
+			continue
+		}
+		parts = append(parts, name+": "+describeNetwork(ck))
+	}
+	return strings.Join(parts, "; ")
+})
+
+// describeNetwork is "network ID, games G": the id reports and shards
+// record, and the games it may play.
+func describeNetwork(ck *model.Checkpoint) string {
+	games := strings.Join(ck.Games, ", ")
+	if games == "" {
+		games = "not recorded" // a checkpoint older than the games field
+	}
+	return "network " + ck.Weights.ID() + ", games " + games
 }
 
 // uciNote is both protocols' note: "info string MSG".
@@ -326,11 +360,12 @@ func playMoves(rs *rules.RuleSet, fen string, moves []string, base rules.RankBas
 	return g, nil
 }
 
-// tolerantFEN reads a FEN as Fairy-Stockfish does, its trailing fields
-// shortened or missing: the board, then the side to move (w, b, or r for
-// red; w when missing), then what is left of "- - HALFMOVE FULLMOVE" with
-// the dashes optional ("w 0 1", "w"), the rest 0 and 1. Anything else is
-// left for rules.NewGame to report.
+// tolerantFEN reads a FEN as GUIs write it (UCI, UCCI and CECP alike),
+// its trailing fields shortened or missing: the board, then the side to
+// move (w, b, or r for red; w when missing: unlike Fairy-Stockfish, which
+// reads both as Black, see the package comment), then what is left of "-
+// - HALFMOVE FULLMOVE" with the dashes optional ("w 0 1", "w"), the rest 0
+// and 1. Anything else is left for rules.NewGame to report.
 func tolerantFEN(f []string) string {
 	if len(f) == 0 {
 		return ""
@@ -611,9 +646,9 @@ type uciReport struct {
 	none string // the answer when there is no move
 }
 
-func (u uciReport) info(r *mcts.Result, nodes int, elapsed time.Duration) string {
+func (u uciReport) info(r *mcts.Result, depth, nodes int, elapsed time.Duration) string {
 	ms := elapsed.Milliseconds()
-	b := fmt.Appendf(make([]byte, 0, 256), "info depth %d score %s", max(len(r.PV), 1), uciScore(r))
+	b := fmt.Appendf(make([]byte, 0, 256), "info depth %d score %s", depth, uciScore(r))
 	if u.wdl {
 		w, d, l := wdlPermille(r)
 		b = fmt.Appendf(b, " wdl %d %d %d", w, d, l)
@@ -638,6 +673,7 @@ func (uciReport) note(msg string) string               { return uciNote(msg) }
 
 // searchInfo is what the UCI family's info lines say beyond the result.
 type searchInfo struct {
+	depth    int // the go's depth so far (sequence.depthNow)
 	nodes    int
 	elapsed  time.Duration
 	seldepth int
@@ -658,21 +694,20 @@ type fullReporter interface {
 // the result, or one per MultiPV line.
 func (u uciReport) infoLines(r *mcts.Result, si *searchInfo) []string {
 	if si.lines == nil {
-		return []string{u.infoLine(0, len(r.PV), uciScore(r), r.WDL, r.PV, si)}
+		return []string{u.infoLine(0, uciScore(r), r.WDL, r.PV, si)}
 	}
 	out := make([]string, 0, len(si.lines))
 	for k := range si.lines {
 		l := &si.lines[k]
 		lr := mcts.Result{Value: l.Value, Proof: l.Proof, ProofPlies: l.ProofPlies}
-		out = append(out, u.infoLine(k+1, len(l.PV), uciScore(&lr), l.WDL, l.PV, si))
+		out = append(out, u.infoLine(k+1, uciScore(&lr), l.WDL, l.PV, si))
 	}
 	return out
 }
 
-func (u uciReport) infoLine(multipv, depth int, score string, wdl [3]float32, pv []rules.Move, si *searchInfo) string {
+func (u uciReport) infoLine(multipv int, score string, wdl [3]float32, pv []rules.Move, si *searchInfo) string {
 	ms := si.elapsed.Milliseconds()
-	depth = max(depth, 1)
-	b := fmt.Appendf(make([]byte, 0, 256), "info depth %d seldepth %d", depth, max(si.seldepth, depth))
+	b := fmt.Appendf(make([]byte, 0, 256), "info depth %d seldepth %d", si.depth, max(si.seldepth, si.depth))
 	if multipv > 0 {
 		b = fmt.Appendf(b, " multipv %d", multipv)
 	}
@@ -721,15 +756,15 @@ type ucciReport struct {
 	uciReport
 }
 
-func (u ucciReport) info(r *mcts.Result, nodes int, elapsed time.Duration) string {
+func (u ucciReport) info(r *mcts.Result, depth, nodes int, elapsed time.Duration) string {
 	b := fmt.Appendf(make([]byte, 0, 256), "info depth %d score %s nodes %d time %d",
-		max(len(r.PV), 1), ucciScore(r), nodes, elapsed.Milliseconds())
+		depth, ucciScore(r), nodes, elapsed.Milliseconds())
 	return string(appendPV(b, r.PV, u.base))
 }
 
 // infoLines is UCCI's one info line: no seldepth, hashfull or MultiPV.
 func (u ucciReport) infoLines(r *mcts.Result, si *searchInfo) []string {
-	return []string{u.info(r, si.nodes, si.elapsed)}
+	return []string{u.info(r, si.depth, si.nodes, si.elapsed)}
 }
 
 func (ucciReport) over(lost, won bool) string {

@@ -18,7 +18,8 @@ func (s *Search) fill(g *rules.Game, r *Result, full bool) {
 	n := len(kids)
 
 	r.Mode = s.p.Mode
-	r.Simulations, r.Evaluations, r.Full, r.Depth = s.sims, s.evals, full, s.depth
+	r.Simulations, r.Evaluations, r.Full, r.Depth, r.TreeFull = s.sims, s.evals, full, s.depth, s.poolFull
+	r.LeafDepths = s.leafDepths
 	r.Proof, r.ProofPlies = Proof(root.proof), 0
 	if root.proof != unproven {
 		r.ProofPlies = int(root.plies)

@@ -114,6 +114,10 @@ func checkResult(t testing.TB, g *rules.Game, r *Result) {
 	if rules.SortedMoveText(legal) != rules.SortedMoveText(r.Moves) {
 		t.Fatalf("%s: result moves %v, legal %v", g.Position().FEN(), r.Moves, legal)
 	}
+	// Every simulation's leaf lies between one ply and the deepest leaf.
+	if r.LeafDepths < r.Simulations || r.LeafDepths > r.Simulations*r.Depth {
+		t.Fatalf("leaf depths sum to %d over %d simulations of depth at most %d", r.LeafDepths, r.Simulations, r.Depth)
+	}
 	n := len(r.Moves)
 	if len(r.Visits) != n || len(r.Policy) != n || len(r.Prior) != n || len(r.Q) != n {
 		t.Fatalf("lengths: moves %d visits %d policy %d prior %d q %d", n, len(r.Visits), len(r.Policy), len(r.Prior), len(r.Q))

@@ -68,6 +68,13 @@ type Result struct {
 	// Evaluations counts the positions sent to the evaluator (cache hits
 	// included), the root's own evaluation among them.
 	Evaluations int
+	// LeafDepths is the sum over this search's simulations of the depth,
+	// in plies below the root, of the leaf each reached: over Simulations,
+	// the mean depth searched (lc0's UCI depth).
+	LeafDepths int
+	// TreeFull says the search stopped because the tree reached
+	// Params.MaxNodes: a longer search of this tree finds no more.
+	TreeFull bool
 	// Depth is the deepest leaf this search reached, in plies below the
 	// root (UCI's seldepth); 0 when it visited none.
 	Depth int

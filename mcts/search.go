@@ -120,6 +120,7 @@ type Search struct {
 	sims       int
 	evals      int
 	depth      int    // the deepest leaf this search reached, in plies below the root
+	leafDepths int    // the sum of this search's simulations' leaf depths
 	allow      []bool // RunOptions.RootMoves: per root child, whether it may be searched
 	poolFull   bool
 }
@@ -238,7 +239,7 @@ func (s *Search) RunWith(g *rules.Game, o RunOptions, r *Result) (err error) {
 
 	s.restoreNoise()
 	s.moveRoot(g)
-	s.sims, s.evals, s.depth, s.poolFull, s.halved = 0, 0, 0, false, false
+	s.sims, s.evals, s.depth, s.leafDepths, s.poolFull, s.halved = 0, 0, 0, 0, false, false
 
 	full := true
 	budget := s.p.Simulations
@@ -607,6 +608,7 @@ func (s *Search) loop(g *rules.Game, budget int, o *RunOptions) error {
 				break
 			}
 			s.sims++
+			s.leafDepths += len(s.slots[k].path) - 1
 			if queued {
 				k++
 			}

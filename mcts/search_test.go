@@ -731,10 +731,14 @@ func TestTreeFull(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkResult(t, g, &r)
-		if r.Simulations >= p.Simulations || s.Nodes() > p.MaxNodes {
-			t.Fatalf("%d simulations, %d nodes", r.Simulations, s.Nodes())
+		if r.Simulations >= p.Simulations || s.Nodes() > p.MaxNodes || !r.TreeFull {
+			t.Fatalf("%d simulations, %d nodes, TreeFull %v", r.Simulations, s.Nodes(), r.TreeFull)
 		}
 		g.Play(r.Best)
+	}
+	p.MaxNodes = DefaultParams().MaxNodes
+	if r, err := newSearch(t, p, random(23)).Run(g); err != nil || r.TreeFull {
+		t.Errorf("a tree with room: TreeFull %v, %v", r.TreeFull, err)
 	}
 }
 

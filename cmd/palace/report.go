@@ -50,35 +50,7 @@ them at equal compute.`)
 	run := runs[0]
 	dir := run.dir
 	gens := reportRows(run.metrics)
-	tw := tabwriter.NewWriter(stdout, 2, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "gen\tgames\tpositions\tevals/s\tsteps\tloss\tpolicy\twdl\tgate games\tW-D-L\tElo vs best\t95% interval\tpromoted\t")
-	for _, r := range gens {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.gen,
-			intOr(r.sp != nil, func() int64 { return int64(r.sp.Games) }),
-			intOr(r.sp != nil, func() int64 { return r.sp.Positions }),
-			floatOr(r.sp != nil, "%.0f", func() float64 { return r.sp.EvalsPerSecond }),
-			intOr(r.tr != nil, func() int64 { return r.tr.TotalSteps }),
-			floatOr(r.tr != nil && r.tr.Loss != nil, "%.3f", func() float64 { return r.tr.Loss.Total }),
-			floatOr(r.tr != nil && r.tr.Loss != nil, "%.3f", func() float64 { return r.tr.Loss.Policy }),
-			floatOr(r.tr != nil && r.tr.Loss != nil, "%.3f", func() float64 { return r.tr.Loss.WDL }),
-			intOr(r.gate != nil && r.gate.Match != nil, func() int64 { return int64(r.gate.Match.Games) }),
-			textOr(r.gate != nil && r.gate.Match != nil, func() string {
-				w := r.gate.Match.WDL
-				return fmt.Sprintf("%d-%d-%d", w.Wins, w.Draws, w.Losses)
-			}),
-			textOr(r.gate != nil && r.gate.Match != nil, func() string { return stats.FormatElo(r.gate.Match.Elo.Elo) }),
-			textOr(r.gate != nil && r.gate.Match != nil, func() string {
-				ci := r.gate.Match.Elo.CI
-				return fmt.Sprintf("[%s, %s]", stats.FormatElo(ci.Lo), stats.FormatElo(ci.Hi))
-			}),
-			textOr(r.gate != nil, func() string {
-				if r.gate.Promoted {
-					return "yes"
-				}
-				return "no"
-			}))
-	}
-	if err := tw.Flush(); err != nil {
+	if err := writeReportTable(stdout, gens); err != nil {
 		return err
 	}
 	if best, err := loop.BestOf(run.st); err == nil {
@@ -275,6 +247,43 @@ func drawCharts(dir string, charts []namedChart) ([]string, error) {
 		}
 	}
 	return written, errors.Join(errs...)
+}
+
+// writeReportTable writes the run's table, a row a generation: its
+// self-play and training, then the gate of the candidate they made, named
+// by the candidate's generation as the log and the charts name it (the
+// row's generation plus one).
+func writeReportTable(w io.Writer, rows []reportRow) error {
+	tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "gen\tgames\tpositions\tevals/s\tsteps\tloss\tpolicy\twdl\tgate of\tgate games\tW-D-L\tElo vs best\t95% interval\tpromoted\t")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.gen,
+			intOr(r.sp != nil, func() int64 { return int64(r.sp.Games) }),
+			intOr(r.sp != nil, func() int64 { return r.sp.Positions }),
+			floatOr(r.sp != nil, "%.0f", func() float64 { return r.sp.EvalsPerSecond }),
+			intOr(r.tr != nil, func() int64 { return r.tr.TotalSteps }),
+			floatOr(r.tr != nil && r.tr.Loss != nil, "%.3f", func() float64 { return r.tr.Loss.Total }),
+			floatOr(r.tr != nil && r.tr.Loss != nil, "%.3f", func() float64 { return r.tr.Loss.Policy }),
+			floatOr(r.tr != nil && r.tr.Loss != nil, "%.3f", func() float64 { return r.tr.Loss.WDL }),
+			textOr(r.gate != nil, func() string { return fmt.Sprintf("gen %d", r.gen+1) }),
+			intOr(r.gate != nil && r.gate.Match != nil, func() int64 { return int64(r.gate.Match.Games) }),
+			textOr(r.gate != nil && r.gate.Match != nil, func() string {
+				w := r.gate.Match.WDL
+				return fmt.Sprintf("%d-%d-%d", w.Wins, w.Draws, w.Losses)
+			}),
+			textOr(r.gate != nil && r.gate.Match != nil, func() string { return stats.FormatElo(r.gate.Match.Elo.Elo) }),
+			textOr(r.gate != nil && r.gate.Match != nil, func() string {
+				ci := r.gate.Match.Elo.CI
+				return fmt.Sprintf("[%s, %s]", stats.FormatElo(ci.Lo), stats.FormatElo(ci.Hi))
+			}),
+			textOr(r.gate != nil, func() string {
+				if r.gate.Promoted {
+					return "yes"
+				}
+				return "no"
+			}))
+	}
+	return tw.Flush()
 }
 
 type reportRow struct {

@@ -320,7 +320,7 @@ func (v *loopView) event(e loop.Event) {
 			if e.Selfplay.Kind == selfplay.EventStart {
 				line = logText("selfplay", selfplayAttrs(e.Selfplay))
 			}
-			v.s.draw(v.head() + " | " + line)
+			v.s.draw(v.statusLine(line))
 			return
 		}
 		v.s.logLine("loop", append([]slog.Attr{slog.Int("gen", v.gen), freeText("selfplay")}, selfplayAttrs(e.Selfplay)...)...)
@@ -331,13 +331,17 @@ func (v *loopView) event(e loop.Event) {
 	}
 }
 
-func (v *loopView) head() string {
-	h := fmt.Sprintf("gen %d %s", v.gen, v.stage)
-	if v.about != "" {
-		h += " (" + v.about + ")"
-	}
+// statusLine is the status line with the stage's figures: the figures
+// first, then the generation and stage, the last gate's verdict, and what
+// the stage does last, since that (the gate's two player names) can fill
+// a terminal's width by itself and the line is cut at the width.
+func (v *loopView) statusLine(figures string) string {
+	h := fmt.Sprintf("%s | gen %d %s", figures, v.gen, v.stage)
 	if v.lastGate != "" {
-		h += " | last gate: " + v.lastGate
+		h += " | gate " + v.lastGate
+	}
+	if v.about != "" {
+		h += " | " + v.about
 	}
 	return h
 }
@@ -346,7 +350,7 @@ func (v *loopView) head() string {
 // unless force.
 func (v *loopView) figures(line string, force bool) {
 	if v.s.lines {
-		v.s.draw(v.head() + " | " + line)
+		v.s.draw(v.statusLine(line))
 		return
 	}
 	if !force && time.Since(v.lastLog) < 10*time.Second {

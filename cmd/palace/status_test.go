@@ -173,9 +173,24 @@ func TestLoopView(t *testing.T) {
 	}
 	v.event(loop.Event{Kind: loop.EventStatus, Text: "step 20/40"})
 	s.end()
-	want := "\rgen 1 train (to step 40) | start to step 40\x1b[K\rgen 1 train (to step 40) | step 10/40\x1b[K" +
-		"\r\x1b[Kloop run complete: 2 generations\n\rgen 1 train (to step 40) | last gate: gen 2 promoted | step 20/40\x1b[K\n"
+	want := "\rstart to step 40 | gen 1 train | to step 40\x1b[K\rstep 10/40 | gen 1 train | to step 40\x1b[K" +
+		"\r\x1b[Kloop run complete: 2 generations\n\rstep 20/40 | gen 1 train | gate gen 2 promoted | to step 40\x1b[K\n"
 	if got := term.String(); got != want {
 		t.Errorf("status line:\n got %q\nwant %q", got, want)
+	}
+
+	// At 100 columns the gate's figures show whole, though its players'
+	// names are longer than the line (issue 50: the line was all prefix).
+	term.Reset()
+	s = newStatus(&term, true, true)
+	s.width = func() int { return 100 }
+	v = &loopView{s: s, lastGate: "gen 2 promoted"}
+	long := "net:runs/quickstart-janggi/nets/gen-0003.palnet,sims=32"
+	v.event(loop.Event{Kind: loop.EventStage, Generation: 3, Stage: loop.StageArena, About: long + " vs " + long})
+	figures := "12 games W/D/L 5/2/5 Elo +0 ± 150 LLR 0.01 [-2.94, 2.94]"
+	v.event(loop.Event{Kind: loop.EventStatus, Text: figures})
+	s.end()
+	if !strings.Contains(term.String(), "\r"+figures+" | gen 3 arena | gate gen 2 promoted | ") {
+		t.Errorf("the gate's status line at 100 columns: %q", term.String())
 	}
 }

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/loop"
+)
+
+// The gate in generation 0's row is candidate 1's, and the table says so,
+// as the log and the charts number it (issue 50: labelled as row 0 only).
+func TestReportTableNamesTheCandidate(t *testing.T) {
+	rows := reportRows([]loop.Metric{
+		{Generation: 0, Stage: loop.StageSelfplay},
+		{Generation: 0, Stage: loop.StageTrain},
+		{Generation: 0, Stage: loop.StageGate, Match: &arena.Summary{Games: 20}, Promoted: true},
+		{Generation: 1, Stage: loop.StageSelfplay},
+	})
+	var b strings.Builder
+	if err := writeReportTable(&b, rows); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	if len(lines) < 3 || !strings.Contains(lines[0], "gate of") {
+		t.Fatalf("table:\n%s", b.String())
+	}
+	if f := strings.Fields(lines[1]); len(f) < 11 || f[0] != "0" || !strings.Contains(lines[1], " gen 1 ") || !strings.HasSuffix(strings.TrimSpace(lines[1]), "yes") {
+		t.Errorf("generation 0's row does not name the gate of candidate 1:\n%s", b.String())
+	}
+	if strings.Contains(lines[2], "gen ") {
+		t.Errorf("a generation without a gate names one:\n%s", b.String())
+	}
+}
