@@ -447,10 +447,12 @@ func TestScaleVersions(t *testing.T) {
 // The engine of a rung, rated by the ladder like any player, lands inside
 // its own rung's interval: the scale is consistent with the way the
 // ladder uses it (a player climbs from the bottom rung, so it meets rungs
-// far below it, which a fit over neighbours alone got wrong). The games
+// far below it: a fit over neighbours alone, and a rating over every
+// rung met, put such an engine above its rung). The games
 // are kept in calibration/GAME/check-NODES/, played by
 // `palace ladder --player uci:/usr/games/fairy-stockfish,nodes=NODES
-// --pairs 10 --seed 4242`; refitted here without Fairy-Stockfish.
+// --pairs 40 --seed 4242`; refitted here without Fairy-Stockfish. (At 10
+// pairs a rung the rating's own noise, ±70, is twice the rung's.)
 func TestRungEnginesRateInTheirRungs(t *testing.T) {
 	all, err := BuiltinScales()
 	if err != nil {
@@ -472,12 +474,12 @@ func TestRungEnginesRateInTheirRungs(t *testing.T) {
 			if k < 0 {
 				t.Fatalf("%s: no rung of %d nodes", dir, nodes)
 			}
-			r, err := Climb(s, 10, func(k int) ([]arena.GameRecord, error) {
+			r, err := Climb(s, 40, func(k int) ([]arena.GameRecord, error) {
 				h, recs, err := arena.ReadRecords(filepath.Join(dir, RungFile(s.Rungs[k])))
 				if err != nil {
 					return nil, err
 				}
-				if h.RuleSet != s.RuleSet || h.Seed != 4242 || h.Pairs != 10 || h.A != fmt.Sprintf("uci:fairy-stockfish/nodes=%d", nodes) {
+				if h.RuleSet != s.RuleSet || h.Seed != 4242 || h.Pairs != 40 || h.A != fmt.Sprintf("uci:fairy-stockfish/nodes=%d", nodes) {
 					t.Errorf("%s: header %+v", dir, h)
 				}
 				return recs, nil
@@ -495,5 +497,19 @@ func TestRungEnginesRateInTheirRungs(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Error("no rung engine rated")
+	}
+}
+
+func TestIsRungFile(t *testing.T) {
+	for name, want := range map[string]bool{
+		"rung-100.jsonl": true, "rung-uniform-sims-800.jsonl": true, "rating.json": false,
+		"rung-.jsonl": false, "rung-a,b.jsonl": false, "rung-100.json": false, "x-100.jsonl": false,
+	} {
+		if got := IsRungFile(name); got != want {
+			t.Errorf("IsRungFile(%q) = %v", name, got)
+		}
+	}
+	if !IsRungFile(RungFile(Rung{Player: "uniform,sims=800"})) || !IsRungFile(RungFile(Rung{Nodes: 30})) {
+		t.Error("a RungFile is not a rung file")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/palace-chess/palace/arena"
@@ -30,6 +31,9 @@ type Rating struct {
 	// Rungs are the rungs played, bottom up.
 	Rungs []RungResult `json:"rungs"`
 	Games int          `json:"games"`
+	// Fitted counts the games the rating was fitted on: those against
+	// the top rung played and the scale's Span of rungs below it.
+	Fitted int `json:"fitted,omitempty"`
 	// Note says when the rating lies off the scale's ends.
 	Note string `json:"note,omitempty"`
 	// Seconds is the time this call took (a resumed ladder: the resumed
@@ -162,11 +166,26 @@ func Climb(scale *Scale, pairs int, play func(k int) ([]arena.GameRecord, error)
 		scores = append(scores, score)
 		results = append(results, RungResult{Nodes: rung.Nodes, Player: rung.Player, RungElo: rung.Elo, WDL: sum.WDL, Pentanomial: sum.Pentanomial, Score: score})
 	}
-	r, err := Fit(scale, games)
+	// The fit takes the games against the rungs the scale's own matches
+	// tie to where the climb stopped: the top rung played and the Span
+	// below it. The rungs further down, which it beat easily, say little
+	// of its rating, and where the engine's strength is not transitive
+	// (at few nodes) they pulled it above its place: Fairy-Stockfish at
+	// 10 nodes, rated over every rung it met, landed above its own rung.
+	lowest := max(len(scores)-1-max(scale.Span, 1), 0)
+	var fitted []stats.RatedGame
+	for _, g := range games {
+		if g.B >= lowest {
+			fitted = append(fitted, g)
+		}
+	}
+	r, err := Fit(scale, fitted)
 	if err != nil {
 		return nil, err
 	}
 	r.Rungs = results
+	r.Games = len(games)
+	r.Fitted = len(fitted)
 	last := scores[len(scores)-1]
 	switch {
 	case len(scores) == n && last >= 0.5:
@@ -241,6 +260,14 @@ func RungName(scale *Scale, k int, program string, rs *rules.RuleSet) (string, e
 // RungFile is the record file of the player's match against rung r, in a
 // ladder's directory.
 func RungFile(r Rung) string { return fmt.Sprintf("rung-%s.jsonl", r.ID().fileName()) }
+
+// IsRungFile tells whether name has the form of a RungFile (of some
+// scale's rung): what a ladder's directory may hold besides its rating.
+func IsRungFile(name string) bool {
+	id, ok := strings.CutPrefix(name, "rung-")
+	id, ok2 := strings.CutSuffix(id, ".jsonl")
+	return ok && ok2 && id != "" && RungID(id).fileName() == id
+}
 
 // Fit is the rating of a player whose games (A: the player, index
 // len(scale.Rungs); B: a rung's index) are these, with the rungs' ratings

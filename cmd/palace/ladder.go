@@ -121,10 +121,7 @@ func isLadderFile(name string) bool {
 	if name == ladder.ResultFile {
 		return true
 	}
-	n, ok := strings.CutPrefix(name, "rung-")
-	n, ok2 := strings.CutSuffix(n, ".jsonl")
-	nodes, err := strconv.Atoi(n)
-	return ok && ok2 && err == nil && nodes > 0 && ladder.RungFile(nodes) == name
+	return ladder.IsRungFile(name)
 }
 
 // ladderFlags are the flags a rating and a calibration share.

@@ -139,6 +139,10 @@ func TestMemorySettingsUnderLimit(t *testing.T) {
 	}{
 		{"uci\nsetoption name Hash value 4736\nisready\nposition startpos\ngo nodes 5\nquit\n", []string{"uci", "--net", "none"},
 			"info string nn: memlimit: an evaluation cache of 16777216 entries needs 4736 MiB, and this process may take"},
+		// The advertised maxima together: 256 copies of the network over
+		// one set of converted weights, and a 2 GiB cache, search.
+		{"uci\nsetoption name Threads value 256\nsetoption name Hash value 2048\nisready\nposition startpos\ngo nodes 50\n", []string{"uci"},
+			"bestmove "},
 		{"", []string{"arena", "--player", "net:" + net + ",cache=16777216", "--player", "random", "--pairs", "1", "--out", filepath.Join(dir, "a.jsonl"), "--progress", "none"},
 			"nn: memlimit: an evaluation cache of 16777216 entries needs 4736 MiB"},
 		{"", []string{"experiment", "--rules-a", "xiangqi", "--rules-b", "xiangqi", "--net", net, "--games", "1", "--cache", "16777216", "--out", filepath.Join(dir, "e.jsonl"), "--progress", "none"},

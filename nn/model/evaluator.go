@@ -72,13 +72,16 @@ func OpenEvaluator(file string, rs *rules.RuleSet, copies int) (nn.Evaluator, *C
 // NewEvaluators is w as one evaluator over copies copies of the network
 // (nn.Parallel splits each batch among them; 1 or less: a plain one).
 func NewEvaluators(w *Weights, copies int) (nn.Evaluator, error) {
+	first, err := NewEvaluator(w)
+	if err != nil {
+		return nil, err
+	}
+	// The copies share the first's converted weights (Copy): 256 copies
+	// each converting its own ran a 4 GiB process out of memory.
 	evs := make([]nn.Evaluator, max(copies, 1))
-	for i := range evs {
-		ev, err := NewEvaluator(w)
-		if err != nil {
-			return nil, err
-		}
-		evs[i] = ev
+	evs[0] = first
+	for i := 1; i < len(evs); i++ {
+		evs[i] = first.Copy()
 	}
 	if len(evs) == 1 {
 		return evs[0], nil
