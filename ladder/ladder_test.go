@@ -503,7 +503,8 @@ func TestRungEnginesRateInTheirRungs(t *testing.T) {
 func TestIsRungFile(t *testing.T) {
 	for name, want := range map[string]bool{
 		"rung-100.jsonl": true, "rung-uniform-sims-800.jsonl": true, "rating.json": false,
-		"rung-.jsonl": false, "rung-a,b.jsonl": false, "rung-100.json": false, "x-100.jsonl": false,
+		"rung-random.jsonl": true, "rung-.jsonl": false, "rung-a,b.jsonl": false, "rung-100.json": false, "x-100.jsonl": false,
+		"rung-0.jsonl": false, "rung-010.jsonl": false, "rung-x.jsonl": false, "rung-uniformly.jsonl": false,
 	} {
 		if got := IsRungFile(name); got != want {
 			t.Errorf("IsRungFile(%q) = %v", name, got)

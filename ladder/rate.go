@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -266,7 +267,14 @@ func RungFile(r Rung) string { return fmt.Sprintf("rung-%s.jsonl", r.ID().fileNa
 func IsRungFile(name string) bool {
 	id, ok := strings.CutPrefix(name, "rung-")
 	id, ok2 := strings.CutSuffix(id, ".jsonl")
-	return ok && ok2 && id != "" && RungID(id).fileName() == id
+	if !ok || !ok2 {
+		return false
+	}
+	if n, err := strconv.Atoi(id); err == nil {
+		return n > 0 && strconv.Itoa(n) == id
+	}
+	// A player rung's: random, or uniform and its options.
+	return RungID(id).fileName() == id && (id == "random" || id == "uniform" || strings.HasPrefix(id, "uniform-"))
 }
 
 // Fit is the rating of a player whose games (A: the player, index

@@ -221,7 +221,11 @@ func writeRating(w io.Writer, r *ladder.Rating, dir string) error {
 			rr.WDL.Wins, rr.WDL.Draws, rr.WDL.Losses, rr.Score)
 	}
 	tw.Flush()
-	fmt.Fprintf(&b, "  rating  %s (95%%), %d games\n", fmtRating(float64(r.Elo), float64(r.Lo), float64(r.Hi)), r.Games)
+	fitted := ""
+	if r.Fitted > 0 && r.Fitted < r.Games {
+		fitted = fmt.Sprintf(", %d of them fitted (the top rung played and the scale's span below it)", r.Fitted)
+	}
+	fmt.Fprintf(&b, "  rating  %s (95%%), %d games%s\n", fmtRating(float64(r.Elo), float64(r.Lo), float64(r.Hi)), r.Games, fitted)
 	if r.Note != "" {
 		fmt.Fprintf(&b, "  note    %s\n", r.Note)
 	}
