@@ -53,6 +53,9 @@ func TestCECPPonder(t *testing.T) {
 		}
 		send("usermove h9g7")
 		expect("move ")
+		// Read on to the end, as a GUI does: a ponder search's note
+		// written after the last move would otherwise block on the pipe.
+		go io.Copy(io.Discard, outR)
 		send("quit")
 		inW.Close()
 		if err := <-done; err != nil {
