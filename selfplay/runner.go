@@ -349,9 +349,9 @@ func (r *runner) resume() (map[uint64]bool, error) {
 		if !strings.HasSuffix(s.Name, gamerec.ShardSuffix) {
 			return nil, fmt.Errorf("selfplay: %s lists %s, which self-play did not write; give self-play a directory of its own", filepath.Join(r.dir, datasets.ManifestName), s.Name)
 		}
-		// A listed shard's games count as played: a shard lost or cut
-		// short since would lose them without a word. (Its size is
-		// checked here; palace shard verify checks its bytes.)
+		// A listed shard's games count as played: a shard lost, cut
+		// short or changed since would lose them without a word (its size
+		// here, its SHA-256 below).
 		if info, err := os.Stat(filepath.Join(r.dir, s.Name)); err != nil || info.Size() != s.Bytes {
 			what := "is missing"
 			if err == nil {
@@ -378,6 +378,9 @@ func (r *runner) resume() (map[uint64]bool, error) {
 			where[g.ID] = s.Name
 			done[g.ID] = true
 		}
+	}
+	if err := m.CheckSums(); err != nil {
+		return nil, fmt.Errorf("selfplay: %s is damaged (palace shard verify %s says more); restore it, or use a new directory: %w", r.dir, r.dir, err)
 	}
 	return done, nil
 }

@@ -1,6 +1,7 @@
 package selfplay
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -413,7 +414,9 @@ func TestResumeRefusesDamage(t *testing.T) {
 	first := filepath.Join(cfg.Output, m.Shards[0].Name)
 	data, _ := os.ReadFile(first)
 	os.WriteFile(first, data[:len(data)/2], 0o644)
-	os.Remove(filepath.Join(cfg.Output, m.Shards[1].Name))
+	second := filepath.Join(cfg.Output, m.Shards[1].Name)
+	secondData, _ := os.ReadFile(second)
+	os.Remove(second)
 	c := cfg
 	c.Games = 6
 	_, err = Run(context.Background(), c, withTestEvaluator(Options{}))
@@ -424,6 +427,15 @@ func TestResumeRefusesDamage(t *testing.T) {
 	_, err = Run(context.Background(), c, withTestEvaluator(Options{}))
 	if err == nil || !strings.Contains(err.Error(), m.Shards[1].Name+" is missing") {
 		t.Errorf("a missing shard: %v", err)
+	}
+	os.WriteFile(second, secondData, 0o644)
+	// The same size, one bit changed: its SHA-256 tells (issue 47's pass).
+	flipped := bytes.Clone(data)
+	flipped[len(flipped)/2] ^= 1
+	os.WriteFile(first, flipped, 0o644)
+	_, err = Run(context.Background(), c, withTestEvaluator(Options{}))
+	if err == nil || !strings.Contains(err.Error(), "is damaged") || !strings.Contains(err.Error(), "SHA-256") {
+		t.Errorf("a changed shard: %v", err)
 	}
 
 	other := tinyConfig(t, "xiangqi", 2)
