@@ -314,6 +314,16 @@ func TestCalibrateRateResume(t *testing.T) {
 	if _, err := Rate(context.Background(), j2); err == nil || !strings.Contains(err.Error(), "calibrated with") {
 		t.Errorf("another engine build: %v", err)
 	}
+	// A missing engine is refused before any game, though a player that
+	// the player rung beats off would never meet it.
+	j4 := job("noengine")
+	j4.Program = "/no/such/engine"
+	if _, err := Rate(context.Background(), j4); err == nil || !strings.Contains(err.Error(), "no such file") {
+		t.Errorf("a missing engine: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(j4.Dir, RungFile(scale.Rungs[0]))); err == nil {
+		t.Error("a game was played before the engine was checked")
+	}
 	// And another rule set.
 	j3 := job("rules")
 	j3.RuleSet = mustPreset(t, "xiangqi")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -111,6 +112,16 @@ func Rate(ctx context.Context, j Job) (*Rating, error) {
 	ops, err := j.Openings(j.RuleSet)
 	if err != nil {
 		return nil, err
+	}
+	// The engine is checked before the first game, though a player the
+	// player rungs below it stop may never meet it: a wrong --engine is
+	// an error, not a rating that happens not to need it.
+	if k := slices.IndexFunc(j.Scale.Rungs, func(r Rung) bool { return r.Player == "" }); k >= 0 {
+		rung, err := NewRung(j.Scale, k, program, j.RuleSet)
+		if err != nil {
+			return nil, err
+		}
+		rung.Close()
 	}
 	r, err := Climb(j.Scale, j.Pairs, func(k int) ([]arena.GameRecord, error) {
 		rung, err := NewRung(j.Scale, k, program, j.RuleSet)

@@ -957,7 +957,7 @@ c err -- arena --player "net:$XQ,cache=100000000000" --player random --pairs 1 -
 c err -- arena --player "net:$XQ,evaluators=100000000" --player random --pairs 1 --progress none
 c err -- arena "${R[@]}" --openings 1000000000000
 for sp in "net:$XQ,sims=0" "net:$XQ,sims=-1" "net:$XQ,sims=$BIG" "net:$XQ,draw=NaN" "net:$XQ,draw=2" "net:$XQ,lookahead=2" "net:$XQ,matecheck=x" "net:$XQ,foo=1" "net:$XQ,cache=-1" "net:$XQ,evaluators=0" "net:$XQ,sims=1,sims=2" \
-	'net:' 'net:,sims=1' "net:$JG" "net:$F/xq-half.palnet" "net:$F/rand.palnet" "net:$F/emptydir" 'net:/dev/zero' "net:$F/fifo" 'uniform,sims=0' 'uniform,draw=-Inf' 'random,sims=5' 'nope' '' \
+	"net:$JG" "net:$F/xq-half.palnet" "net:$F/rand.palnet" "net:$F/emptydir" 'net:/dev/zero' "net:$F/fifo" 'uniform,sims=0' 'uniform,draw=-Inf' 'random,sims=5' 'nope' '' \
 	'uci:/no/such/engine,nodes=1' 'uci:/bin/false,nodes=1' 'uci:/dev/null,nodes=1' "uci:$F/x.pgn,nodes=1" 'uci:/bin/true,nodes=1' 'uci:/bin/cat,nodes=1,timeout=2s' 'uci:/bin/sleep,arg=100,nodes=1,timeout=2s' \
 	"uci:$BIN" "uci:$BIN,nodes=-1" "uci:$BIN,tc=abc" "uci:$BIN,tc=-5" "uci:$BIN,movetime=-1" "uci:$BIN,depth=$BIG" "uci:$BIN,nodes=1,protocol=nope" "uci:$BIN,nodes=1,notation=nope" "uci:$BIN,nodes=1,timeout=-1s" "uci:$BIN,nodes=1,log=$F/null" "uci:$BIN,nodes=1,dir=$F/missing"; do
 	opts=()
@@ -966,6 +966,8 @@ for sp in "net:$XQ,sims=0" "net:$XQ,sims=-1" "net:$XQ,sims=$BIG" "net:$XQ,draw=N
 	case $sp in *fifo*) e=block ;; esac
 	c $e "${opts[@]}" -- arena --player "$sp" --player random --pairs 1 --progress none
 done
+# net: with no file is the shipped network of the match's game, on purpose.
+c ok -- arena --player 'net:,sims=1' --player random --pairs 1 --max-plies 6 --progress none
 c any t=20 -- arena --player "uci:$BIN,nodes=2,arg=uci" --player random --pairs 1 --max-plies 6 --progress none
 c any t=20 -- arena --player "uci:$BIN,nodes=2,arg=uci,option.Threads=256,option.Nodes=-5,option.Nope=1" --player random --pairs 1 --max-plies 6 --progress none
 c err -- arena --player random --pairs 1
@@ -1058,7 +1060,8 @@ c err -- ladder calibrate --out s.json --option garbage --progress none
 c err -- ladder calibrate --out "$F/null" --nodes 1,2 --pairs 1 --progress none
 c err -- ladder calibrate --out "$F/emptydir" --nodes 1,2 --pairs 1 --progress none
 c err -- ladder calibrate --out s.json --engine /no/such/engine --nodes 1,2 --pairs 1 --progress none
-c err t=20 -- ladder calibrate --out s.json --engine /bin/cat --nodes 1,2 --pairs 1 --progress none
+# The handshake's own timeout is 30 s.
+c err t=45 -- ladder calibrate --out s.json --engine /bin/cat --nodes 1,2 --pairs 1 --progress none
 
 echo "== worker, trainer, gatekeeper (no NATS server here)"
 NN=(--nats nats://127.0.0.1:1)
@@ -1143,7 +1146,10 @@ c any in="$F/uci-2mb.txt" -- uci
 c any in="$F/uci-many.txt" -- uci
 c any -- uci --net "$F/rand.palnet"
 printf 'uci\nisready\nposition startpos\ngo nodes 5\nquit\n' >"$F/uci-basic.txt"
-c err in="$F/uci-basic.txt" -- uci --net "$JG"
+# A GUI's engine does not exit on a network of the other game: it says so
+# in an info string (stdout, the protocol's channel) and plays the uniform
+# search, as TestNetworkOfAnotherGame requires.
+c ok in="$F/uci-basic.txt" -- uci --net "$JG"
 c err in="$F/uci-basic.txt" -- uci --net "$F/rand.palnet"
 c err in="$F/uci-basic.txt" -- uci --net "$F/xq-half.palnet"
 c err in="$F/uci-basic.txt" -- uci --net "$F/missing"
