@@ -33,6 +33,8 @@ type Options struct {
 	// Version is the code version "id name palace VERSION" names ("" :
 	// "dev").
 	Version string
+	// TreeMB is Tree Memory's starting value, in MB (0: 1024).
+	TreeMB int
 }
 
 const (
@@ -147,7 +149,7 @@ func New(opts Options) *Engine {
 		overhead: defaultOverhead,
 		multiPV:  1,
 		hashMB:   defaultHashMB,
-		treeMB:   defaultTreeMB,
+		treeMB:   treeMB(opts.TreeMB),
 		params:   playParams(opts.Nodes, opts.Threads),
 		rulesets: map[string]*rules.RuleSet{},
 		stale:    true,
@@ -539,4 +541,12 @@ func (o *output) Err() error {
 		return fmt.Errorf("engine: writing answers: %w", o.err)
 	}
 	return nil
+}
+
+// treeMB is Tree Memory's starting value for Options.TreeMB.
+func treeMB(mb int) int {
+	if mb <= 0 {
+		return defaultTreeMB
+	}
+	return min(mb, maxTreeMB)
 }

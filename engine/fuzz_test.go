@@ -54,7 +54,9 @@ func FuzzEngineInput(f *testing.F) {
 		if len(lines) > 64 {
 			lines = lines[:64]
 		}
-		e := New(Options{Nodes: 8, Version: "fuzz"})
+		// A small tree: a go infinite over the uniform evaluator fills a
+		// 1 GB tree in seconds, and the fuzzer runs thousands of them.
+		e := New(Options{Nodes: 8, Version: "fuzz", TreeMB: 8})
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		done := make(chan error, 1)
