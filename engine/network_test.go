@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/palace-chess/palace/encode"
 	"github.com/palace-chess/palace/nn/model"
 )
 
@@ -15,16 +14,12 @@ import (
 // (issue 25: 129–256 answered bestmove (none)), and a file that does not load
 // is reported, the uniform evaluator standing in.
 func TestNetworkEvaluator(t *testing.T) {
-	w, err := model.NewRandom(model.Config{Planes: encode.Planes, PolicySize: encode.PolicySize(), Blocks: 1, Filters: 8,
-		PolicyChannels: 2, ValueChannels: 1, ValueHidden: 8}, 3)
+	path := tinyNetwork(t)
+	ck, err := model.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "tiny.palnet")
-	if err := (&model.Checkpoint{Weights: w, EncodingVersion: encode.Version}).Save(path); err != nil {
-		t.Fatal(err)
-	}
-	id := w.ID()
+	id := ck.Weights.ID()
 	for _, threads := range []string{"1", "3", "129", "256"} {
 		for _, network := range []string{path, ""} {
 			out := session(t, Options{Network: network, Nodes: 48, Version: "test"}, []string{
