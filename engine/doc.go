@@ -149,6 +149,26 @@
 //	                      on, appended: "> " the client's, "< " the
 //	                      engine's, each written at once (<empty>: none);
 //	                      UCCI: debuglogfile
+//	Skill Level    spin   0–20 (20: full strength); below 20 a weaker search:
+//	                      up to 10 the network's single look, its move drawn
+//	                      at a temperature falling from 2 (skill 0) to 0
+//	                      (skill 10); from 10 to 20 the deterministic search
+//	                      at 800^((skill−10)/10) simulations (12: 4, 14: 14,
+//	                      16: 55, 18: 210); UCCI: skilllevel
+//	UCI_LimitStrength check play at UCI_Elo (UCI only); over Skill Level
+//	UCI_Elo        spin   the strength on palace's absolute scale (palace
+//	                      ladder: Fairy-Stockfish at 1 node = 0, 100 nodes
+//	                      about +170 in xiangqi, +275 in janggi): the
+//	                      fractional skill whose rating it is, read between
+//	                      the skills rated on the ladder with the built-in
+//	                      network (strength.go; docs/strength-levels.md). A
+//	                      value outside the variant's rated range plays its
+//	                      nearest end; janggi's other rule sets use janggi's
+//	                      calibration, said in an info string, as is what
+//	                      each setting plays (simulations, temperature) at
+//	                      the first go after a change. A limit caps every
+//	                      move's search (pondering included), never go
+//	                      infinite (UCI only)
 //	WeightsFile    string the network checkpoint; builtin: palace's own for the
 //	                      variant (palace uci's default); none or <empty>:
 //	                      the uniform evaluator

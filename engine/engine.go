@@ -86,6 +86,12 @@ type Engine struct {
 	multiPV    int
 	hashMB     int // the evaluation cache's size; 0: none
 	treeMB     int // Tree Memory: the search tree's cap, in MB
+	// Strength levels (strength.go): Skill Level, UCI_LimitStrength and
+	// UCI_Elo, and the last limit an info string described.
+	skill         int
+	limitStrength bool
+	elo           int
+	strengthSaid  string
 	// params are the search's parameters as the options set them: a
 	// search option changes them here, and the next search is built on
 	// them (Nodes, the budget of a go without limits, needs no rebuild).
@@ -150,6 +156,8 @@ func New(opts Options) *Engine {
 		multiPV:  1,
 		hashMB:   defaultHashMB,
 		treeMB:   treeMB(opts.TreeMB),
+		skill:    maxSkill,
+		elo:      defaultElo(),
 		params:   playParams(opts.Nodes, opts.Threads),
 		rulesets: map[string]*rules.RuleSet{},
 		stale:    true,
@@ -376,6 +384,9 @@ func (e *Engine) machinery() *mcts.Search {
 		ev = e.cache.WithBackend(e.backend)
 	}
 	p := e.params
+	if l := e.strength(); l.nodes > 0 {
+		p.GumbelScale = l.temperature
+	}
 	if e.analyse {
 		// Analysis wants the position's worth, not the engine's taste
 		// for draws (lc0's contempt is for play only).

@@ -131,6 +131,14 @@ func playParams(nodes, threads int) mcts.Params {
 	return p
 }
 
+// capNodes is a budget of nodes (0: none) capped at most.
+func capNodes(nodes, most int) int {
+	if nodes == 0 || nodes > most {
+		return most
+	}
+	return nodes
+}
+
 // treeNodes is the tree's cap in nodes for mb megabytes (Tree Memory).
 func treeNodes(mb int) int { return mb << 20 / treeNodeBytes }
 
@@ -167,6 +175,20 @@ func (e *Engine) start(cur *rules.Game, l limits) {
 		ponderOK: e.ponder,
 		start:    time.Now(),
 	}
+	// A strength limit caps what a move may search (the pondering
+	// included, which would otherwise hand the move a bigger tree), never
+	// an analysis (go infinite).
+	lim := e.strength()
+	if lim.nodes == 0 {
+		e.strengthSaid = ""
+	}
+	if lim.nodes > 0 && !j.infinite && !l.isPerft {
+		j.plan.nodes = capNodes(j.plan.nodes, lim.nodes)
+		if lim.note != e.strengthSaid {
+			e.out.line(e.proto.note(lim.note))
+			e.strengthSaid = lim.note
+		}
+	}
 	if j.ponder {
 		// Pondering has no deadline; the nodes, depth or mate budget the
 		// client gave caps it as it caps the whole go.
@@ -174,6 +196,9 @@ func (e *Engine) start(cur *rules.Game, l limits) {
 		j.ponderPlan = plan{nodes: l.capNodes(), mate: j.plan.mate}
 		if l.mate > 0 && j.ponderPlan.nodes == 0 {
 			j.ponderPlan.nodes = j.plan.nodes
+		}
+		if lim.nodes > 0 {
+			j.ponderPlan.nodes = capNodes(j.ponderPlan.nodes, lim.nodes)
 		}
 		j.ponderPlan.infinite = j.ponderPlan.nodes == 0
 		if !j.ponderPlan.infinite {
