@@ -239,7 +239,7 @@ func TestConfigDrawScore(t *testing.T) {
 func TestRunFromInitNetwork(t *testing.T) {
 	dir := t.TempDir()
 	shape := model.Config{Planes: encode.Planes, PolicySize: encode.PolicySize(), Blocks: 1, Filters: 8, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 8}
-	master, err := model.RandomCheckpoint(shape, []*rules.RuleSet{rules.MustPreset("xiangqi")}, model.Provenance{Seed: 77, Note: "trained on records"})
+	master, err := model.RandomCheckpoint(shape, []*rules.RuleSet{rules.MustPreset("xiangqi")}, model.Provenance{Seed: 77, Note: "trained on records", Parent: "feedface00000000"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,6 +276,17 @@ func TestRunFromInitNetwork(t *testing.T) {
 	}
 	if gen1.Steps == 0 || gen1.Weights.Config != shape {
 		t.Errorf("generation 1: %d steps, shape %+v; want training from the file's network", gen1.Steps, gen1.Weights.Config)
+	}
+	// Each network names its run, its generation and what it descends
+	// from: generation 0 the file's ancestry, generation 1 generation 0
+	// too (palace net info prints them).
+	if got := gen0.Ancestry(); !slices.Equal(got, []string{"feedface00000000"}) {
+		t.Errorf("generation 0 descends from %v, want the file's parent", got)
+	}
+	p := gen1.Provenance
+	if p.Run != st.String() || p.Generation != 1 || p.Parent != id || !slices.Equal(p.Lineage, []string{"feedface00000000", id}) {
+		t.Errorf("generation 1: run %q, generation %d, parent %s, lineage %v; want %q, 1, %s, [feedface00000000 %s]",
+			p.Run, p.Generation, p.Parent, p.Lineage, st.String(), id, id)
 	}
 }
 

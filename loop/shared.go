@@ -71,8 +71,8 @@ func InitialNetwork(cfg Config, rs *rules.RuleSet, codeVersion string) (*model.C
 		ck.RuleSets, ck.Games = slices.Clone(ck.RuleSets), slices.Clone(ck.Games)
 		ck.AddRuleSet(rs)
 		ck.Provenance = model.Provenance{CodeVersion: codeVersion, Seed: cfg.NetworkSeed, Created: init.Provenance.Created,
-			Parent: init.Weights.ID(),
-			Note:   fmt.Sprintf("generation 0: %s (network %s: %s)", cfg.NetworkInit, init.Weights.ID(), init.Provenance.Note)}
+			Parent: init.Weights.ID(), Lineage: init.Ancestry(),
+			Note: fmt.Sprintf("generation 0: %s (network %s: %s)", cfg.NetworkInit, init.Weights.ID(), init.Provenance.Note)}
 		return &ck, nil
 	}
 	ck, err := model.RandomCheckpoint(cfg.Network, []*rules.RuleSet{rs},

@@ -361,6 +361,17 @@ func (s *Stages) Train(ctx context.Context, job TrainJob) (Metric, error) {
 	ck := res.Checkpoint
 	ck.Optimizer = nil // the candidate is for playing; the trainer keeps its own state
 	ck.Provenance.Note = fmt.Sprintf("candidate of generation %d: trained on generations 0-%d", gen+1, gen)
+	// The trainer goes on from its own last candidate, generation gen's
+	// network, whatever the gate made of it: that is the parent.
+	parent := init
+	if gen > 0 {
+		if parent, err = LoadNet(s.Store, NetKey(gen)); err != nil {
+			return Metric{}, err
+		}
+	}
+	ck.Provenance.Run, ck.Provenance.Generation = s.Store.String(), gen+1
+	ck.Provenance.Parent = parent.Weights.ID()
+	ck.Provenance.Lineage = append(parent.Ancestry(), parent.Weights.ID())
 	if err := SaveNet(s.Store, NetKey(gen+1), ck); err != nil {
 		return Metric{}, err
 	}

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/nn/model"
+	"github.com/palace-chess/palace/rules"
 )
 
 func runPalace(t *testing.T, stdin string, args ...string) (int, string, string) {
@@ -381,6 +383,32 @@ func TestNetGrow(t *testing.T) {
 	} {
 		if code, _, errOut := runPalace(t, "", append([]string{"net", "grow"}, bad...)...); code == 0 {
 			t.Errorf("net grow %v: exit 0, %q", bad, errOut)
+		}
+	}
+}
+
+// net info names a loop network's run, generation and ancestry (issue 43:
+// a shipped network says where it came from).
+func TestNetInfoLineage(t *testing.T) {
+	shape := model.Config{Planes: encode.Planes, PolicySize: encode.PolicySize(), Blocks: 1, Filters: 8, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 8}
+	ck, err := model.RandomCheckpoint(shape, []*rules.RuleSet{rules.MustPreset("xiangqi")},
+		model.Provenance{Seed: 3, Run: "runs/strength-xiangqi", Generation: 3, Parent: "bbbbbbbbbbbbbbbb",
+			Lineage: []string{"aaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbb"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "gen-0003.palnet")
+	if err := ck.Save(file); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runPalace(t, "", "net", "info", file)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"run             runs/strength-xiangqi, generation 3\n",
+		"descends from   bbbbbbbbbbbbbbbb ← aaaaaaaaaaaaaaaa (parent first, 2 in all)\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("net info lacks %q:\n%s", want, out)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -151,6 +152,13 @@ func runNetInfo(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintln(stdout)
 	if p.Note != "" {
 		fmt.Fprintf(stdout, "note            %s\n", p.Note)
+	}
+	if p.Run != "" {
+		fmt.Fprintf(stdout, "run             %s, generation %d\n", p.Run, p.Generation)
+	}
+	if a := ck.Ancestry(); len(a) > 0 {
+		slices.Reverse(a)
+		fmt.Fprintf(stdout, "descends from   %s (parent first, %d in all)\n", strings.Join(a, " ← "), len(a))
 	}
 	return nil
 }

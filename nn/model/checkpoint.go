@@ -63,6 +63,27 @@ type Provenance struct {
 	Created     string `json:"created"` // RFC 3339
 	Parent      string `json:"parent,omitempty"`
 	Note        string `json:"note,omitempty"`
+	// Run and Generation name the run (its directory or bucket) and the
+	// generation a loop's network is; Lineage is the network ids it
+	// descends from, oldest first, its parent last (issue 43: a shipped
+	// network names where it came from).
+	Run        string   `json:"run,omitempty"`
+	Generation int      `json:"generation,omitempty"`
+	Lineage    []string `json:"lineage,omitempty"`
+}
+
+// Ancestry is the network ids ck descends from, oldest first: its
+// Lineage, else its Parent when that is another network (a network copied
+// unchanged names itself as parent).
+func (ck *Checkpoint) Ancestry() []string {
+	p := ck.Provenance
+	if len(p.Lineage) > 0 {
+		return slices.Clone(p.Lineage)
+	}
+	if p.Parent != "" && (ck.Weights == nil || p.Parent != ck.Weights.ID()) {
+		return []string{p.Parent}
+	}
+	return nil
 }
 
 // Checkpoint is a network with what it was trained on and how far.
