@@ -39,10 +39,15 @@ func RuleSets(cfg Config) (selfplayRules, arenaRules *rules.RuleSet, err error) 
 }
 
 // SelfplaySeed is generation gen's self-play seed.
-func SelfplaySeed(cfg Config, gen int) uint64 { return splitmix.Mix(cfg.Seed, uint64(gen)) }
+func SelfplaySeed(cfg Config, gen int) uint64 { return generationSeed(cfg, gen) }
 
-// MatchSeed is candidate gen's match seed.
-func MatchSeed(cfg Config, gen int) uint64 { return splitmix.Mix(cfg.Seed, uint64(gen)) }
+// MatchSeed is candidate gen's match seed. It equals generation gen's
+// self-play seed, which the pinned runs were made with: the match's games
+// derive their own seeds from it, apart from self-play's.
+func MatchSeed(cfg Config, gen int) uint64 { return generationSeed(cfg, gen) }
+
+// generationSeed is the one formula behind a generation's seeds.
+func generationSeed(cfg Config, gen int) uint64 { return splitmix.Mix(cfg.Seed, uint64(gen)) }
 
 // Openings are the gating matches' openings.
 func Openings(cfg Config, arenaRules *rules.RuleSet) ([]arena.Opening, error) {

@@ -34,7 +34,11 @@ func (m Mode) String() string {
 // reports what cannot work. The yaml keys are those of a config's search
 // section (configs/selfplay.yaml), decoded over the values already there
 // (yaml.go); Seed is never a config's: each game or match derives its own.
-// A new knob is a field here with its key, its default and its check.
+// A new knob is a field here with its key, its default and its check, and
+// `json:",omitempty"` unless it is on in every existing config: self-play's
+// game hash (selfplay/config.go) marshals Params, so a field that marshals
+// at its off value changes every old run directory's hash, and their resume
+// is refused. Its off value must be its zero value for the same reason.
 type Params struct {
 	Mode Mode `yaml:"mode"`
 

@@ -3,9 +3,9 @@
 // Search hands an Evaluator already-encoded positions (input planes plus the
 // policy indices of the legal moves) and gets back a policy over those moves
 // and a win/draw/loss estimate. Nothing here knows the games or gorgonia:
-// nn/gnet implements Evaluator for a real network, and this package supplies
-// the layers every backend shares, as lc0's backends and KataGo's NNEvaluator
-// do:
+// nn/model implements Evaluator for a real network (its own forward pass;
+// nn/gnet only trains), and this package supplies the layers every backend
+// shares, as lc0's backends and KataGo's NNEvaluator do:
 //
 //   - Validate, the argument check every implementation calls;
 //   - Uniform and Random, test backends with no network;
