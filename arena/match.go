@@ -130,24 +130,18 @@ func Play(ctx context.Context, m Match) (Summary, error) {
 	for _, r := range recs {
 		played[PairGame{r.Pair, r.Game}] = true
 	}
-	sched := Schedule[PairGame, GameRecord]{
-		Jobs: Unplayed(m.Pairs, played), Workers: m.Concurrency,
-		Play: func(ctx context.Context, job PairGame) (GameRecord, error) {
+	err = PlayRecorded(ctx, rf, m.Pairs, m.Concurrency, played,
+		func(ctx context.Context, job PairGame) (GameRecord, error) {
 			return m.playGame(ctx, job.Pair, job.Game)
 		},
-		Record: func(_ PairGame, rec GameRecord) (bool, error) {
-			if err := rf.Append(&rec); err != nil {
-				return false, err
-			}
+		func(_ PairGame, rec GameRecord) bool {
 			recs = append(recs, rec)
 			sum = summarize(&m, recs)
 			if m.Progress != nil {
 				m.Progress(sum)
 			}
-			return sum.Done, nil
-		},
-	}
-	err = sched.Run(ctx)
+			return sum.Done
+		})
 	return sum, err
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"sync"
+
+	"github.com/palace-chess/palace/internal/jsonlrec"
 )
 
 // Schedule plays a set of jobs (games, as a rule) on a number of workers:
@@ -116,4 +118,22 @@ func Unplayed(pairs int, played map[PairGame]bool) []PairGame {
 		}
 	}
 	return todo
+}
+
+// PlayRecorded is the resume of a recorded set of pairs (a match, an
+// experiment): it plays the games of pairs 0 to pairs-1 that played lacks,
+// workers at a time, appends each finished game's record to rf and then
+// hands it to record, which says whether to stop (a test decided).
+func PlayRecorded[H, R any](ctx context.Context, rf *jsonlrec.File[H, R], pairs, workers int, played map[PairGame]bool,
+	play func(context.Context, PairGame) (R, error), record func(PairGame, R) (stop bool)) error {
+	s := Schedule[PairGame, R]{
+		Jobs: Unplayed(pairs, played), Workers: workers, Play: play,
+		Record: func(job PairGame, r R) (bool, error) {
+			if err := rf.Append(&r); err != nil {
+				return false, err
+			}
+			return record(job, r), nil
+		},
+	}
+	return s.Run(ctx)
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/palace-chess/palace/internal/testrun"
+	"github.com/palace-chess/palace/loop/looptest"
 )
 
 // BenchmarkJobThroughput measures coordination alone: b.N jobs enqueued,
@@ -17,7 +17,7 @@ import (
 // one embedded server (file storage, as a deployment uses).
 func BenchmarkJobThroughput(b *testing.B) {
 	const workers, slots = 4, 64
-	url := testrun.NATS(b)
+	url := looptest.NATS(b)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	c := connect(b, url, "bench")

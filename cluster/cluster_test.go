@@ -18,8 +18,8 @@ import (
 	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/datasets"
 	"github.com/palace-chess/palace/gamerec"
-	"github.com/palace-chess/palace/internal/testrun"
 	"github.com/palace-chess/palace/loop"
+	"github.com/palace-chess/palace/loop/looptest"
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/store"
 	"github.com/palace-chess/palace/train"
@@ -39,7 +39,7 @@ func TestMain(m *testing.M) {
 // concurrent gate games, matches whose test cannot decide in 4 pairs, and
 // accept_score 0, so every candidate is promoted.
 func tinyYAML(tb testing.TB) string {
-	return testrun.Merge(tb, testrun.TinyYAML, `
+	return looptest.Merge(tb, looptest.TinyYAML, `
 train: {checkpoint_every: 2}
 arena: {concurrent_games: 2, sprt: {elo1: 5}, accept_score: 0}
 `)
@@ -71,7 +71,7 @@ func TestDistributedRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays and trains two generations")
 	}
-	url := testrun.NATS(t)
+	url := looptest.NATS(t)
 	dir := t.TempDir()
 	st, err := store.Open("file://" + dir)
 	if err != nil {
@@ -278,12 +278,12 @@ func TestDistributedRun(t *testing.T) {
 }
 
 // checkRun checks a finished two-generation run's directory as loop's
-// tests check a local run's (testrun.CheckRun), and that each generation
+// tests check a local run's (looptest.CheckRun), and that each generation
 // holds each game index once, every match played all its pairs and every
 // candidate was promoted.
 func checkRun(t *testing.T, dir string, c loop.Config) {
 	t.Helper()
-	st, reps, ms := testrun.CheckRun(t, dir, c)
+	st, reps, ms := looptest.CheckRun(t, dir, c)
 	for g, rep := range reps {
 		d := st.Local(loop.SelfplayKey(g))
 		m, err := datasets.ReadManifest(d)
@@ -330,7 +330,7 @@ func checkRun(t *testing.T, dir string, c loop.Config) {
 // A second trainer's state change is refused: the run's state moves only
 // by compare-and-swap.
 func TestStateCAS(t *testing.T) {
-	url := testrun.NATS(t)
+	url := looptest.NATS(t)
 	c := connect(t, url, "cas")
 	ctx := context.Background()
 	st, _ := store.NewDir(t.TempDir())
@@ -374,7 +374,7 @@ func TestConnectErrors(t *testing.T) {
 // ends as a failed result after MaxDeliver deliveries, and purged jobs are
 // gone.
 func TestDelivery(t *testing.T) {
-	url := testrun.NATS(t)
+	url := looptest.NATS(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	c, err := Connect(ctx, url, "d", "test", Settings{AckWait: time.Second, MaxDeliver: 2})

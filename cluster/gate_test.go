@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/palace-chess/palace/arena"
-	"github.com/palace-chess/palace/internal/testrun"
 	"github.com/palace-chess/palace/loop"
+	"github.com/palace-chess/palace/loop/looptest"
 	"github.com/palace-chess/palace/store"
 )
 
@@ -21,7 +21,7 @@ import (
 // seeds: a pair seeded otherwise than the local match plays other games.
 func TestDistributedGateSeeding(t *testing.T) {
 	yaml := strings.Replace(tinyYAML(t), "  simulations: 4\n", "  simulations: 4\n  search: {gumbel_scale: 1}\n", 1)
-	url := testrun.NATS(t)
+	url := looptest.NATS(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	dir := t.TempDir()

@@ -73,34 +73,8 @@ func (g *Gatekeeper) arena(ctx context.Context, s State) (State, error) {
 	if err := g.c.enqueue(ctx, jobs); err != nil {
 		return s, err
 	}
-	have := map[[2]int]arena.GameRecord{}
-	added := false
-	var sum arena.Summary
-	err = g.c.followResults(ctx, KindArena, gen, func(r *Result) (bool, error) {
-		if r.Job.Pair < 0 || r.Job.Pair >= len(jobs) || r.Job != jobs[r.Job.Pair] || len(r.Records) != 2 {
-			return false, nil // another best's pair (a gate redone after a crash), or a malformed one
-		}
-		for _, rec := range r.Records {
-			if rec.Pair != r.Job.Pair || rec.Game < 0 || rec.Game > 1 {
-				return false, fmt.Errorf("cluster: the result of %s holds pair %d game %d", r.Job.ID(), rec.Pair, rec.Game)
-			}
-			k := [2]int{rec.Pair, rec.Game}
-			if _, dup := have[k]; !dup {
-				have[k] = rec
-				added = true
-			}
-		}
-		recs := slices.Collect(maps.Values(have)) // in any order: Summarize and WriteRecords sort them
-		sum = arena.Summarize(h, recs)
-		if added {
-			added = false
-			g.logf("gen %d: pair %d from %s: %d games W/D/L %d/%d/%d LLR %.2f", gen, r.Job.Pair, r.Worker, sum.Games, sum.WDL.Wins, sum.WDL.Draws, sum.WDL.Losses, sum.LLR)
-		}
-		var buf bytes.Buffer
-		if err := arena.WriteRecords(&buf, h, recs); err != nil {
-			return false, err
-		}
-		return sum.Done, g.st.Write(loop.ArenaKey(cand), buf.Bytes())
+	_, sum, err := g.collectPairs(ctx, KindArena, gen, jobs, h, loop.ArenaKey(cand), func(r *Result, sum arena.Summary) {
+		g.logf("gen %d: pair %d from %s: %d games W/D/L %d/%d/%d LLR %.2f", gen, r.Job.Pair, r.Worker, sum.Games, sum.WDL.Wins, sum.WDL.Draws, sum.WDL.Losses, sum.LLR)
 	})
 	if err != nil {
 		return s, err
@@ -205,30 +179,49 @@ func (g *Gatekeeper) ladderRung(ctx context.Context, ls *loop.LadderSetup, gen i
 	if err := g.c.enqueue(ctx, jobs); err != nil {
 		return nil, err
 	}
+	recs, _, err := g.collectPairs(ctx, KindLadder, gen, jobs, h, key, nil)
+	return recs, err
+}
+
+// collectPairs folds the workers' results for jobs (one a pair, jobs[p]
+// pair p) into the match's records, each game once however often a
+// result is redelivered, and writes the match's record file at key as
+// they come in, until the match is decided or every pair is in. added
+// hears of each result that brought a new game. The records come back in
+// pair order.
+func (g *Gatekeeper) collectPairs(ctx context.Context, kind string, gen int, jobs []Job, h arena.Header, key string, added func(*Result, arena.Summary)) ([]arena.GameRecord, arena.Summary, error) {
 	have := map[[2]int]arena.GameRecord{}
 	var recs []arena.GameRecord
-	err = g.c.followResults(ctx, KindLadder, gen, func(r *Result) (bool, error) {
+	var sum arena.Summary
+	err := g.c.followResults(ctx, kind, gen, func(r *Result) (bool, error) {
 		if r.Job.Pair < 0 || r.Job.Pair >= len(jobs) || r.Job != jobs[r.Job.Pair] || len(r.Records) != 2 {
-			return false, nil // another rung's pair, or another best's
+			return false, nil // another match's pair (a gate redone after a crash, another rung's), or a malformed one
 		}
+		fresh := false
 		for _, rec := range r.Records {
 			if rec.Pair != r.Job.Pair || rec.Game < 0 || rec.Game > 1 {
 				return false, fmt.Errorf("cluster: the result of %s holds pair %d game %d", r.Job.ID(), rec.Pair, rec.Game)
 			}
-			if _, dup := have[[2]int{rec.Pair, rec.Game}]; !dup {
-				have[[2]int{rec.Pair, rec.Game}] = rec
+			k := [2]int{rec.Pair, rec.Game}
+			if _, dup := have[k]; !dup {
+				have[k] = rec
+				fresh = true
 			}
 		}
-		recs = slices.Collect(maps.Values(have))
+		recs = slices.Collect(maps.Values(have)) // in any order: Summarize and WriteRecords sort them
+		sum = arena.Summarize(h, recs)
+		if fresh && added != nil {
+			added(r, sum)
+		}
 		var buf bytes.Buffer
 		if err := arena.WriteRecords(&buf, h, recs); err != nil {
 			return false, err
 		}
-		return arena.Summarize(h, recs).Done, g.st.Write(key, buf.Bytes())
+		return sum.Done, g.st.Write(key, buf.Bytes())
 	})
 	if err != nil {
-		return nil, err
+		return nil, sum, err
 	}
 	slices.SortFunc(recs, func(a, b arena.GameRecord) int { return (a.Pair*2 + a.Game) - (b.Pair*2 + b.Game) })
-	return recs, nil
+	return recs, sum, nil
 }

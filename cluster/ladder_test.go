@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/palace-chess/palace/arena"
-	"github.com/palace-chess/palace/internal/testrun"
 	"github.com/palace-chess/palace/ladder"
 	"github.com/palace-chess/palace/loop"
+	"github.com/palace-chess/palace/loop/looptest"
 	"github.com/palace-chess/palace/rules"
 	"github.com/palace-chess/palace/store"
 )
@@ -44,8 +44,8 @@ func TestDistributedLadder(t *testing.T) {
 	if err := scale.Save(scaleFile); err != nil {
 		t.Fatal(err)
 	}
-	yaml := testrun.Merge(t, tinyYAML(t), "ladder: {every: 1, pairs: 2, simulations: 2, concurrent_games: 2, scale: "+scaleFile+"}")
-	url := testrun.NATS(t)
+	yaml := looptest.Merge(t, tinyYAML(t), "ladder: {every: 1, pairs: 2, simulations: 2, concurrent_games: 2, scale: "+scaleFile+"}")
+	url := looptest.NATS(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	dir := t.TempDir()

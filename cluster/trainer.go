@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -390,7 +389,7 @@ func (t *Trainer) commitGeneration(gen int, shards map[int]*Result, n int) error
 		if err != nil {
 			return err
 		}
-		info, err := ShardInfo(selfplay.ShardName(i), data)
+		info, err := datasets.Describe(selfplay.ShardName(i), data)
 		if err != nil {
 			return err
 		}
@@ -409,32 +408,6 @@ func (t *Trainer) commitGeneration(gen int, shards map[int]*Result, n int) error
 		return fmt.Errorf("cluster: %w", err)
 	}
 	return t.st.Write(loop.ManifestKey(gen), append(data, '\n'))
-}
-
-// ShardInfo describes a shard file from its bytes: its manifest entry.
-func ShardInfo(name string, data []byte) (datasets.ShardInfo, error) {
-	r, err := datasets.NewReader(bytes.NewReader(data), int64(len(data)), name)
-	if err != nil {
-		return datasets.ShardInfo{}, fmt.Errorf("cluster: %w", err)
-	}
-	sum := sha256.Sum256(data)
-	info := datasets.ShardInfo{Name: name, Records: r.Len(), Blocks: r.NumBlocks(), Bytes: int64(len(data)),
-		SHA256: hex.EncodeToString(sum[:]), RuleSet: r.Header().RuleSet(), Added: time.Now().UTC()}
-	last := uint64(0)
-	for rec, err := range r.Records() {
-		if err != nil {
-			return datasets.ShardInfo{}, fmt.Errorf("cluster: %w", err)
-		}
-		if info.Games == 0 || rec.GameID != last {
-			if info.Games == 0 {
-				info.FirstGame = rec.GameID
-			}
-			info.Games++
-			last = rec.GameID
-		}
-	}
-	info.LastGame = last
-	return info, nil
 }
 
 // syncGeneration makes the work directory's copy of generation gen's

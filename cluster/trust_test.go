@@ -15,8 +15,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/palace-chess/palace/internal/testrun"
 	"github.com/palace-chess/palace/loop"
+	"github.com/palace-chess/palace/loop/looptest"
 	"github.com/palace-chess/palace/store"
 )
 
@@ -24,7 +24,7 @@ import (
 // roles' connection, finds no run of a mistyped name and leaves no
 // stream or bucket behind; told to wait, it returns once the run exists.
 func TestJoinCreatesNothing(t *testing.T) {
-	url := testrun.NATS(t)
+	url := looptest.NATS(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if _, err := Join(ctx, url, "typo", "t", nil); !errors.Is(err, ErrNoRun) || !strings.Contains(err.Error(), `no such run "typo"`) {
@@ -64,7 +64,7 @@ func TestJoinCreatesNothing(t *testing.T) {
 // given (a restarted trainer) or joining keeps them, and only settings
 // given change them.
 func TestSettingsKept(t *testing.T) {
-	url := testrun.NATS(t)
+	url := looptest.NATS(t)
 	ctx := context.Background()
 	check := func(c *Conn, want Settings) {
 		t.Helper()
@@ -112,7 +112,7 @@ func TestWorkerEngineAllowed(t *testing.T) {
 	if err := os.WriteFile(evil, []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	url := testrun.NATS(t)
+	url := looptest.NATS(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	bucket := filepath.Join(dir, "bucket")
@@ -121,7 +121,7 @@ func TestWorkerEngineAllowed(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := connect(t, url, "roles")
-	yaml := testrun.Merge(t, tinyYAML(t), "ladder: {every: 1, engine: "+evil+"}")
+	yaml := looptest.Merge(t, tinyYAML(t), "ladder: {every: 1, engine: "+evil+"}")
 	if _, err := Start(ctx, c, st, "file://"+bucket, []byte(yaml), "test"); err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestEngineAllowed(t *testing.T) {
 // A worker checks its own set-up before it takes a job: a work directory
 // it cannot use is refused at once, with no job taken.
 func TestWorkerWorkDir(t *testing.T) {
-	url := testrun.NATS(t)
+	url := looptest.NATS(t)
 	c := connect(t, url, "w")
 	_, err := NewWorker(context.Background(), c, WorkerOptions{WorkDir: "/no/such/dir", Handler: func(context.Context, Job) (Result, error) {
 		t.Error("a job was played")
@@ -189,7 +189,7 @@ func TestWorkerWorkDir(t *testing.T) {
 // plays the job: with MaxDeliver 1, a plain failure would have ended the
 // run.
 func TestWorkerSetupFailureRequeues(t *testing.T) {
-	url := testrun.NATS(t)
+	url := looptest.NATS(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	c, err := Connect(ctx, url, "rq", "test", Settings{AckWait: 5 * time.Second, MaxDeliver: 1})
@@ -241,7 +241,7 @@ func TestWorkerSetupFailureRequeues(t *testing.T) {
 // files, another run's config, or (for a started run) not the run's
 // config is refused, and so is an in-memory one.
 func TestStartBucketChecks(t *testing.T) {
-	url := testrun.NATS(t)
+	url := looptest.NATS(t)
 	ctx := context.Background()
 	c := connect(t, url, "b")
 	busy := t.TempDir()

@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/datasets"
 	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/loop"
 	"github.com/palace-chess/palace/nn"
@@ -602,7 +603,7 @@ func (w *Worker) selfplay(ctx context.Context, job Job) (Result, error) {
 	// before acking, or a restarted trainer enqueued it again) is only
 	// reported.
 	if data, err := w.st.Read(ShardKey(job.Generation, job.Shard)); err == nil {
-		info, err := ShardInfo(selfplay.ShardName(job.Shard), data)
+		info, err := datasets.Describe(selfplay.ShardName(job.Shard), data)
 		if err != nil {
 			return Result{}, err
 		}

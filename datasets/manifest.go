@@ -234,6 +234,35 @@ func isShardFile(path string) bool {
 	return err == nil && bytes.Equal(b[:], shardMagic)
 }
 
+// Describe reads a whole shard from its bytes and returns its manifest
+// entry under name: size, SHA-256, rule set, records, blocks and games,
+// Added now. A shard written elsewhere (a cluster worker's, fetched from
+// the store) is listed so.
+func Describe(name string, data []byte) (ShardInfo, error) {
+	r, err := NewReader(bytes.NewReader(data), int64(len(data)), name)
+	if err != nil {
+		return ShardInfo{}, err
+	}
+	sum := sha256.Sum256(data)
+	info := ShardInfo{Name: name, Records: r.Len(), Blocks: r.NumBlocks(), Bytes: int64(len(data)),
+		SHA256: hex.EncodeToString(sum[:]), RuleSet: r.Header().RuleSet(), Added: time.Now().UTC()}
+	last := uint64(0)
+	for rec, err := range r.Records() {
+		if err != nil {
+			return ShardInfo{}, err
+		}
+		if info.Games == 0 || rec.GameID != last {
+			if info.Games == 0 {
+				info.FirstGame = rec.GameID
+			}
+			info.Games++
+			last = rec.GameID
+		}
+	}
+	info.LastGame = last
+	return info, nil
+}
+
 func verifyShard(dir string, s ShardInfo) error {
 	path := filepath.Join(dir, s.Name)
 	mismatch := func(format string, args ...any) error {

@@ -256,3 +256,32 @@ func TestManifestRejects(t *testing.T) {
 		t.Error("listing a missing shard accepted")
 	}
 }
+
+// Describe, from a shard's bytes alone, lists it as its writer did; a
+// damaged shard is an error naming it.
+func TestDescribe(t *testing.T) {
+	rs := rules.MustPreset("xiangqi")
+	recs := makeRecords(rs, 8, 90)
+	path := filepath.Join(t.TempDir(), "000.shard")
+	want := writeShard(t, path, rs, recs, WithBlockRecords(16))
+	data := mustRead(t, path)
+	got, err := Describe("000.shard", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Added.IsZero() {
+		t.Error("Added is zero")
+	}
+	got.Added, want.Added = want.Added, want.Added
+	if got != want {
+		t.Errorf("Describe:\n%+v\nthe writer:\n%+v", got, want)
+	}
+	if want.Games < 2 || want.FirstGame == want.LastGame {
+		t.Fatalf("the test's shard has %d games (%d to %d); want several", want.Games, want.FirstGame, want.LastGame)
+	}
+	bad := slices.Clone(data)
+	bad[len(bad)/2] ^= 0xff
+	if _, err := Describe("000.shard", bad); err == nil || !strings.Contains(err.Error(), "000.shard") {
+		t.Errorf("a damaged shard: %v, want an error naming it", err)
+	}
+}

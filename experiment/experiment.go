@@ -163,15 +163,11 @@ func Run(ctx context.Context, c Config) (Outcome, error) {
 	out.Before = len(out.Records)
 	st.Recorded = out.Before
 	// Game 0 of pair i is index i under A, game 1 under B.
-	sched := arena.Schedule[arena.PairGame, GameRecord]{
-		Jobs: arena.Unplayed(c.Games, played), Workers: c.Concurrency,
-		Play: func(ctx context.Context, job arena.PairGame) (GameRecord, error) {
+	err = arena.PlayRecorded(ctx, rf, c.Games, c.Concurrency, played,
+		func(ctx context.Context, job arena.PairGame) (GameRecord, error) {
 			return c.playGame(ctx, job.Pair, job.Game)
 		},
-		Record: func(job arena.PairGame, rec GameRecord) (bool, error) {
-			if err := rf.Append(&rec); err != nil {
-				return false, err
-			}
+		func(job arena.PairGame, rec GameRecord) bool {
 			out.Records = append(out.Records, rec)
 			out.Played++
 			st.Recorded++
@@ -181,10 +177,8 @@ func Run(ctx context.Context, c Config) (Outcome, error) {
 			if c.Progress != nil {
 				c.Progress(st)
 			}
-			return false, nil
-		},
-	}
-	err = sched.Run(ctx)
+			return false
+		})
 	sortRecords(out.Records)
 	return out, err
 }

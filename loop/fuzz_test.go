@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/palace-chess/palace/configs"
-	"github.com/palace-chess/palace/internal/testrun"
 	"github.com/palace-chess/palace/loop"
+	"github.com/palace-chess/palace/loop/looptest"
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/rules"
 	"github.com/palace-chess/palace/selfplay"
@@ -29,7 +29,7 @@ func FuzzConfigs(f *testing.F) {
 			f.Add(kind, data)
 		}
 	}
-	f.Add(byte(0), []byte(testrun.TinyYAML))
+	f.Add(byte(0), []byte(looptest.TinyYAML))
 	f.Add(byte(0), []byte("rules: xiangqi\nseed: 1\nselfplay: {games: 4.5}\n"))
 	f.Add(byte(1), []byte("output: x\nrules: janggi\ngames: 1e18\nconcurrent_games: 100000000\n"))
 	f.Add(byte(4), []byte("base: janggi\nhanBonus: .nan\nrepetition: 3.5\n"))

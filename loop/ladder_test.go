@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/palace-chess/palace/internal/testrun"
 	"github.com/palace-chess/palace/ladder"
 	"github.com/palace-chess/palace/loop"
+	"github.com/palace-chess/palace/loop/looptest"
 	"github.com/palace-chess/palace/rules"
 	"github.com/palace-chess/palace/store"
 )
@@ -68,7 +68,7 @@ func TestLadderConfig(t *testing.T) {
 		{"ladder: {every: 1, rungs: 3}", "rungs"},
 	}
 	for _, b := range bad {
-		_, err := loop.ParseConfig([]byte(testrun.Merge(t, testrun.TinyYAML, b.yaml)), "tiny")
+		_, err := loop.ParseConfig([]byte(looptest.Merge(t, looptest.TinyYAML, b.yaml)), "tiny")
 		if err == nil || !strings.Contains(err.Error(), b.want) || !strings.Contains(err.Error(), "ladder") {
 			t.Errorf("%s: error %v, want one naming ladder and %q", b.yaml, err, b.want)
 		}
@@ -103,7 +103,7 @@ func TestRunWithLadder(t *testing.T) {
 	if err := scale.Save(scaleFile); err != nil {
 		t.Fatal(err)
 	}
-	c, err := loop.ParseConfig([]byte(testrun.Merge(t, testrun.TinyYAML,
+	c, err := loop.ParseConfig([]byte(looptest.Merge(t, looptest.TinyYAML,
 		"gating: false\nladder: {every: 1, pairs: 1, simulations: 2, concurrent_games: 2, scale: "+scaleFile+"}")), "tiny")
 	if err != nil {
 		t.Fatal(err)

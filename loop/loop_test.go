@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/palace-chess/palace/encode"
-	"github.com/palace-chess/palace/internal/testrun"
 	"github.com/palace-chess/palace/loop"
+	"github.com/palace-chess/palace/loop/looptest"
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/rules"
 	"github.com/palace-chess/palace/store"
@@ -31,7 +31,7 @@ func TestMain(m *testing.M) {
 
 func tinyConfig(t *testing.T) loop.Config {
 	t.Helper()
-	c, err := loop.ParseConfig([]byte(testrun.TinyYAML), "tiny")
+	c, err := loop.ParseConfig([]byte(looptest.TinyYAML), "tiny")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,11 +51,11 @@ func runTiny(t *testing.T, o loop.Options) (loop.Config, string, store.Store) {
 }
 
 // checkRun checks every artifact of a finished two-generation run: what
-// testrun.CheckRun checks of any run, and that candidates are saved
+// looptest.CheckRun checks of any run, and that candidates are saved
 // without their optimizer and trainings report their loss.
 func checkRun(t *testing.T, dir string, c loop.Config) []loop.Metric {
 	t.Helper()
-	st, _, ms := testrun.CheckRun(t, dir, c)
+	st, _, ms := looptest.CheckRun(t, dir, c)
 	for g := 1; g <= 2; g++ {
 		ck, err := model.Load(st.Local(loop.NetKey(g)))
 		if err != nil {
@@ -248,7 +248,7 @@ func TestRunFromInitNetwork(t *testing.T) {
 	if err := master.Save(file); err != nil {
 		t.Fatal(err)
 	}
-	c, err := loop.ParseConfig([]byte(testrun.Merge(t, testrun.TinyYAML,
+	c, err := loop.ParseConfig([]byte(looptest.Merge(t, looptest.TinyYAML,
 		"generations: 1\nnetwork: {blocks: null, filters: null, policy_channels: null, value_channels: null, value_hidden: null, seed: null, init: "+file+"}")), "init")
 	if err != nil {
 		t.Fatal(err)
@@ -295,7 +295,7 @@ func TestRunFromInitNetwork(t *testing.T) {
 // run counts, and its provenance names it.
 func TestInitialNetworkBuiltin(t *testing.T) {
 	for _, game := range []string{"xiangqi", "janggi"} {
-		c, err := loop.ParseConfig([]byte(testrun.Merge(t, testrun.TinyYAML,
+		c, err := loop.ParseConfig([]byte(looptest.Merge(t, looptest.TinyYAML,
 			"rules: "+game+"\nnetwork: {blocks: null, filters: null, policy_channels: null, value_channels: null, value_hidden: null, seed: null, init: builtin}")), "builtin")
 		if err != nil {
 			t.Fatal(err)

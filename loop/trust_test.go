@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/palace-chess/palace/internal/testrun"
 	"github.com/palace-chess/palace/loop"
+	"github.com/palace-chess/palace/loop/looptest"
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/store"
 )
@@ -140,7 +140,7 @@ func TestRunRefusesEditedConfig(t *testing.T) {
 	c := tinyConfig(t)
 	dir := t.TempDir()
 	st, _ := store.NewDir(dir)
-	st.Write(loop.ConfigKey, []byte(testrun.TinyYAML))
+	st.Write(loop.ConfigKey, []byte(looptest.TinyYAML))
 	if err := loop.Run(stopped(), st, c, loop.Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -154,12 +154,12 @@ func TestRunRefusesEditedConfig(t *testing.T) {
 			"(changed network.blocks, selfplay.search.simulations; added selfplay.search.dirichlet_alpha)"},
 		{"a key removed", "arena: {accept_score: null}", "(removed arena.accept_score)"},
 	} {
-		st.Write(loop.ConfigKey, []byte(testrun.Merge(t, testrun.TinyYAML, tc.over)))
+		st.Write(loop.ConfigKey, []byte(looptest.Merge(t, looptest.TinyYAML, tc.over)))
 		err := loop.Run(stopped(), st, c, loop.Options{})
 		wantErr(t, tc.what, err, "config.yaml was edited since the run started "+tc.want, "restore it")
 	}
 	// Comments, layout and flow style are no change.
-	relaid := "# my run\n" + testrun.Merge(t, testrun.TinyYAML, "") + "\n# the end\n"
+	relaid := "# my run\n" + looptest.Merge(t, looptest.TinyYAML, "") + "\n# the end\n"
 	st.Write(loop.ConfigKey, []byte(relaid))
 	if err := loop.Run(stopped(), st, c, loop.Options{}); err != nil {
 		t.Errorf("the config re-laid out: %v", err)
@@ -174,7 +174,7 @@ func TestRunRefusesEditedConfig(t *testing.T) {
 	if state, _ := st.Read(loop.StateKey); !strings.Contains(string(state), `"config_hash":"`) || !strings.Contains(strings.Join(log, "\n"), "recorded the digest") {
 		t.Errorf("after resuming an older state.json: %s, log %q", state, log)
 	}
-	st.Write(loop.ConfigKey, []byte(testrun.Merge(t, testrun.TinyYAML, "seed: 7")))
+	st.Write(loop.ConfigKey, []byte(looptest.Merge(t, looptest.TinyYAML, "seed: 7")))
 	wantErr(t, "the seed edited after the digest was recorded", loop.Run(stopped(), st, c, loop.Options{}), "(changed seed)")
 	st.Remove(loop.ConfigKey)
 	wantErr(t, "config.yaml removed", loop.Run(stopped(), st, c, loop.Options{}), "config.yaml is missing")

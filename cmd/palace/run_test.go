@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/palace-chess/palace/arena"
-	"github.com/palace-chess/palace/internal/testrun"
 	"github.com/palace-chess/palace/loop"
+	"github.com/palace-chess/palace/loop/looptest"
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/store"
 )
@@ -22,7 +22,7 @@ import (
 // tinyRunYAML is a whole run small enough for a test: two generations of a
 // 1×8 network, loop's tiny run made janggi with more and longer games.
 func tinyRunYAML(t *testing.T) string {
-	return testrun.Merge(t, testrun.TinyYAML, `
+	return looptest.Merge(t, looptest.TinyYAML, `
 rules: janggi
 seed: 3
 network: {seed: null}
@@ -167,7 +167,7 @@ func TestRunKill9(t *testing.T) {
 	}
 
 	other := filepath.Join(root, "other.yaml")
-	os.WriteFile(other, []byte(testrun.Merge(t, tinyRunYAML(t), "seed: 4")), 0o644)
+	os.WriteFile(other, []byte(looptest.Merge(t, tinyRunYAML(t), "seed: 4")), 0o644)
 	if code, _, errOut := runPalace(t, "", "run", "--config", other, "--dir", dir); code != 1 || !strings.Contains(errOut, "another configuration") {
 		t.Errorf("another config over a run: exit %d, %s", code, errOut)
 	}

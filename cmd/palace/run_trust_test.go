@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/palace-chess/palace/internal/testrun"
+	"github.com/palace-chess/palace/loop/looptest"
 )
 
 // What palace run believes of its inputs and its run directory (issue 47,
@@ -17,7 +17,7 @@ func TestRunTrust(t *testing.T) {
 	dir := t.TempDir()
 	config := func(name, over string) string {
 		p := filepath.Join(dir, name+".yaml")
-		if err := os.WriteFile(p, []byte(testrun.Merge(t, testrun.TinyYAML, over)), 0o644); err != nil {
+		if err := os.WriteFile(p, []byte(looptest.Merge(t, looptest.TinyYAML, over)), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return p
@@ -57,7 +57,7 @@ func TestRunTrust(t *testing.T) {
 	// Item 7: config.yaml edited in place.
 	cfgFile := filepath.Join(real, "config.yaml")
 	saved, _ := os.ReadFile(cfgFile)
-	os.WriteFile(cfgFile, []byte(testrun.Merge(t, testrun.TinyYAML, "seed: 6\nnetwork: {blocks: 2}")), 0o644)
+	os.WriteFile(cfgFile, []byte(looptest.Merge(t, looptest.TinyYAML, "seed: 6\nnetwork: {blocks: 2}")), 0o644)
 	expect("an edited config", 1, "config.yaml was edited since the run started (changed network.blocks, seed)", "--dir", real, "--duration", "1ns")
 	os.WriteFile(cfgFile, saved, 0o644)
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/palace-chess/palace/cluster"
-	"github.com/palace-chess/palace/internal/testrun"
+	"github.com/palace-chess/palace/loop/looptest"
 	"github.com/palace-chess/palace/store"
 )
 
@@ -35,14 +35,14 @@ func startClusterRun(t *testing.T, url, run, yaml string) string {
 // plays another program (the config comes from the NATS server, which
 // anyone who reaches it can write) is refused, and the program never runs.
 func TestWorkerRunsOnlyAllowedEngines(t *testing.T) {
-	url := testrun.NATS(t)
+	url := looptest.NATS(t)
 	dir := t.TempDir()
 	marker := filepath.Join(dir, "ran")
 	evil := filepath.Join(dir, "evil.sh")
 	if err := os.WriteFile(evil, []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	startClusterRun(t, url, "eng", testrun.Merge(t, tinyRunYAML(t), "ladder: {every: 1, engine: "+evil+"}"))
+	startClusterRun(t, url, "eng", looptest.Merge(t, tinyRunYAML(t), "ladder: {every: 1, engine: "+evil+"}"))
 	var out bytes.Buffer
 	for _, extra := range [][]string{nil, {"--engine", "/bin/sh"}} {
 		args := append([]string{"--nats", url, "--run", "eng", "--duration", "5s", "--work", t.TempDir()}, extra...)
@@ -62,7 +62,7 @@ func TestWorkerRunsOnlyAllowedEngines(t *testing.T) {
 
 // A worker checks its own set-up before it takes a job.
 func TestWorkerChecksWorkDir(t *testing.T) {
-	url := testrun.NATS(t)
+	url := looptest.NATS(t)
 	startClusterRun(t, url, "wd", tinyRunYAML(t))
 	var out bytes.Buffer
 	err := runWorker([]string{"--nats", url, "--run", "wd", "--duration", "5s", "--work", "/no/such/dir"}, nil, &out, &out)
@@ -76,7 +76,7 @@ func TestWorkerChecksWorkDir(t *testing.T) {
 // files (/ among them), dot segments (percent-encoded too), a query or
 // fragment on a file URL, mem://.
 func TestDistributedBucketRefused(t *testing.T) {
-	url := testrun.NATS(t)
+	url := looptest.NATS(t)
 	busy := t.TempDir()
 	os.WriteFile(filepath.Join(busy, "notes.txt"), []byte("x"), 0o644)
 	esc := t.TempDir()
@@ -111,7 +111,7 @@ func TestDistributedBucketRefused(t *testing.T) {
 // worker or gatekeeper given them is refused (it would reset them), and
 // a worker given a mistyped run name creates nothing on the server.
 func TestRunSettingsAndNames(t *testing.T) {
-	url := testrun.NATS(t)
+	url := looptest.NATS(t)
 	var out bytes.Buffer
 	for _, run := range []func([]string, *bytes.Buffer) error{
 		func(a []string, b *bytes.Buffer) error { return runWorker(a, nil, b, b) },
@@ -143,14 +143,14 @@ func TestRunDistributedEngines(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a distributed run")
 	}
-	url := testrun.NATS(t)
+	url := looptest.NATS(t)
 	dir := t.TempDir()
 	evil := filepath.Join(dir, "engine.sh")
 	if err := os.WriteFile(evil, []byte("#!/bin/sh\nexit 1\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	cfgFile := filepath.Join(dir, "run.yaml")
-	if err := os.WriteFile(cfgFile, []byte(testrun.Merge(t, tinyRunYAML(t), "ladder: {every: 1, engine: "+evil+"}")), 0o644); err != nil {
+	if err := os.WriteFile(cfgFile, []byte(looptest.Merge(t, tinyRunYAML(t), "ladder: {every: 1, engine: "+evil+"}")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	bucket := "file://" + filepath.Join(dir, "bucket")

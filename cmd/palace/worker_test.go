@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/palace-chess/palace/internal/testrun"
 	"github.com/palace-chess/palace/loop"
+	"github.com/palace-chess/palace/loop/looptest"
 	"github.com/palace-chess/palace/store"
 )
 
@@ -20,10 +20,10 @@ func TestRunDistributed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a distributed generation")
 	}
-	url := testrun.NATS(t)
+	url := looptest.NATS(t)
 	dir := t.TempDir()
 	cfgFile := filepath.Join(t.TempDir(), "tiny.yaml")
-	yaml := testrun.Merge(t, tinyRunYAML(t), "generations: 1")
+	yaml := looptest.Merge(t, tinyRunYAML(t), "generations: 1")
 	if err := os.WriteFile(cfgFile, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestRunDistributed(t *testing.T) {
 // A worker says what it does from its first second: connecting, then
 // waiting for a run that is not started yet.
 func TestWorkerSaysItWaits(t *testing.T) {
-	url := testrun.NATS(t)
+	url := looptest.NATS(t)
 	var out, errOut bytes.Buffer
 	err := runWorker([]string{"--nats", url, "--run", "idle", "--name", "w9", "--duration", "1s"}, nil, &out, &errOut)
 	if err != nil {
@@ -114,7 +114,7 @@ func TestWorkerSaysItWaits(t *testing.T) {
 }
 
 func TestClusterFlagErrors(t *testing.T) {
-	url := testrun.NATS(t)
+	url := looptest.NATS(t)
 	for _, tc := range []struct {
 		run  func([]string, *bytes.Buffer) error
 		args []string

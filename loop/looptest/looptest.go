@@ -1,8 +1,8 @@
-// Package testrun is what the tests of whole runs share (loop's, cluster's
+// Package looptest is what the tests of whole runs share (loop's, cluster's
 // and palace's): the tiny run's configuration, a way to state another run
 // as its differences from it, and a NATS server. Only tests
 // import it.
-package testrun
+package looptest
 
 import (
 	"bytes"
@@ -56,10 +56,10 @@ func Merge(tb testing.TB, base, over string) string {
 	tb.Helper()
 	var b, o yaml.Node
 	if err := yaml.Unmarshal([]byte(base), &b); err != nil {
-		tb.Fatalf("testrun: base: %v", err)
+		tb.Fatalf("looptest: base: %v", err)
 	}
 	if err := yaml.Unmarshal([]byte(over), &o); err != nil {
-		tb.Fatalf("testrun: over: %v", err)
+		tb.Fatalf("looptest: over: %v", err)
 	}
 	if len(o.Content) > 0 {
 		merge(b.Content[0], o.Content[0])
@@ -68,7 +68,7 @@ func Merge(tb testing.TB, base, over string) string {
 	enc := yaml.NewEncoder(&out)
 	enc.SetIndent(2)
 	if err := enc.Encode(&b); err != nil {
-		tb.Fatalf("testrun: %v", err)
+		tb.Fatalf("looptest: %v", err)
 	}
 	return out.String()
 }

@@ -1,4 +1,4 @@
-package testrun
+package looptest
 
 import "testing"
 
