@@ -51,3 +51,30 @@ func TestConfigsParsePinned(t *testing.T) {
 		t.Errorf("the example configs parse to\n%s\nwant (%s)\n%s", data, golden, want)
 	}
 }
+
+// Every run config palace ships (the quickstarts, and the configs under
+// test for issue 43) loads and validates: a typo in one is found here,
+// not an hour into somebody's run.
+func TestRunConfigsLoad(t *testing.T) {
+	var names []string
+	for _, pattern := range []string{"quickstart-*.yaml", "strength-*.yaml"} {
+		m, err := filepath.Glob(filepath.Join("..", "configs", pattern))
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, m...)
+	}
+	if len(names) < 4 {
+		t.Fatalf("found %v, want both quickstarts and both strength configs", names)
+	}
+	for _, name := range names {
+		c, err := loop.LoadConfig(name)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if err := c.Validate(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
