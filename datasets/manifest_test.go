@@ -272,7 +272,7 @@ func TestDescribe(t *testing.T) {
 	if got.Added.IsZero() {
 		t.Error("Added is zero")
 	}
-	got.Added, want.Added = want.Added, want.Added
+	got.Added = want.Added
 	if got != want {
 		t.Errorf("Describe:\n%+v\nthe writer:\n%+v", got, want)
 	}
