@@ -61,7 +61,8 @@
 // A worker sends in-progress acks every third of AckWait while it plays, so
 // a slow job stays with a live worker; a dead worker's job is redelivered
 // after AckWait to another, up to MaxDeliver times. A worker that stops
-// cleanly naks its job, which goes to another at once. A job that fails on
+// cleanly hands its jobs back whole (published anew, the delivered copy
+// acknowledged), and another worker takes them at once. A job that fails on
 // its last delivery is reported as a failed result, and one whose workers
 // all died on it is named by the server's max-deliveries advisory: either
 // stops the role waiting for it with an error, rather than waiting for

@@ -209,6 +209,47 @@ func TestWorkerSetupFailureRequeues(t *testing.T) {
 	if err := broken.Run(ctx); !errors.Is(err, ErrWorkerSetup) {
 		t.Fatalf("the broken worker's Run: %v, want its set-up error", err)
 	}
+	playedWhole(ctx, t, c)
+}
+
+// A worker stopped while it plays hands its job back whole: with
+// MaxDeliver 1, a nak would have spent the job's only delivery.
+func TestWorkerStopHandsJobBack(t *testing.T) {
+	url := looptest.NATS(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := Connect(ctx, url, "st", "test", Settings{AckWait: 5 * time.Second, MaxDeliver: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.enqueue(ctx, []Job{{Kind: KindSelfplay, Shard: 7}}); err != nil {
+		t.Fatal(err)
+	}
+	taken := make(chan struct{})
+	stopping, err := NewWorker(ctx, c, WorkerOptions{Name: "stopping", Slots: 2, Handler: func(jctx context.Context, _ Job) (Result, error) {
+		close(taken)
+		<-jctx.Done()
+		return Result{}, jctx.Err()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- stopping.Run(wctx) }()
+	<-taken
+	stop()
+	if err := <-done; err != nil {
+		t.Fatalf("the stopped worker's Run: %v", err)
+	}
+	playedWhole(ctx, t, c)
+}
+
+// playedWhole runs a worker that plays job 7 of a test's queue and checks
+// that it came as a first delivery and that its result is the one folded.
+func playedWhole(ctx context.Context, t *testing.T, c *Conn) {
+	t.Helper()
 	var mu sync.Mutex
 	var delivered []uint64
 	good, err := NewWorker(ctx, c, WorkerOptions{Name: "good", Handler: func(context.Context, Job) (Result, error) { return Result{Games: 1}, nil }})
@@ -224,11 +265,15 @@ func TestWorkerSetupFailureRequeues(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- good.Run(wctx) }()
 	var got *Result
-	err = c.followResults(ctx, KindSelfplay, 0, func(r *Result) (bool, error) { got = r; return true, nil })
+	// Played at once when it came back whole; a lost job fails the test
+	// here (it would come back only after AckWait, past MaxDeliver).
+	fctx, fcancel := context.WithTimeout(ctx, 20*time.Second)
+	defer fcancel()
+	err = c.followResults(fctx, KindSelfplay, 0, func(r *Result) (bool, error) { got = r; return true, nil })
 	stop()
 	<-done
 	if err != nil || got == nil || got.Worker != "good" || got.Job.Shard != 7 {
-		t.Fatalf("the job after its first worker's own failure: %+v, %v", got, err)
+		t.Fatalf("the job handed back by its first worker: %+v, %v", got, err)
 	}
 	mu.Lock()
 	defer mu.Unlock()

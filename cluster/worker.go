@@ -238,7 +238,7 @@ func (w *Worker) logf(format string, a ...any) {
 }
 
 // Run plays jobs until ctx is cancelled; jobs in progress then are handed
-// back to the queue (a nak), so another worker takes them at once.
+// back to the queue whole (requeue), so another worker takes them at once.
 func (w *Worker) Run(parent context.Context) error {
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
@@ -288,7 +288,19 @@ func (w *Worker) Run(parent context.Context) error {
 				break more
 			}
 		}
-		fctx, fcancel := context.WithTimeout(ctx, 2*time.Second)
+		if ctx.Err() != nil {
+			// Stopped while the slots were full: no pull request, which
+			// the server would keep (and fill) after this worker has gone.
+			for range free {
+				<-slots
+			}
+			break
+		}
+		// Not cut off by the worker's stop: the server fills a pull request
+		// until it expires, and jobs it sends a cancelled fetch sit unacked
+		// until AckWait, each spending one of MaxDeliver. A stopping worker
+		// waits out its fetch and hands back what came.
+		fctx, fcancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 		batch, err := cons.Fetch(free, jetstream.FetchContext(fctx))
 		if err != nil {
 			fcancel()
@@ -450,6 +462,11 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg, ackWait time.Durat
 		m.TermWithReason("malformed") //nolint:errcheck
 		return
 	}
+	if ctx.Err() != nil {
+		// Fetched as the worker stopped: not played, handed back whole.
+		w.requeue(m, &job)
+		return
+	}
 	if w.opt.Handler == nil && w.obsolete(&job) {
 		w.logf("%s: skipped, the run has left its stage", job.ID())
 		m.TermWithReason("obsolete") //nolint:errcheck
@@ -499,15 +516,17 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg, ackWait time.Durat
 	stop()
 	if err != nil {
 		if ctx.Err() != nil {
-			m.Nak() //nolint:errcheck // the worker is stopping: another takes the job now
+			// The worker is stopping, which is not the job's failure: it
+			// goes back whole, and another worker takes it at once.
 			w.logf("%s: handed back to the queue", job.ID())
+			w.requeue(m, &job)
 			return
 		}
 		if errors.Is(err, ErrWorkerSetup) {
-			// Not the job's failure: it goes back whole (a fresh delivery
-			// count) for another worker, and this worker stops taking jobs.
+			// Not the job's failure either: back whole for another worker,
+			// and this worker stops taking jobs.
 			w.logf("%s: handed back to the queue: %v", job.ID(), err)
-			w.requeue(ctx, m, &job)
+			w.requeue(m, &job)
 			w.stopWith(err)
 			return
 		}
@@ -550,8 +569,11 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg, ackWait time.Durat
 // the job published anew (under an ID of its own, so that the stream's
 // de-duplication keeps it) and then the delivered copy acknowledged. A
 // worker dying between the two leaves the job queued twice, which is
-// harmless (results fold once per job); failing to publish, it naks.
-func (w *Worker) requeue(ctx context.Context, m jetstream.Msg, job *Job) {
+// harmless (results fold once per job); failing to publish, it naks. It
+// runs as the worker stops, so it has a context of its own.
+func (w *Worker) requeue(m jetstream.Msg, job *Job) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
 	id := job.ID() + "-requeued"
 	if md, err := m.Metadata(); err == nil {
 		id = fmt.Sprintf("%s-requeued-%d", job.ID(), md.Sequence.Stream)
