@@ -21,6 +21,7 @@ import (
 	"github.com/palace-chess/palace/loop"
 	"github.com/palace-chess/palace/loop/looptest"
 	"github.com/palace-chess/palace/nn/model"
+	"github.com/palace-chess/palace/selfplay"
 	"github.com/palace-chess/palace/store"
 	"github.com/palace-chess/palace/train"
 )
@@ -293,7 +294,7 @@ func checkRun(t *testing.T, dir string, c loop.Config) {
 		// Each game index once, none missing: 0 to rounds×games-1.
 		ids := map[uint64]bool{}
 		for _, s := range m.Shards {
-			gf, err := gamerec.Read(gamerec.GamesPath(filepath.Join(d, s.Name)))
+			gf, err := gamerec.Read(selfplay.GamesPath(filepath.Join(d, s.Name)))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -18,7 +18,6 @@ import (
 
 	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/datasets"
-	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/loop"
 	"github.com/palace-chess/palace/nn"
 	"github.com/palace-chess/palace/nn/model"
@@ -618,7 +617,7 @@ func (w *Worker) play(ctx context.Context, job Job) (Result, error) {
 func ShardKey(gen, n int) string { return loop.SelfplayKey(gen) + "/" + selfplay.ShardName(n) }
 
 // gamesKey is the key of a shard's game records.
-func gamesKey(gen, n int) string { return gamerec.GamesPath(ShardKey(gen, n)) }
+func gamesKey(gen, n int) string { return selfplay.GamesPath(ShardKey(gen, n)) }
 
 func (w *Worker) selfplay(ctx context.Context, job Job) (Result, error) {
 	// A block already in the store (the job was played, its worker died

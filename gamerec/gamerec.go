@@ -2,8 +2,9 @@
 // them: games imported from PGN and .gib collections, self-play (which
 // writes a games file beside each shard), and the game part (Line, End)
 // of arena's and experiment's records. It sits below its producers: it
-// knows rules and the self-play directory's manifest, nothing that plays.
-// Research tools (palace openings, palace export) read games through it.
+// knows rules and its own files, nothing that plays and no directory
+// layout (self-play's directories are selfplay's, a run's rundir's, whose
+// Collect is the research tools' walk over all of them).
 //
 // A games file is JSON lines: a Header, then one Game per line. It is
 // written crash-safely (temp file, fsync, rename), so a reader sees all of
@@ -30,14 +31,6 @@ import (
 const (
 	Format  = "palace-games"
 	Version = 2
-)
-
-// ShardSuffix ends the name of a shard self-play writes; GamesSuffix
-// replaces it to name the games file of the shard's games (GamesPath).
-// Collect finds self-play's games by these names.
-const (
-	ShardSuffix = ".shard"
-	GamesSuffix = ".games.jsonl"
 )
 
 // ErrGames is wrapped by every error about a games file's contents.
@@ -345,11 +338,6 @@ func (f *File) SelfPlayRuleSet() *rules.RuleSet {
 		return nil
 	}
 	return f.Header.Rules[0]
-}
-
-// GamesPath is the self-play games file of the shard at shardPath.
-func GamesPath(shardPath string) string {
-	return strings.TrimSuffix(shardPath, ShardSuffix) + GamesSuffix
 }
 
 // NewHeader is a header holding the rule sets of games.

@@ -19,14 +19,14 @@ const mateFEN = "4k4/R8/9/9/9/9/9/9/9/3K3R1 w - - 0 1"
 // TestReadLegacySelfplay reads a game-record file as self-play wrote it
 // before it wrote games files (palace-selfplay-games version 1), written
 // out by hand: the games name the header's rule set and network, replay
-// strictly, and Collect dates them and names their file.
+// strictly, and ReadEach dates them and names their file.
 func TestReadLegacySelfplay(t *testing.T) {
 	xq := rules.MustPreset("xiangqi")
 	data := `{"format":"palace-selfplay-games","version":1,"shard":"shard-000000.shard","rule_set":"xiangqi@28da3d27164cf76e",` +
 		`"rules":` + xiangqiGoFields + `,"network_id":"net-1","game_hash":"abc","seed":9,"code_version":"old","games":2}` + "\n" +
 		`{"id":0,"seed":11,"start_fen":"` + mateFEN + `","moves":"h1h10","plies":1,"result":"1-0","reason":"checkmate","full":1}` + "\n" +
 		`{"id":7,"seed":12,"start_fen":"` + mateFEN + `","moves":"h1h10","plies":1,"result":"1-0","reason":"checkmate","full":0}` + "\n"
-	path := filepath.Join(t.TempDir(), "shard-000000"+GamesSuffix)
+	path := filepath.Join(t.TempDir(), "shard-000000.games.jsonl")
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestReadLegacySelfplay(t *testing.T) {
 		}
 	}
 	var got []string
-	if err := Collect([]string{path}, func(g *Game, rs *rules.RuleSet) error {
+	if err := ReadEach(path, func(g *Game, rs *rules.RuleSet) error {
 		if g.Date == "" || rs.String() != xq.String() {
 			t.Errorf("%s: date %q, rule set %s", g.Where(), g.Date, rs)
 		}

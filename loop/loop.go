@@ -52,6 +52,7 @@ import (
 	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/internal/runlock"
 	"github.com/palace-chess/palace/ladder"
+	"github.com/palace-chess/palace/rundir"
 	"github.com/palace-chess/palace/selfplay"
 	"github.com/palace-chess/palace/stats"
 	"github.com/palace-chess/palace/store"
@@ -66,24 +67,24 @@ const (
 	StageGate     = "gate"
 )
 
-// Keys of the run directory.
+// Keys of the run directory: rundir's, the one copy of its layout.
 const (
-	ConfigKey  = "config.yaml"
-	StateKey   = "state.json"
-	BestKey    = "best.json"
-	MetricsKey = "metrics.jsonl"
-	TrainKey   = "train/state.palnet"
-	lockKey    = "run.lock"
+	ConfigKey  = rundir.ConfigKey
+	StateKey   = rundir.StateKey
+	BestKey    = rundir.BestKey
+	MetricsKey = rundir.MetricsKey
+	TrainKey   = rundir.TrainKey
+	lockKey    = rundir.LockKey
 )
 
 // NetKey is generation gen's network.
-func NetKey(gen int) string { return fmt.Sprintf("nets/gen-%04d.palnet", gen) }
+func NetKey(gen int) string { return rundir.NetKey(gen) }
 
 // SelfplayKey is generation gen's self-play directory.
-func SelfplayKey(gen int) string { return fmt.Sprintf("selfplay/gen-%04d", gen) }
+func SelfplayKey(gen int) string { return rundir.SelfplayKey(gen) }
 
 // ArenaKey is candidate gen's match record file.
-func ArenaKey(gen int) string { return fmt.Sprintf("arena/gen-%04d.jsonl", gen) }
+func ArenaKey(gen int) string { return rundir.ArenaKey(gen) }
 
 // State is where a run stands: generation Generation's stage Stage is next.
 type State struct {
@@ -102,12 +103,8 @@ type stateFile struct {
 	ConfigKeys map[string]string `json:"config_keys,omitempty"`
 }
 
-// Best is the best network so far.
-type Best struct {
-	Generation int    `json:"generation"`
-	Key        string `json:"key"`
-	NetworkID  string `json:"network_id"`
-}
+// Best is the best network so far (best.json).
+type Best = rundir.Best
 
 // Options are a run's settings beyond its Config.
 type Options struct {

@@ -12,7 +12,7 @@ import (
 	"github.com/palace-chess/palace/selfplay"
 )
 
-// A self-play directory read through gamerec.Collect gives a tree of
+// A self-play directory read through rundir.Collect gives a tree of
 // exactly the games played, each janggi game in its setup's cell.
 func TestSelfplayDirectory(t *testing.T) {
 	const games = 7

@@ -28,6 +28,7 @@ import (
 
 	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/rules"
+	"github.com/palace-chess/palace/rundir"
 )
 
 // ErrRecord is wrapped by every error about a game record's contents.
@@ -161,14 +162,14 @@ func NewBuilder(f Filter) (*Builder, error) {
 	return &Builder{t: t, gf: gf, starts: map[startKey]*start{}}, nil
 }
 
-// Build reads the games at paths (gamerec.Collect: games files, self-play
+// Build reads the games at paths (rundir.Collect: games files, self-play
 // directories, run directories) into a tree.
 func Build(paths []string, f Filter) (*Tree, error) {
 	b, err := NewBuilder(f)
 	if err != nil {
 		return nil, err
 	}
-	if err := gamerec.Collect(paths, b.Add); err != nil {
+	if err := rundir.Collect(paths, b.Add); err != nil {
 		return nil, err
 	}
 	return b.Tree(), nil

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/palace-chess/palace/datasets"
-	"github.com/palace-chess/palace/gamerec"
 )
 
 // Block is the output of PlayBlock: one shard and its game records,
@@ -70,5 +69,5 @@ func PlayBlock(ctx context.Context, cfg Config, opt Options, shard int, first ui
 		return Block{}, fmt.Errorf("selfplay: block at game %d: the manifest does not list its shard (%v)", first, err)
 	}
 	path := filepath.Join(r.dir, m.Shards[0].Name)
-	return Block{Shard: path, Games: gamerec.GamesPath(path), Info: m.Shards[0], Stats: r.stats()}, nil
+	return Block{Shard: path, Games: GamesPath(path), Info: m.Shards[0], Stats: r.stats()}, nil
 }

@@ -89,7 +89,7 @@ func dirGames(t testing.TB, dir string) []gamerec.Game {
 	}
 	var all []gamerec.Game
 	for _, s := range m.Shards {
-		gf, err := gamerec.Read(gamerec.GamesPath(filepath.Join(dir, s.Name)))
+		gf, err := gamerec.Read(GamesPath(filepath.Join(dir, s.Name)))
 		if err != nil {
 			t.Fatal(err)
 		}

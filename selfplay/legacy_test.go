@@ -53,7 +53,7 @@ func writeLegacy(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	for _, s := range m.Shards {
-		path := gamerec.GamesPath(filepath.Join(dir, s.Name))
+		path := GamesPath(filepath.Join(dir, s.Name))
 		gf, err := gamerec.Read(path)
 		if err != nil {
 			t.Fatal(err)
@@ -86,7 +86,7 @@ func TestLegacyGameRecords(t *testing.T) {
 	cfg := verifiedRun(t)
 	want := byID(dirGames(t, cfg.Output))
 	writeLegacy(t, cfg.Output)
-	first, err := os.ReadFile(gamerec.GamesPath(filepath.Join(cfg.Output, "shard-000000.shard")))
+	first, err := os.ReadFile(GamesPath(filepath.Join(cfg.Output, "shard-000000.shard")))
 	if err != nil || !bytes.HasPrefix(first, []byte(`{"format":"palace-selfplay-games","version":1,`)) {
 		t.Fatalf("not rewritten in the old format: %.80s (%v)", first, err)
 	}
@@ -100,12 +100,12 @@ func TestLegacyGameRecords(t *testing.T) {
 	if len(games) != cfg.Games {
 		t.Errorf("%d games after resuming, want %d", len(games), cfg.Games)
 	}
-	added, err := os.ReadFile(gamerec.GamesPath(filepath.Join(cfg.Output, "shard-000002.shard")))
+	added, err := os.ReadFile(GamesPath(filepath.Join(cfg.Output, "shard-000002.shard")))
 	if err != nil || !bytes.HasPrefix(added, []byte(`{"format":"palace-games","version":2,`)) {
 		t.Errorf("the resumed run's shard: %.80s (%v)", added, err)
 	}
 	n := 0
-	if err := gamerec.Collect([]string{cfg.Output}, func(g *gamerec.Game, rs *rules.RuleSet) error {
+	if err := ReadGames(cfg.Output, func(g *gamerec.Game, rs *rules.RuleSet) error {
 		n++
 		_, err := g.ReplayStrict(rs)
 		return err

@@ -282,9 +282,9 @@ func shardNumber(name string) (int, bool) {
 	if !ok {
 		return 0, false
 	}
-	if s, ok := strings.CutSuffix(base, gamerec.ShardSuffix); ok {
+	if s, ok := strings.CutSuffix(base, ShardSuffix); ok {
 		base = s
-	} else if s, ok := strings.CutSuffix(base, gamerec.GamesSuffix); ok {
+	} else if s, ok := strings.CutSuffix(base, GamesSuffix); ok {
 		base = s
 	} else {
 		return 0, false
@@ -296,7 +296,7 @@ func shardNumber(name string) (int, bool) {
 	return n, true
 }
 
-func shardName(n int) string { return fmt.Sprintf("shard-%06d%s", n, gamerec.ShardSuffix) }
+func shardName(n int) string { return fmt.Sprintf("shard-%06d%s", n, ShardSuffix) }
 
 // isDebris reports whether name is a temporary file a killed writer of
 // this package (or of the manifest) left: never a committed file.
@@ -332,8 +332,8 @@ func (r *runner) resume() (map[uint64]bool, error) {
 			continue
 		}
 		shard := name
-		if s, ok := strings.CutSuffix(name, gamerec.GamesSuffix); ok {
-			shard = s + gamerec.ShardSuffix
+		if s, ok := strings.CutSuffix(name, GamesSuffix); ok {
+			shard = s + ShardSuffix
 		}
 		_, ours := shardNumber(name)
 		if isDebris(name) || (ours && !listed[shard]) {
@@ -345,8 +345,8 @@ func (r *runner) resume() (map[uint64]bool, error) {
 	done := map[uint64]bool{}
 	where := map[uint64]string{}
 	for _, s := range m.Shards {
-		gpath := gamerec.GamesPath(filepath.Join(r.dir, s.Name))
-		if !strings.HasSuffix(s.Name, gamerec.ShardSuffix) {
+		gpath := GamesPath(filepath.Join(r.dir, s.Name))
+		if !strings.HasSuffix(s.Name, ShardSuffix) {
 			return nil, fmt.Errorf("selfplay: %s lists %s, which self-play did not write; give self-play a directory of its own", filepath.Join(r.dir, datasets.ManifestName), s.Name)
 		}
 		// A listed shard's games count as played: a shard lost, cut
@@ -623,7 +623,7 @@ func (r *runner) writeShard(games []*finishedGame) error {
 	}
 	gh := gamerec.Header{Rules: []*rules.RuleSet{r.rs}, Shard: name, NetworkID: r.netID, GameHash: r.hash,
 		Seed: r.cfg.Seed, CodeVersion: r.opt.CodeVersion}
-	if err := gamerec.Write(gamerec.GamesPath(path), gh, recs); err != nil {
+	if err := gamerec.Write(GamesPath(path), gh, recs); err != nil {
 		w.Abort()
 		return fmt.Errorf("selfplay: %w", err)
 	}

@@ -48,7 +48,7 @@ func checkDir(t *testing.T, cfg Config) []gamerec.Game {
 	var games []gamerec.Game
 	for _, s := range m.Shards {
 		manifestGames += s.Games
-		gf, err := gamerec.Read(gamerec.GamesPath(filepath.Join(dir, s.Name)))
+		gf, err := gamerec.Read(GamesPath(filepath.Join(dir, s.Name)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -317,8 +317,8 @@ func TestResumeRemovesDebris(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Game records written just before a kill, and temporary files.
-	orphan := filepath.Join(dir, "shard-000042"+gamerec.GamesSuffix)
-	copyFile(t, gamerec.GamesPath(filepath.Join(dir, "shard-000000.shard")), orphan)
+	orphan := filepath.Join(dir, "shard-000042"+GamesSuffix)
+	copyFile(t, GamesPath(filepath.Join(dir, "shard-000000.shard")), orphan)
 	temps := []string{".shard-000043.shard.tmp-123", ".shard-000043.games.jsonl.tmp-456", ".manifest.json.tmp-789"}
 	for _, name := range temps {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte("partial"), 0o644); err != nil {

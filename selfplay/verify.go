@@ -49,7 +49,7 @@ func Verify(dir string) (*VerifyReport, error) {
 	for _, s := range m.Shards {
 		listed[s.Name] = true
 		rep.Records += s.Records
-		if _, err := os.Stat(gamerec.GamesPath(filepath.Join(dir, s.Name))); err == nil {
+		if _, err := os.Stat(GamesPath(filepath.Join(dir, s.Name))); err == nil {
 			anyGames = true
 		}
 	}
@@ -58,7 +58,7 @@ func Verify(dir string) (*VerifyReport, error) {
 		return nil, fmt.Errorf("selfplay: %w", err)
 	}
 	for _, e := range entries {
-		if name, ok := strings.CutSuffix(e.Name(), gamerec.GamesSuffix); ok && !strings.HasPrefix(name, ".") && !listed[name+gamerec.ShardSuffix] {
+		if name, ok := strings.CutSuffix(e.Name(), GamesSuffix); ok && !strings.HasPrefix(name, ".") && !listed[name+ShardSuffix] {
 			rep.Problems = append(rep.Problems, datasets.Problem{Name: e.Name(),
 				Err: errors.New("game records of a shard the manifest does not list (a crash's debris: the next self-play run removes it)")})
 		}
@@ -68,7 +68,7 @@ func Verify(dir string) (*VerifyReport, error) {
 	}
 	where := map[uint64]string{}
 	for _, s := range m.Shards {
-		gname := filepath.Base(gamerec.GamesPath(s.Name))
+		gname := filepath.Base(GamesPath(s.Name))
 		gf, err := gamerec.Read(filepath.Join(dir, gname))
 		if err != nil {
 			rep.Problems = append(rep.Problems, datasets.Problem{Name: gname, Err: err})

@@ -63,7 +63,7 @@ func problemsMention(t *testing.T, dir, file, what string) bool {
 }
 
 func TestVerifyFindsDamage(t *testing.T) {
-	gname := "shard-000000" + gamerec.GamesSuffix
+	gname := "shard-000000" + GamesSuffix
 	for _, tc := range []struct {
 		name, file, what string
 		edit             func(t *testing.T, dir string)
@@ -97,17 +97,17 @@ func TestVerifyFindsDamage(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
-		{"duplicate game", "shard-000001" + gamerec.GamesSuffix, "is also in", func(t *testing.T, dir string) {
+		{"duplicate game", "shard-000001" + GamesSuffix, "is also in", func(t *testing.T, dir string) {
 			first, err := gamerec.Read(filepath.Join(dir, gname))
 			if err != nil {
 				t.Fatal(err)
 			}
-			gf, err := gamerec.Read(filepath.Join(dir, "shard-000001"+gamerec.GamesSuffix))
+			gf, err := gamerec.Read(filepath.Join(dir, "shard-000001"+GamesSuffix))
 			if err != nil {
 				t.Fatal(err)
 			}
 			gf.Games[0] = first.Games[0]
-			if err := gamerec.Write(filepath.Join(dir, "shard-000001"+gamerec.GamesSuffix), gf.Header, gf.Games); err != nil {
+			if err := gamerec.Write(filepath.Join(dir, "shard-000001"+GamesSuffix), gf.Header, gf.Games); err != nil {
 				t.Fatal(err)
 			}
 		}},
@@ -125,8 +125,8 @@ func TestVerifyFindsDamage(t *testing.T) {
 				return b
 			})
 		}},
-		{"unlisted game records", "shard-000077" + gamerec.GamesSuffix, "does not list", func(t *testing.T, dir string) {
-			copyFile(t, filepath.Join(dir, gname), filepath.Join(dir, "shard-000077"+gamerec.GamesSuffix))
+		{"unlisted game records", "shard-000077" + GamesSuffix, "does not list", func(t *testing.T, dir string) {
+			copyFile(t, filepath.Join(dir, gname), filepath.Join(dir, "shard-000077"+GamesSuffix))
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -141,7 +141,7 @@ func TestVerifyFindsDamage(t *testing.T) {
 
 func TestReadGamesErrors(t *testing.T) {
 	cfg := verifiedRun(t)
-	path := gamerec.GamesPath(filepath.Join(cfg.Output, "shard-000000.shard"))
+	path := GamesPath(filepath.Join(cfg.Output, "shard-000000.shard"))
 	good, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)

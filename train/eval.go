@@ -12,6 +12,7 @@ import (
 	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/nn"
 	"github.com/palace-chess/palace/rules"
+	"github.com/palace-chess/palace/rundir"
 )
 
 // EvalOptions say which records Eval reads and how it batches them.
@@ -301,7 +302,7 @@ func (e *evaluation) flush() error {
 }
 
 // EvalGames evaluates ev on the positions of the recorded games at paths
-// (games files, or directories of them: gamerec.Collect) that filter keeps
+// (games files, or directories of them: rundir.Collect) that filter keeps
 // (its held-out share is ignored: every kept game counts), each built as
 // training builds them (GamePositions). A game that does not replay is an
 // error naming it, never skipped.
@@ -321,7 +322,7 @@ func EvalGames(ev nn.Evaluator, paths []string, filter GameFilter, o EvalOptions
 	every := int64(max(o.Every, 1))
 	var recs []datasets.Record
 	var seen int64 = -1
-	err = gamerec.Collect(paths, func(g *gamerec.Game, rs *rules.RuleSet) error {
+	err = rundir.Collect(paths, func(g *gamerec.Game, rs *rules.RuleSet) error {
 		if keep, _ := sel.Select(g); !keep {
 			return nil
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/internal/atomicfile"
 	"github.com/palace-chess/palace/rules"
+	"github.com/palace-chess/palace/rundir"
 )
 
 // A game set is the training positions of recorded games, built once by
@@ -119,7 +120,7 @@ type BuildProgress struct {
 	Read, Train, HeldOut int64 // games
 }
 
-// BuildGameSet reads the recorded games at paths (gamerec.Collect: games
+// BuildGameSet reads the recorded games at paths (rundir.Collect: games
 // files, or directories of them), keeps those filter selects and writes
 // their positions (GamePositions) into a new game set at dir, which must
 // not exist. A game that does not replay stops the build with an error
@@ -174,7 +175,7 @@ func BuildGameSet(dir string, paths []string, filter GameFilter, codeVersion str
 		}
 	}
 	var recs []datasets.Record
-	err = gamerec.Collect(paths, func(g *gamerec.Game, rs *rules.RuleSet) error {
+	err = rundir.Collect(paths, func(g *gamerec.Game, rs *rules.RuleSet) error {
 		set.Read++
 		keep, heldOut := sel.Select(g)
 		if keep {

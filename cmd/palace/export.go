@@ -14,6 +14,7 @@ import (
 	"github.com/palace-chess/palace/internal/atomicfile"
 	"github.com/palace-chess/palace/pgn"
 	"github.com/palace-chess/palace/rules"
+	"github.com/palace-chess/palace/rundir"
 )
 
 const exportUsage = `usage: palace export [flags] PATH...
@@ -47,7 +48,7 @@ func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var games []gamerec.Game
 	sets := map[string]*rules.RuleSet{}
 	held := map[string]bool{} // every rule set the files hold, for a filter that matches none
-	err = gamerec.Collect(paths, func(g *gamerec.Game, rs *rules.RuleSet) error {
+	err = rundir.Collect(paths, func(g *gamerec.Game, rs *rules.RuleSet) error {
 		held[g.RuleSet] = true
 		if *limit > 0 && len(games) == *limit {
 			return nil
@@ -106,7 +107,7 @@ func checkOut(flag, out string, inputs ...string) error {
 }
 
 // checkGamesOut is checkOut for a command that reads paths with
-// gamerec.Collect, and the files others besides. A directory's files are
+// rundir.Collect, and the files others besides. A directory's files are
 // inputs too: an output inside a run or self-play directory being read
 // (whose every file is palace's state) is refused, and so is one that is
 // a games file below a directory being read; a new file beside games
@@ -146,7 +147,7 @@ func checkGamesOut(flag, out string, paths []string, others ...string) error {
 		// From out's directory up to p: is any a run or self-play directory?
 		for d := rel; ; d = filepath.Dir(d) {
 			full := filepath.Join(top, d)
-			if kind := gamerec.DirKind(full); kind != "" {
+			if kind := rundir.Kind(full); kind != "" {
 				return usagef("--%s %s is inside %s, %s being read; palace writes there only its own files", flag, out, filepath.Join(p, d), kind)
 			}
 			if d == "." {
@@ -160,7 +161,7 @@ func checkGamesOut(flag, out string, paths []string, others ...string) error {
 	return nil
 }
 
-// isGamesFile reports whether path is a file gamerec.Collect reads in a
+// isGamesFile reports whether path is a file rundir.Collect reads in a
 // directory it walks: a .jsonl file that starts with a games file's header.
 func isGamesFile(path string) bool {
 	if !strings.HasSuffix(path, ".jsonl") {

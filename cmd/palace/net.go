@@ -17,6 +17,7 @@ import (
 	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/rules"
+	"github.com/palace-chess/palace/selfplay"
 	"github.com/palace-chess/palace/train"
 )
 
@@ -304,7 +305,7 @@ func runNetEval(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		for _, s := range m.Shards {
-			path := gamerec.GamesPath(filepath.Join(dir, s.Name))
+			path := selfplay.GamesPath(filepath.Join(dir, s.Name))
 			if _, err := os.Stat(path); err != nil {
 				continue // no records: --rules must name its rule set
 			}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/palace-chess/palace/datasets"
-	"github.com/palace-chess/palace/gamerec"
+	"github.com/palace-chess/palace/selfplay"
 )
 
 func TestNetEval(t *testing.T) {
@@ -36,7 +36,7 @@ func TestNetEval(t *testing.T) {
 	}
 	// Without them, --rules and --max-plies name it.
 	for _, s := range m.Shards {
-		os.Remove(gamerec.GamesPath(filepath.Join(dir, s.Name)))
+		os.Remove(selfplay.GamesPath(filepath.Join(dir, s.Name)))
 	}
 	code, _, errOut = runPalace(t, "", "net", "eval", "--net", net, dir)
 	if code != 1 || !strings.Contains(errOut, "is under rule set janggi@") {

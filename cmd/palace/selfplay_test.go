@@ -16,6 +16,7 @@ import (
 
 	"github.com/palace-chess/palace/datasets"
 	"github.com/palace-chess/palace/gamerec"
+	"github.com/palace-chess/palace/selfplay"
 )
 
 // tinySelfplayConfig writes a self-play config small enough for a test: a
@@ -52,7 +53,7 @@ func gamesOf(t *testing.T, dir string) ([]gamerec.Game, map[uint64]int) {
 	inShards := map[uint64]int{}
 	for _, s := range m.Shards {
 		path := filepath.Join(dir, s.Name)
-		gf, err := gamerec.Read(gamerec.GamesPath(path))
+		gf, err := gamerec.Read(selfplay.GamesPath(path))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -97,7 +97,7 @@ func runShardInspect(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(out, "full searches   %d of %d records (%.1f%%)\n", full, i, 100*float64(full)/float64(i))
 		fmt.Fprintf(out, "results         %d wins, %d draws, %d losses (to the side to move)\n", results[2], results[1], results[0])
 	}
-	gpath := gamerec.GamesPath(path)
+	gpath := selfplay.GamesPath(path)
 	if gf, err := gamerec.Read(gpath); err == nil {
 		fmt.Fprintf(out, "game records    %s: %d games\n", gpath, len(gf.Games))
 	} else if !errors.Is(err, os.ErrNotExist) {
