@@ -1,6 +1,7 @@
 package train
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -130,6 +131,13 @@ type BuildProgress struct {
 // One build at a time in dir's parent (palace train locks its work
 // directory): a build's start removes what a killed one left there.
 func BuildGameSet(dir string, paths []string, filter GameFilter, codeVersion string, progress func(BuildProgress)) (*GameSet, error) {
+	return buildGameSet(context.Background(), dir, paths, filter, codeVersion, progress)
+}
+
+// buildGameSet is BuildGameSet, stopped by ctx between games (a games
+// job's Ctrl-C while a large collection is read): a stopped build leaves
+// no set, and returns ctx's error.
+func buildGameSet(ctx context.Context, dir string, paths []string, filter GameFilter, codeVersion string, progress func(BuildProgress)) (*GameSet, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("train: game set: no games files given")
 	}
@@ -176,6 +184,9 @@ func BuildGameSet(dir string, paths []string, filter GameFilter, codeVersion str
 	}
 	var recs []datasets.Record
 	err = rundir.Collect(paths, func(g *gamerec.Game, rs *rules.RuleSet) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		set.Read++
 		keep, heldOut := sel.Select(g)
 		if keep {

@@ -71,7 +71,7 @@ func TestJobsKeepToTheirDirectories(t *testing.T) {
 		{[]string{"selfplay", "--config", tinySelfplayConfig(t, other, "xiangqi", 2, 20, "")}, 1, other + " is not a self-play directory (no manifest.json) and holds other files (notes.txt)"},
 		{[]string{"train", "--games", games, "--out", filepath.Join(dir, "n.palnet"), "--work", other}, 1, other + " is not a palace train job (no job.json) and holds other files (notes.txt)"},
 		{[]string{"train", "--games", games, "--out", filepath.Join(dir, "n.palnet"), "--eval-every", "-2"}, 2, "--eval-every -2"},
-		{[]string{"train", "--games", games, "--out", filepath.Join(dir, "x.palnet"), "--init", janggi}, 1, "--init " + janggi + ": model: the network was made for janggi"},
+		{[]string{"train", "--games", games, "--out", filepath.Join(dir, "x.palnet"), "--init", janggi}, 1, "initial network " + janggi + ": model: the network was made for janggi"},
 	} {
 		code, _, errOut := runPalace(t, "", tc.args...)
 		if code != tc.code || !strings.Contains(errOut, tc.want) {

@@ -1,20 +1,15 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/palace-chess/palace/configs"
 	"github.com/palace-chess/palace/internal/atomicfile"
 	"github.com/palace-chess/palace/internal/chart"
-	"github.com/palace-chess/palace/internal/runlock"
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/train"
 )
@@ -44,22 +39,6 @@ is written to NET (--init's shape, else the config's network section).`
 
 // defaultGamesConfig is the built-in supervised config.
 const defaultGamesConfig = "train-games.yaml"
-
-// trainJob is what a work directory was started with; a resumed job must
-// match it.
-type trainJob struct {
-	Format    string           `json:"format"`
-	Inputs    []string         `json:"inputs"`
-	Filter    train.GameFilter `json:"filter"`
-	Config    string           `json:"config"` // the config file's text
-	Epochs    float64          `json:"epochs"`
-	EvalEvery int64            `json:"eval_every"`
-	Init      string           `json:"init,omitempty"` // the network id of --init
-	Network   *model.Config    `json:"network"`
-	// ScoreWeight is --score-weight, the config's search_value_weight
-	// where given.
-	ScoreWeight float64 `json:"score_weight,omitempty"`
-}
 
 func runTrain(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("train", stderr)
@@ -148,8 +127,7 @@ func runTrain(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		if !(*scoreScale > 0) {
 			return usagef("--score-scale %v: want a positive number of centipawns", *scoreScale)
 		}
-		filter.ScoreScale = *scoreScale
-		cfg.Train.SearchValueWeight = *scoreWeight
+		filter.ScoreScale = *scoreScale // and the job sets the config's search_value_weight
 	}
 	if *rulesList != "" {
 		for _, r := range strings.Split(*rulesList, ",") {
@@ -164,81 +142,40 @@ func runTrain(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 		if init, err = model.LoadPlayable(*initFile); err != nil {
 			return err
 		}
-		cfg.Network = init.Weights.Config
 	}
 	dir := *work
 	if dir == "" {
 		dir = *out + ".work"
 	}
-	if err := checkWorkDir(dir); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	unlock, err := runlock.Lock(filepath.Join(dir, ".lock"))
-	if err != nil {
-		return fmt.Errorf("%s: %w", dir, err)
-	}
-	defer unlock()
-	job := trainJob{Format: "palace-train-games", Inputs: games, Filter: filter, Config: string(cfgData),
-		Epochs: cfg.Epochs, EvalEvery: cfg.EvalEvery, Network: &cfg.Network, ScoreWeight: *scoreWeight}
-	if init != nil {
-		job.Init = init.Weights.ID()
-	}
-	if err := checkTrainJob(filepath.Join(dir, "job.json"), job); err != nil {
-		return err
-	}
 	status := newStatus(stdout, show, line)
 	defer status.end()
-	setDir := filepath.Join(dir, "gameset")
-	set, err := train.ReadGameSet(setDir)
-	switch {
-	case err == nil:
-		if !set.Same(games, filter) { // job.json says otherwise: a bug, or a hand edit
-			return fmt.Errorf("%s was built from other games or filters than this job's", setDir)
-		}
-	case errors.Is(err, os.ErrNotExist):
-		set, err = train.BuildGameSet(setDir, games, filter, codeVersion(), func(p train.BuildProgress) {
-			status.draw(fmt.Sprintf("reading games: %d read, %d to train on, %d held out", p.Read, p.Train, p.HeldOut))
-		})
-		if err != nil {
-			return err
-		}
-	default:
-		return err
-	}
-	printGameSet(status.output(), set)
-	if init != nil {
-		// A network of the other game would learn this one from a
-		// nonsense start.
-		for _, rs := range set.RuleSets {
-			if err := init.CheckRuleSet(rs); err != nil {
-				return fmt.Errorf("--init %s: %w", *initFile, err)
-			}
-		}
-	}
-	if init == nil {
-		if _, err := os.Stat(filepath.Join(dir, "state.palnet")); errors.Is(err, os.ErrNotExist) {
-			if init, err = model.RandomCheckpoint(cfg.Network, set.RuleSets, model.Provenance{CodeVersion: codeVersion(), Seed: cfg.NetworkSeed,
-				Note: "random weights, to learn from recorded games"}); err != nil {
-				return err
-			}
-		}
-	}
 	ctx, stop := stopContext(0)
 	defer stop()
-	steps := train.GamesSteps(cfg.Train, set.Train.Positions, cfg.Epochs)
-	fmt.Fprintf(status.output(), "training %d blocks × %d filters for %.3g epochs: %d steps of %d positions\n",
-		cfg.Network.Blocks, cfg.Network.Filters, cfg.Epochs, steps, cfg.Train.Batch)
 	tw := newCurveTable(status.output())
-	ck, curve, err := train.TrainGames(ctx, cfg.Train, train.GamesJob{Set: set, State: filepath.Join(dir, "state.palnet"),
-		Curve: filepath.Join(dir, "curve.json"), Best: filepath.Join(dir, "best.palnet"), Init: init, Epochs: cfg.Epochs, EvalEvery: cfg.EvalEvery, Seed: cfg.Seed,
-		CodeVersion: codeVersion(),
-		Progress:    tw.point,
-		TrainProgress: func(p train.Progress) {
+	res, err := train.RunGamesJob(ctx, train.GamesRun{Dir: dir, Out: *out, Inputs: games, Filter: filter,
+		Config: cfg, ConfigText: string(cfgData), ScoreWeight: *scoreWeight, Init: init, InitName: *initFile,
+		KeepLast: *keep == "last", CodeVersion: codeVersion()}, func(e train.GamesEvent) {
+		switch e.Kind {
+		case train.GamesReading:
+			p := e.Reading
+			status.draw(fmt.Sprintf("reading games: %d read, %d to train on, %d held out", p.Read, p.Train, p.HeldOut))
+		case train.GamesSetReady:
+			printGameSet(status.output(), e.Set)
+		case train.GamesTraining:
+			p := e.Plan
+			fmt.Fprintf(status.output(), "training %d blocks × %d filters for %.3g epochs: %d steps of %d positions\n",
+				p.Network.Blocks, p.Network.Filters, p.Epochs, p.Steps, p.Batch)
+		case train.GamesPoint:
+			tw.point(e.Point)
+		case train.GamesStep:
+			p := e.Step
 			status.update(fmt.Sprintf("step %d/%d  lr %.2g  policy %.3f  wdl %.3f  %.0f samples/s", p.Step, p.Target, p.Rate, p.Losses.Policy, p.Losses.WDL, p.SamplesPerS))
-		}})
+		}
+	})
+	var curve *train.Curve
+	if res != nil {
+		curve = res.Curve
+	}
 	if curve != nil && len(curve.Points) > 0 {
 		if err := drawCurve(dir, curve); err != nil {
 			return err
@@ -250,82 +187,21 @@ func runTrain(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	final := *ck
-	final.Optimizer = nil
 	which := "the last step's"
-	if *keep == "best" && curve.BestStep >= 0 && curve.BestStep != ck.Steps {
-		best, err := model.Load(filepath.Join(dir, "best.palnet"))
-		if err != nil {
-			return err
-		}
-		if best.Steps != curve.BestStep {
-			return fmt.Errorf("%s is step %d's network, the curve says step %d: remove both and run again to redo the evaluations", filepath.Join(dir, "best.palnet"), best.Steps, curve.BestStep)
-		}
-		final = *best
-		which = fmt.Sprintf("step %d's (least held-out loss; the last step's is in %s)", best.Steps, filepath.Join(dir, "state.palnet"))
-	}
-	final.Provenance.Note = provenanceNote(set, curve, final.Steps)
-	if init != nil && *initFile != "" {
-		final.Provenance.Parent = init.Weights.ID()
-	}
-	if err := final.Save(*out); err != nil {
-		return err
+	if res.Kept == "best" {
+		which = fmt.Sprintf("step %d's (least held-out loss; the last step's is in %s)", res.Step, res.State)
 	}
 	fmt.Fprintf(status.output(), "wrote %s: network %s, %s of %d steps (%.0f s of training); curve in %s\n",
-		*out, final.Weights.ID(), which, ck.Steps, curve.Points[len(curve.Points)-1].Seconds, filepath.Join(dir, "curve.json"))
+		*out, res.Network, which, res.Steps, res.Seconds, res.CurveFile)
 	return nil
 }
 
-// checkWorkDir refuses a work directory that is neither a palace train
-// job's (job.json) nor new or empty (its lock and temporary files aside):
-// nothing of another job's is taken for this one's, or mixed in.
-func checkWorkDir(dir string) error {
-	if _, err := os.Stat(filepath.Join(dir, "job.json")); err == nil {
-		return nil
-	}
-	if other := otherFiles(dir, ".lock"); len(other) > 0 {
-		return fmt.Errorf("%s is not a palace train job (no job.json) and holds other files (%s); give a new or empty --work", dir, strings.Join(other, ", "))
-	}
-	return nil
-}
-
-// checkTrainJob writes the job's description to path, or checks that the
-// one there is the same job.
-func checkTrainJob(path string, job trainJob) error {
-	want, err := json.MarshalIndent(job, "", "  ")
-	if err != nil {
-		return err
-	}
-	want = append(want, '\n')
-	have, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return atomicfile.WriteBytes(path, 0o644, want)
-	}
-	if err != nil {
-		return err
-	}
-	if !bytes.Equal(have, want) {
-		return fmt.Errorf("%s was started with other games, filters, config or initial network (see %s); give another --work, or remove it to start over",
-			filepath.Dir(path), path)
-	}
-	return nil
-}
-
+// lastStep is the curve's last step, where a stopped job resumes.
 func lastStep(c *train.Curve) int64 {
 	if c == nil || len(c.Points) == 0 {
 		return 0
 	}
 	return c.Points[len(c.Points)-1].Step
-}
-
-// provenanceNote says what a network trained from records learnt from,
-// and how it did on the held-out games at its step.
-func provenanceNote(set *train.GameSet, curve *train.Curve, step int64) string {
-	note := fmt.Sprintf("trained on %d recorded games (%d positions) from %s", set.Train.Games, set.Train.Positions, strings.Join(set.Inputs, ", "))
-	if p, ok := curve.Point(step); ok && p.HeldOut != nil {
-		note += fmt.Sprintf("; on %d held-out games: top-1 %.1f%%, top-3 %.1f%%", set.HeldOut.Games, 100*p.HeldOut.Top1, 100*p.HeldOut.Top3)
-	}
-	return note
 }
 
 func printGameSet(w io.Writer, set *train.GameSet) {
