@@ -643,12 +643,12 @@ func (w *Worker) selfplay(ctx context.Context, job Job) (Result, error) {
 	}
 	defer os.RemoveAll(dir)
 	// The block's games only: PlayBlock sets the game count itself.
-	cfg := w.stages.SelfplayConfig(job.Seed, 0, dir, "")
+	sj := w.stages.SelfplayJob(job.Seed, 0, dir, "")
 	opt := selfplay.Options{CodeVersion: w.opt.CodeVersion, Evaluator: func() (nn.Evaluator, string, error) {
 		ev, err := model.NewEvaluator(net)
 		return ev, net.ID(), err
 	}}
-	blk, err := selfplay.PlayBlock(ctx, cfg, opt, job.Shard, job.First, job.Games)
+	blk, err := selfplay.PlayBlock(ctx, w.stages.Config.Selfplay.Config, sj, opt, job.Shard, job.First, job.Games)
 	if err != nil {
 		return Result{}, err
 	}

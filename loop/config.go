@@ -21,7 +21,10 @@ import (
 // settings. LoadConfig reads it from YAML (configs/quickstart-*.yaml
 // document every key).
 type Config struct {
-	Rules string // a preset or a rule-set YAML file
+	// Rules is the run's rule set, uncapped: the config's rules (a preset
+	// or a rule-set YAML file), loaded once by ParseConfig. Each stage caps
+	// it as it plays (RuleSets).
+	Rules *rules.RuleSet
 	Seed  uint64
 	// Generations stops the run after that many generations (0: never).
 	Generations int
@@ -38,12 +41,41 @@ type Config struct {
 	// its shape replaces Network's, and it is read once, when the run
 	// starts.
 	NetworkInit string
-	// Selfplay is each generation's self-play: Games is the number of
-	// games per generation; Output, Rules, Network and Seed are the run's.
-	Selfplay selfplay.Config
+	// Selfplay is each generation's self-play.
+	Selfplay SelfplayConfig
 	Train    train.Config
 	Arena    ArenaConfig
 	Ladder   LadderConfig
+}
+
+// SelfplayConfig is a config's selfplay section: selfplay's config, and
+// the two keys of a self-play job that stay the same for the whole run.
+// The rest of each job (its directory, rule set, network and seed) is the
+// run's (Stages.SelfplayJob).
+type SelfplayConfig struct {
+	selfplay.Config
+	// Games is the number of games a round plays: a generation plays one
+	// round, or more until training has its positions (MoreSelfplay).
+	Games        int
+	JanggiSetups selfplay.SetupWeights
+}
+
+// validate reports what cannot work in the section under rule set rs.
+func (s *SelfplayConfig) validate(rs *rules.RuleSet) error {
+	var errs []error
+	if err := s.Config.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if s.Games < 1 || s.Games > selfplay.MaxGames {
+		errs = append(errs, fmt.Errorf("games: %d, want 1 to %d", s.Games, selfplay.MaxGames))
+	}
+	if err := s.JanggiSetups.Validate(rs); err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("selfplay: %w", errors.Join(errs...))
+	}
+	return nil
 }
 
 // ArenaConfig is the gate: a match between the candidate and the best
@@ -88,15 +120,13 @@ type LadderConfig struct {
 // DefaultConfig is a configuration with every default filled in; Rules and
 // Seed are the caller's.
 func DefaultConfig() Config {
-	sp := selfplay.DefaultConfig()
-	sp.Games = 200
 	net := model.DefaultConfig()
 	net.Blocks, net.Filters, net.ValueHidden = 4, 32, 32
 	return Config{
 		Gating:      true,
 		Network:     net,
 		NetworkSeed: 1,
-		Selfplay:    sp,
+		Selfplay:    SelfplayConfig{Config: selfplay.DefaultConfig(), Games: 200},
 		Train:       train.DefaultConfig(),
 		Arena: ArenaConfig{Pairs: 50, OpeningPlies: 2, Search: mcts.PlayParams(32), Concurrency: 16, Evaluators: 2,
 			SPRT: stats.SPRT{Elo0: 0, Elo1: 50, Alpha: 0.05, Beta: 0.05}, AcceptScore: 0.55},
@@ -107,10 +137,8 @@ func DefaultConfig() Config {
 // Validate reports every setting that cannot work, naming the YAML key.
 func (c *Config) Validate() error {
 	var errs []error
-	if c.Rules == "" {
+	if c.Rules == nil {
 		errs = append(errs, errors.New("rules: missing"))
-	} else if _, err := rules.LoadRuleSet(c.Rules); err != nil {
-		errs = append(errs, fmt.Errorf("rules: %w", err))
 	}
 	if c.Generations < 0 {
 		errs = append(errs, fmt.Errorf("generations: %d, want ≥ 0", c.Generations))
@@ -118,10 +146,8 @@ func (c *Config) Validate() error {
 	if err := c.Network.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("network: %w", err))
 	}
-	sp := c.Selfplay
-	sp.Output, sp.Rules = "x", c.Rules
-	if err := sp.Validate(); err != nil {
-		errs = append(errs, fmt.Errorf("selfplay: %w", err))
+	if err := c.Selfplay.validate(c.Rules); err != nil {
+		errs = append(errs, err)
 	}
 	if err := c.Train.Validate(); err != nil {
 		errs = append(errs, err)
@@ -209,13 +235,14 @@ func LoadConfig(path string) (Config, error) {
 	return yamlconf.Load("loop", path, ParseConfig)
 }
 
-// ParseConfig reads a YAML configuration over DefaultConfig and validates
-// it; unknown keys are errors, and source names the input in messages.
+// ParseConfig reads a YAML configuration over DefaultConfig, loads its
+// rule set and validates it; unknown keys are errors, and source names the
+// input in messages.
 func ParseConfig(data []byte, source string) (Config, error) {
 	c := DefaultConfig()
 	f := configFile{Generations: c.Generations, Gating: c.Gating,
 		Network:  networkFile{Config: c.Network, Seed: c.NetworkSeed},
-		Selfplay: selfplay.NewFile(c.Selfplay), Train: c.Train, Arena: arenaFile{ArenaConfig: c.Arena}, Ladder: c.Ladder}
+		Selfplay: selfplay.NewFile(c.Selfplay.Config), Train: c.Train, Arena: arenaFile{ArenaConfig: c.Arena}, Ladder: c.Ladder}
 	if err := yamlconf.Decode(data, &f, sectionNames); err != nil {
 		return Config{}, fmt.Errorf("loop: %s: %w", source, err)
 	}
@@ -225,7 +252,11 @@ func ParseConfig(data []byte, source string) (Config, error) {
 	); err != nil {
 		return Config{}, fmt.Errorf("loop: %s: %w", source, err)
 	}
-	c.Rules, c.Seed, c.Generations, c.Gating = *f.Rules, *f.Seed, f.Generations, f.Gating
+	rs, err := rules.LoadRuleSet(*f.Rules)
+	if err != nil {
+		return Config{}, fmt.Errorf("loop: %s: %w", source, err)
+	}
+	c.Rules, c.Seed, c.Generations, c.Gating = rs, *f.Seed, f.Generations, f.Gating
 	c.Network, c.NetworkSeed, c.NetworkInit = f.Network.Config, f.Network.Seed, f.Network.Init
 	if c.NetworkInit != "" {
 		if given, err := givenNetworkKeys(data); err != nil {
@@ -252,17 +283,14 @@ func ParseConfig(data []byte, source string) (Config, error) {
 	if len(given) > 0 {
 		return Config{}, fmt.Errorf("loop: %s: selfplay: %s are the run's (give them at the top level or leave them out)", source, strings.Join(given, ", "))
 	}
-	games, seed := c.Selfplay.Games, uint64(0)
-	if s.Games == nil {
-		s.Games = &games
-	}
-	s.Seed, s.Output, s.Rules = &seed, "run", c.Rules
-	sp, err := s.Parse(source + ": selfplay")
+	sp, setups, err := s.Settings(source + ": selfplay")
 	if err != nil {
 		return Config{}, fmt.Errorf("loop: %w", err)
 	}
-	sp.Output, sp.Rules = "", ""
-	c.Selfplay = sp
+	c.Selfplay.Config, c.Selfplay.JanggiSetups = sp, setups
+	if s.Games != nil {
+		c.Selfplay.Games = *s.Games
+	}
 	c.Train = f.Train
 	c.Arena = f.Arena.ArenaConfig
 	c.Ladder = f.Ladder
@@ -294,15 +322,15 @@ func givenNetworkKeys(data []byte) ([]string, error) {
 }
 
 // validate reports what cannot work in the ladder section of a run under
-// rule set ruleSet; with Every 0 nothing is checked beyond the numbers.
-func (l *LadderConfig) validate(ruleSet string) error {
+// rule set rs; with Every 0 nothing is checked beyond the numbers.
+func (l *LadderConfig) validate(rs *rules.RuleSet) error {
 	var errs []error
 	if l.Every < 0 || l.Pairs < 1 || l.Pairs > arena.MaxPairs || l.Simulations < 0 || l.OpeningPlies < 0 || l.Concurrency < 1 || l.Concurrency > arena.MaxConcurrency || l.Evaluators < 1 || l.Evaluators > arena.MaxEvaluators {
 		errs = append(errs, fmt.Errorf("every %d, pairs %d, simulations %d, opening_plies %d, concurrent_games %d, evaluators %d: want ≥ 0, 1 to %d, ≥ 0, ≥ 0, 1 to %d, 1 to %d",
 			l.Every, l.Pairs, l.Simulations, l.OpeningPlies, l.Concurrency, l.Evaluators, arena.MaxPairs, arena.MaxConcurrency, arena.MaxEvaluators))
 	}
 	if l.Every > 0 && len(errs) == 0 {
-		if _, err := l.scale(ruleSet); err != nil {
+		if _, err := l.scale(rs); err != nil {
 			// The section already says ladder.
 			errs = append(errs, errors.New(strings.TrimPrefix(err.Error(), "ladder: ")))
 		}
@@ -314,25 +342,21 @@ func (l *LadderConfig) validate(ruleSet string) error {
 }
 
 // scale is the ladder's scale: its file, or the built-in one of the run's
-// rule set (uncapped: a scale is calibrated under the rules' own ends).
-func (l *LadderConfig) scale(ruleSet string) (*ladder.Scale, error) {
+// rule set rs (uncapped: a scale is calibrated under the rules' own ends).
+func (l *LadderConfig) scale(rs *rules.RuleSet) (*ladder.Scale, error) {
 	if l.Scale != "" {
 		return ladder.LoadScale(l.Scale)
-	}
-	rs, err := rules.LoadRuleSet(ruleSet)
-	if err != nil {
-		return nil, err
 	}
 	return ladder.BuiltinScale(rs)
 }
 
-// Program is the rungs' engine program: the configured one, else the
-// scale's.
-func (l *LadderConfig) Program(ruleSet string) (string, error) {
+// Program is the rungs' engine program: the configured one, else that of
+// the scale for the run's rule set rs.
+func (l *LadderConfig) Program(rs *rules.RuleSet) (string, error) {
 	if l.Engine != "" {
 		return l.Engine, nil
 	}
-	scale, err := l.scale(ruleSet)
+	scale, err := l.scale(rs)
 	if err != nil {
 		return "", err
 	}

@@ -27,11 +27,14 @@ func TestConfigsParsePinned(t *testing.T) {
 		}
 		got[name] = c
 	}
-	sp, err := selfplay.LoadConfig(filepath.Join("..", "configs", "selfplay.yaml"))
+	sp, job, err := selfplay.LoadConfig(filepath.Join("..", "configs", "selfplay.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got["selfplay.yaml"] = sp
+	got["selfplay.yaml"] = struct {
+		selfplay.Config
+		selfplay.Job
+	}{sp, job}
 	data, err := json.MarshalIndent(got, "", "  ")
 	if err != nil {
 		t.Fatal(err)

@@ -43,7 +43,7 @@ func FuzzConfigs(f *testing.F) {
 				}
 			}
 		case 1:
-			if c, err := selfplay.ParseConfig(data, "fuzz.yaml"); err == nil {
+			if c, _, err := selfplay.ParseConfig(data, "fuzz.yaml"); err == nil {
 				if err := c.Validate(); err != nil {
 					t.Fatalf("parsed, then invalid: %v", err)
 				}

@@ -72,13 +72,10 @@ type LadderSetup struct {
 // LadderSetup is the run's ladder setup; dir is where the records go.
 func (s *Stages) LadderSetup(dir string) (*LadderSetup, error) {
 	l := s.Config.Ladder
-	scale, err := l.scale(s.Config.Rules)
+	rs := s.Config.Rules
+	scale, err := l.scale(rs)
 	if err != nil {
 		return nil, fmt.Errorf("loop: ladder: %w", err)
-	}
-	rs, err := rules.LoadRuleSet(s.Config.Rules)
-	if err != nil {
-		return nil, fmt.Errorf("loop: %w", err)
 	}
 	params := s.Config.Arena.Search
 	if l.Simulations > 0 {

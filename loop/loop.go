@@ -449,9 +449,9 @@ func (r *runner) selfplay(ctx context.Context, gen int) error {
 	var counts SelfplayCounts
 	start := time.Now()
 	for {
-		cfg := r.stages.SelfplayConfig(plan.Seed, plan.Games(), dirs[gen], r.st.Local(best.Key))
+		job := r.stages.SelfplayJob(plan.Seed, plan.Games(), dirs[gen], r.st.Local(best.Key))
 		r.p.stage(gen, StageSelfplay, fmt.Sprintf("best gen %d", best.Generation))
-		st, err := selfplay.Run(ctx, cfg, selfplay.Options{Progress: r.p.selfplay(), Interval: r.opt.SelfplayInterval,
+		st, err := selfplay.Run(ctx, r.stages.Config.Selfplay.Config, job, selfplay.Options{Progress: r.p.selfplay(), Interval: r.opt.SelfplayInterval,
 			CodeVersion: r.opt.CodeVersion})
 		if err != nil {
 			return err

@@ -16,26 +16,13 @@ import (
 // so that both drivers make the same games and networks from one config.
 
 // RuleSets are the run's rule sets: self-play's (with its length cap) and
-// the arena's.
-func RuleSets(cfg Config) (selfplayRules, arenaRules *rules.RuleSet, err error) {
-	rs, err := rules.LoadRuleSet(cfg.Rules)
-	if err != nil {
-		return nil, nil, fmt.Errorf("loop: %w", err)
-	}
-	capped := func(n int) *rules.RuleSet {
-		if n <= 0 {
-			return rs
-		}
-		c := *rs
-		c.MaxPlies = n
-		return &c
-	}
-	sp := capped(cfg.Selfplay.MaxPlies)
-	ar := sp
+// the arena's (its own cap, else self-play's).
+func RuleSets(cfg Config) (selfplayRules, arenaRules *rules.RuleSet) {
+	sp := cfg.Selfplay.RuleSet(cfg.Rules)
 	if cfg.Arena.MaxPlies > 0 {
-		ar = capped(cfg.Arena.MaxPlies)
+		return sp, cfg.Rules.WithMaxPlies(cfg.Arena.MaxPlies)
 	}
-	return sp, ar, nil
+	return sp, sp
 }
 
 // SelfplaySeed is generation gen's self-play seed.

@@ -38,10 +38,10 @@ type Stages struct {
 
 // NewStages are the stages of the run in st under cfg.
 func NewStages(st store.Store, cfg Config, codeVersion string) (*Stages, error) {
-	sp, ar, err := RuleSets(cfg)
-	if err != nil {
-		return nil, err
+	if cfg.Rules == nil {
+		return nil, errors.New("loop: the config has no rule set")
 	}
+	sp, ar := RuleSets(cfg)
 	return &Stages{Store: st, Config: cfg, Rules: sp, ArenaRules: ar, CodeVersion: codeVersion}, nil
 }
 
@@ -204,13 +204,12 @@ func (p SelfplayPlan) Blocks() []SelfplayBlock {
 	return blocks
 }
 
-// SelfplayConfig is the run's self-play configuration for games 0 to
-// games-1 under seed, into output, with the network file at network (""
-// for a caller that gives selfplay its evaluator).
-func (s *Stages) SelfplayConfig(seed uint64, games int, output, network string) selfplay.Config {
-	cfg := s.Config.Selfplay
-	cfg.Output, cfg.Rules, cfg.Network, cfg.Seed, cfg.Games = output, s.Config.Rules, network, seed, games
-	return cfg
+// SelfplayJob is the run's self-play of games 0 to games-1 under seed,
+// into output, with the network file at network ("" for a caller that
+// gives selfplay its evaluator), played under Config.Selfplay.Config.
+func (s *Stages) SelfplayJob(seed uint64, games int, output, network string) selfplay.Job {
+	return selfplay.Job{Output: output, Rules: s.Rules, Network: network, Games: games,
+		JanggiSetups: s.Config.Selfplay.JanggiSetups, Seed: seed}
 }
 
 // MoreSelfplay decides whether the plan, whose rounds left the run total

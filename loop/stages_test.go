@@ -141,9 +141,9 @@ func TestSelfplayPlan(t *testing.T) {
 	if same, _, more := s.MoreSelfplay(next, 100); more || same.Rounds != 2 {
 		t.Errorf("after 100 of 100 positions: %+v, %v", same, more)
 	}
-	cfg := s.SelfplayConfig(p.Seed, p.Games(), "out", "net")
-	if cfg.Seed != p.Seed || cfg.Games != 5 || cfg.Output != "out" || cfg.Network != "net" || cfg.Rules != c.Rules {
-		t.Errorf("self-play config %+v", cfg)
+	job := s.SelfplayJob(p.Seed, p.Games(), "out", "net")
+	if job.Seed != p.Seed || job.Games != 5 || job.Output != "out" || job.Network != "net" || job.Rules != s.Rules {
+		t.Errorf("self-play job %+v", job)
 	}
 }
 

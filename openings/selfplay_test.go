@@ -18,11 +18,10 @@ func TestSelfplayDirectory(t *testing.T) {
 	const games = 7
 	cfg := selfplay.DefaultConfig()
 	run := t.TempDir()
-	cfg.Output = filepath.Join(run, "selfplay", "gen-0000")
-	cfg.Rules, cfg.Games, cfg.Seed = "janggi", games, 5
 	cfg.ConcurrentGames, cfg.GamesPerShard, cfg.MaxPlies, cfg.CacheEntries = 3, 3, 16, 1024
 	cfg.Search.Simulations, cfg.Search.CheapSimulations, cfg.Search.GumbelK = 4, 2, 2
-	st, err := selfplay.Run(context.Background(), cfg, selfplay.Options{
+	job := selfplay.Job{Output: filepath.Join(run, "selfplay", "gen-0000"), Rules: cfg.RuleSet(rules.MustPreset("janggi")), Games: games, Seed: 5}
+	st, err := selfplay.Run(context.Background(), cfg, job, selfplay.Options{
 		Evaluator: func() (nn.Evaluator, string, error) {
 			return nn.NewUniform(encode.InputSize, encode.PolicySize()), "uniform", nil
 		},
@@ -33,7 +32,7 @@ func TestSelfplayDirectory(t *testing.T) {
 	if st.Played != games {
 		t.Fatalf("played %d games, want %d", st.Played, games)
 	}
-	tree, err := Build([]string{cfg.Output}, Filter{Depth: 6})
+	tree, err := Build([]string{job.Output}, Filter{Depth: 6})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +61,7 @@ func TestSelfplayDirectory(t *testing.T) {
 	}
 	// A generation filter leaves every game out: a bare self-play
 	// directory does not know its network's generation.
-	tree, err = Build([]string{cfg.Output}, Filter{Generations: &Generations{0, -1}})
+	tree, err = Build([]string{job.Output}, Filter{Generations: &Generations{0, -1}})
 	if err != nil || tree.Games() != 0 || tree.Skipped().Generation != games {
 		t.Errorf("generation filter: %v, %d games, skipped %+v", err, tree.Games(), tree.Skipped())
 	}

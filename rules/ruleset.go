@@ -313,6 +313,19 @@ func ParseRuleSet(data []byte, source string) (*RuleSet, error) {
 	return rs, nil
 }
 
+// WithMaxPlies is rs with its games capped at n plies, on a copy (the cap
+// is part of the rule set: it changes how games end, and so the hash); n
+// ≤ 0 is rs itself. Every cap palace puts on a loaded rule set is made
+// here.
+func (rs *RuleSet) WithMaxPlies(n int) *RuleSet {
+	if n <= 0 {
+		return rs
+	}
+	c := *rs
+	c.MaxPlies = n
+	return &c
+}
+
 // LoadRuleSet resolves a --rules argument: a preset name, or a YAML file.
 func LoadRuleSet(arg string) (*RuleSet, error) {
 	if rs, err := Preset(arg); err == nil {

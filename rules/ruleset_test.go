@@ -113,3 +113,15 @@ func TestLoadRuleSet(t *testing.T) {
 		t.Error("missing file accepted")
 	}
 }
+
+// A cap is put on a copy, whose hash is its own; 0 leaves the rule set.
+func TestWithMaxPlies(t *testing.T) {
+	rs := MustPreset("janggi")
+	if rs.WithMaxPlies(0) != rs || rs.WithMaxPlies(-1) != rs {
+		t.Error("no cap made a copy")
+	}
+	c := rs.WithMaxPlies(300)
+	if c == rs || c.MaxPlies != 300 || rs.MaxPlies != 0 || c.Hash() == rs.Hash() || c.Name != rs.Name {
+		t.Errorf("capped %+v from %+v", c, rs)
+	}
+}

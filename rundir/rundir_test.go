@@ -45,18 +45,18 @@ func TestCollect(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := selfplay.DefaultConfig()
-	cfg.Output = filepath.Join(root, "sp")
-	cfg.Rules, cfg.Games, cfg.Seed, cfg.GamesPerShard, cfg.MaxPlies = "xiangqi", 5, 1, 2, 12
-	cfg.RandomNetwork = selfplay.RandomNetwork{Config: model.Config{Blocks: 1, Filters: 8, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 8}, Seed: 3}
+	cfg.GamesPerShard, cfg.MaxPlies = 2, 12
+	job := selfplay.Job{Output: filepath.Join(root, "sp"), Rules: cfg.RuleSet(xq), Games: 5, Seed: 1,
+		RandomNetwork: selfplay.RandomNetwork{Config: model.Config{Blocks: 1, Filters: 8, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 8}, Seed: 3}}
 	cfg.Search.Simulations, cfg.Search.CheapSimulations, cfg.Search.GumbelK = 4, 2, 2
 	opt := selfplay.Options{CodeVersion: "test", Evaluator: func() (nn.Evaluator, string, error) {
 		return nn.NewRandom(encode.InputSize, encode.PolicySize(), 5), "random-5", nil
 	}}
-	if _, err := selfplay.Run(context.Background(), cfg, opt); err != nil {
+	if _, err := selfplay.Run(context.Background(), cfg, job, opt); err != nil {
 		t.Fatal(err)
 	}
 	// Debris of a crash: a games file the manifest does not list.
-	if err := os.WriteFile(filepath.Join(cfg.Output, "shard-000099.games.jsonl"), []byte("junk\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(job.Output, "shard-000099.games.jsonl"), []byte("junk\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var got []string

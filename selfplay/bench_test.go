@@ -15,9 +15,10 @@ import (
 // Random evaluator, which costs next to nothing. One op is a run of 16
 // games, its start (directory, lock, cache) included.
 func BenchmarkRunZeroCost(b *testing.B) {
-	c := DefaultConfig()
+	c := testRun{Config: DefaultConfig()}
 	c.Output = filepath.Join(b.TempDir(), "run")
-	c.Rules, c.Seed, c.MaxPlies = "xiangqi", 1, 80
+	c.Seed, c.MaxPlies = 1, 80
+	c.Rules = c.RuleSet(preset(b, "xiangqi", 0))
 	c.ConcurrentGames, c.GamesPerShard, c.CacheEntries = 4, 16, 1<<16
 	opt := Options{CodeVersion: "bench", Evaluator: func() (nn.Evaluator, string, error) {
 		return nn.NewRandom(encode.InputSize, encode.PolicySize(), 5), "random-5", nil
@@ -27,7 +28,7 @@ func BenchmarkRunZeroCost(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		c.Output = filepath.Join(b.TempDir(), fmt.Sprint(i))
 		c.Games = 16
-		st, err := Run(context.Background(), c, opt)
+		st, err := Run(context.Background(), c.Config, c.Job, opt)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -10,7 +10,7 @@ import (
 )
 
 // Block is the output of PlayBlock: one shard and its game records,
-// complete, in cfg.Output.
+// complete, in job.Output.
 type Block struct {
 	// Shard and Games are the files' paths.
 	Shard, Games string
@@ -23,22 +23,22 @@ type Block struct {
 // as Run names its shards.
 func ShardName(n int) string { return shardName(n) }
 
-// PlayBlock plays games first to first+n-1 of cfg (cfg.Games is ignored)
+// PlayBlock plays games first to first+n-1 of job (job.Games is ignored)
 // and writes them as shard number shard, with its game-record file and
-// manifest entry, into cfg.Output, which must hold no games yet. It is
+// manifest entry, into job.Output, which must hold no games yet. It is
 // the unit of distributed self-play: a block's games are those Run plays
-// for the same indices (each game's randomness comes from cfg.Seed and its
+// for the same indices (each game's randomness comes from job.Seed and its
 // index alone), written in index order exactly as Run commits a block, so
 // a block played twice, after a worker died, is the same block.
 //
 // A cancelled ctx returns ctx's error and leaves no shard listed.
-func PlayBlock(ctx context.Context, cfg Config, opt Options, shard int, first uint64, n int) (Block, error) {
+func PlayBlock(ctx context.Context, cfg Config, job Job, opt Options, shard int, first uint64, n int) (Block, error) {
 	if n < 1 || shard < 0 {
 		return Block{}, fmt.Errorf("selfplay: block of %d games as shard %d", n, shard)
 	}
-	cfg.Games = int(first) + n
+	job.Games = int(first) + n
 	cfg.GamesPerShard = n
-	r, unlock, err := openRunner(cfg, opt)
+	r, unlock, err := openRunner(cfg, job, opt)
 	if err != nil {
 		return Block{}, err
 	}

@@ -20,7 +20,7 @@ func TestPlayBlockMatchesRun(t *testing.T) {
 	for shard, first := range []uint64{0, 4} {
 		bc := cfg
 		bc.Output = filepath.Join(t.TempDir(), "block")
-		b, err := PlayBlock(context.Background(), bc, opt, shard, first, 4)
+		b, err := PlayBlock(context.Background(), bc.Config, bc.Job, opt, shard, first, 4)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,7 +41,7 @@ func TestPlayBlockMatchesRun(t *testing.T) {
 			t.Errorf("block %d: verify %+v, %v", shard, rep, err)
 		}
 		// A directory that holds a block takes no other.
-		if _, err := PlayBlock(context.Background(), bc, opt, shard+1, first+4, 4); err == nil || !strings.Contains(err.Error(), "already holds") {
+		if _, err := PlayBlock(context.Background(), bc.Config, bc.Job, opt, shard+1, first+4, 4); err == nil || !strings.Contains(err.Error(), "already holds") {
 			t.Errorf("a second block in one directory: %v", err)
 		}
 	}
@@ -49,10 +49,10 @@ func TestPlayBlockMatchesRun(t *testing.T) {
 	cancel()
 	bc := cfg
 	bc.Output = filepath.Join(t.TempDir(), "cancelled")
-	if _, err := PlayBlock(ctx, bc, opt, 0, 0, 4); !errors.Is(err, context.Canceled) {
+	if _, err := PlayBlock(ctx, bc.Config, bc.Job, opt, 0, 0, 4); !errors.Is(err, context.Canceled) {
 		t.Errorf("a cancelled block: %v", err)
 	}
-	if _, err := PlayBlock(context.Background(), bc, opt, 0, 0, 0); err == nil {
+	if _, err := PlayBlock(context.Background(), bc.Config, bc.Job, opt, 0, 0, 0); err == nil {
 		t.Error("an empty block was accepted")
 	}
 }

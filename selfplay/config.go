@@ -19,24 +19,12 @@ import (
 	"github.com/palace-chess/palace/rules"
 )
 
-// Config is one self-play run: where it writes, what it plays, with which
-// network and search. LoadConfig reads it from YAML (configs/selfplay.yaml
-// documents every key); DefaultConfig fills what a file leaves out. The
-// yaml keys are decoded over the values already there; File adds the keys
-// that must be given or that conflict with others.
+// Config is how self-play plays: the settings a self-play file
+// (configs/selfplay.yaml documents every key) and a run config's selfplay
+// section share, which stay the same from one job of a run to the next.
+// DefaultConfig fills what a file leaves out. What a run plays, and where,
+// is its Job.
 type Config struct {
-	// Output is the shard directory. A run that finds games there already
-	// resumes: it plays only the game indices its manifest does not list.
-	Output string `yaml:"output"`
-	// Rules is a preset name or a rule-set YAML file.
-	Rules string `yaml:"rules"`
-	// Network is a checkpoint file; empty plays a fresh random network of
-	// RandomNetwork's shape (6 blocks × 64 filters by default).
-	Network       string        `yaml:"network"`
-	RandomNetwork RandomNetwork `yaml:"-"`
-	// Games is the run's target: game indices 0 to Games-1. The run stops
-	// once the directory holds each of them.
-	Games int `yaml:"-"`
 	// ConcurrentGames are played at once, each by its own goroutine and
 	// search; Evaluators is the number of network copies (one batcher each)
 	// they share, games split evenly; 0 is two per core, each serving at
@@ -58,24 +46,47 @@ type Config struct {
 	// MaxPlies caps a game's length through the rule set's own length cap
 	// (RuleSet.MaxPlies, on a copy: the rule set's hash changes with it), so
 	// a capped game is adjudicated as the rule set says (counting in
-	// janggi, else a draw). 0 keeps the rule set's own cap.
+	// janggi, else a draw). 0 keeps the rule set's own cap. It is applied
+	// where the job's rule set is made (RuleSet), once.
 	MaxPlies int `yaml:"max_plies"`
-	// JanggiSetups weighs the 16 janggi start setups; the zero value is
-	// uniform. Ignored (and must be zero) for xiangqi.
-	JanggiSetups SetupWeights `yaml:"-"`
 	// GamesPerShard is how many completed games make a shard: the unit of
 	// durability (a crash loses at most the games of the shard being
 	// gathered, which the next run plays again).
 	GamesPerShard int `yaml:"games_per_shard"`
-	// Seed and a game's index determine all of that game's randomness (its
-	// janggi setup and its search's random numbers).
-	Seed uint64 `yaml:"-"`
 	// Search is the search's parameters; Search.Seed is ignored (each game
-	// has its own, from Seed and its index).
+	// has its own, from Job.Seed and its index).
 	Search mcts.Params `yaml:"search"`
 }
 
-// RandomNetwork is the shape and seed of the network played when Config
+// RuleSet is rs as a job under c plays it: capped at MaxPlies.
+func (c *Config) RuleSet(rs *rules.RuleSet) *rules.RuleSet { return rs.WithMaxPlies(c.MaxPlies) }
+
+// Job is one self-play run's games: where they go, under which rule set,
+// with which network, how many and from which seed. Its caller builds it
+// with the rule set it has loaded (a self-play file's is LoadConfig's).
+type Job struct {
+	// Output is the shard directory. A run that finds games there already
+	// resumes: it plays only the game indices its manifest does not list.
+	Output string
+	// Rules is the rule set the games are played under, capped by the
+	// config (Config.RuleSet).
+	Rules *rules.RuleSet
+	// Network is a checkpoint file; empty plays a fresh random network of
+	// RandomNetwork's shape (DefaultRandomNetwork's, in a file).
+	Network       string
+	RandomNetwork RandomNetwork
+	// Games is the run's target: game indices 0 to Games-1. The run stops
+	// once the directory holds each of them.
+	Games int
+	// JanggiSetups weighs the 16 janggi start setups; the zero value is
+	// uniform. Ignored (and must be zero) for xiangqi.
+	JanggiSetups SetupWeights
+	// Seed and a game's index determine all of that game's randomness (its
+	// janggi setup and its search's random numbers).
+	Seed uint64
+}
+
+// RandomNetwork is the shape and seed of the network played when a Job
 // has no checkpoint (a config's random_network: the shape's keys and seed).
 type RandomNetwork struct {
 	model.Config `yaml:",inline"`
@@ -99,11 +110,15 @@ const (
 	DefaultGamesPerShard   = 128
 )
 
-// DefaultConfig is a configuration with every default filled in; Output,
-// Rules, Games and Seed are the caller's.
+// DefaultRandomNetwork is the random network of a self-play file that
+// gives no network: model's default shape.
+func DefaultRandomNetwork() RandomNetwork {
+	return RandomNetwork{Config: model.DefaultConfig(), Seed: 1}
+}
+
+// DefaultConfig is a configuration with every default filled in.
 func DefaultConfig() Config {
 	return Config{
-		RandomNetwork:   RandomNetwork{Config: model.DefaultConfig(), Seed: 1},
 		ConcurrentGames: DefaultConcurrentGames,
 		Evaluators:      DefaultEvaluators,
 		CacheEntries:    DefaultCacheEntries,
@@ -120,6 +135,18 @@ type SetupWeights [4][4]float64
 
 // IsZero reports whether w is the zero value (uniform).
 func (w SetupWeights) IsZero() bool { return w == SetupWeights{} }
+
+// Validate reports weights that cannot be drawn from, and weights given
+// for rs (nil: not known yet) when it is not janggi.
+func (w SetupWeights) Validate(rs *rules.RuleSet) error {
+	if err := w.check(); err != nil {
+		return err
+	}
+	if rs != nil && rs.Game != rules.Janggi && !w.IsZero() {
+		return fmt.Errorf("janggi_setups given, but rule set %s is %s", rs.Name, rs.Game)
+	}
+	return nil
+}
 
 func (w SetupWeights) check() error {
 	sum := 0.0
@@ -164,23 +191,19 @@ func (w SetupWeights) pick(u float64) (cho, han rules.JanggiSetup) {
 	return rules.JanggiSetup(last / 4), rules.JanggiSetup(last % 4)
 }
 
-// Validate reports every setting that cannot work, naming the YAML key.
 // MaxGames bounds a run's games: the games to play are listed up front,
 // and at the fastest self-play this is months of play.
 const MaxGames = 1 << 24
 
+// Validate reports every setting that cannot work, naming the YAML key.
 func (c *Config) Validate() error {
+	return problems("selfplay: config", c.problems())
+}
+
+// problems lists what cannot work in c, each naming its key.
+func (c *Config) problems() []string {
 	var errs []string
 	add := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
-	if c.Output == "" {
-		add("output: missing (the shard directory)")
-	}
-	if c.Rules == "" {
-		add("rules: missing (a preset: %s; or a rule-set YAML file)", strings.Join(rules.PresetNames(), ", "))
-	}
-	if c.Games < 1 || c.Games > MaxGames {
-		add("games: %d, want 1 to %d", c.Games, MaxGames)
-	}
 	if c.ConcurrentGames < 1 || c.ConcurrentGames > 1<<14 {
 		add("concurrent_games: %d, want 1 to %d", c.ConcurrentGames, 1<<14)
 	}
@@ -201,21 +224,56 @@ func (c *Config) Validate() error {
 	if c.GamesPerShard < 1 || c.GamesPerShard > 1<<20 {
 		add("games_per_shard: %d, want 1 to %d", c.GamesPerShard, 1<<20)
 	}
-	if err := c.JanggiSetups.check(); err != nil {
-		add("%v", err)
-	}
-	if c.Network == "" {
-		if err := c.RandomNetwork.ModelConfig().Validate(); err != nil {
-			add("random_network: %v", strings.TrimPrefix(err.Error(), "model: config "))
-		}
-	}
 	if err := c.Search.Validate(); err != nil {
 		add("search: %v", strings.TrimPrefix(err.Error(), "mcts: "))
 	}
-	if len(errs) > 0 {
-		return fmt.Errorf("selfplay: config: %s", strings.Join(errs, "; "))
+	return errs
+}
+
+// problems lists what cannot work in j under c, each named by the key of
+// a self-play file that gives it.
+func (j *Job) problems(c *Config) []string {
+	var errs []string
+	add := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+	if j.Output == "" {
+		add("output: missing (the shard directory)")
 	}
-	return nil
+	if j.Rules == nil {
+		add("rules: missing (a preset: %s; or a rule-set YAML file)", strings.Join(rules.PresetNames(), ", "))
+	} else if c.MaxPlies > 0 && j.Rules.MaxPlies != c.MaxPlies {
+		// A job's rule set not made by Config.RuleSet would play other
+		// games than its config says, under the same game hash.
+		add("rules: %s is capped at %d plies, max_plies at %d", j.Rules.Name, j.Rules.MaxPlies, c.MaxPlies)
+	}
+	if j.Games < 1 || j.Games > MaxGames {
+		add("games: %d, want 1 to %d", j.Games, MaxGames)
+	}
+	if err := j.JanggiSetups.Validate(j.Rules); err != nil {
+		add("%v", err)
+	}
+	return errs
+}
+
+// check validates a run's config and job together, so that a file's
+// every problem is told at once. The random network is checked where it
+// would be played: without a network file, and with opt (nil for a file)
+// giving no evaluator in its place.
+func check(c *Config, j *Job, opt *Options) error {
+	errs := j.problems(c)
+	if j.Network == "" && (opt == nil || opt.Evaluator == nil) {
+		if err := j.RandomNetwork.ModelConfig().Validate(); err != nil {
+			errs = append(errs, fmt.Sprintf("random_network: %v", strings.TrimPrefix(err.Error(), "model: config ")))
+		}
+	}
+	return problems("selfplay: config", append(errs, c.problems()...))
+}
+
+// problems is the error listing errs under prefix; nil when there are none.
+func problems(prefix string, errs []string) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s: %s", prefix, strings.Join(errs, "; "))
 }
 
 // evaluators is the number of network copies the run uses.
@@ -236,22 +294,26 @@ func (c *Config) batchSize() int {
 	return max(perEval*c.Search.LeavesPerEval, 1)
 }
 
-// File is the YAML form of Config (configs/selfplay.yaml), for files that
-// hold a self-play section of their own: Config's keys, decoded over the
-// Config it holds (NewFile), and the keys that must be given (pointers) or
-// that conflict with others.
+// File is the YAML form of a self-play file (configs/selfplay.yaml):
+// Config's keys, decoded over the Config it holds (NewFile), and the job's,
+// pointers where they must be given. A run config's selfplay section is a
+// File too, whose job keys but games and janggi_setups are the run's
+// (Settings).
 type File struct {
 	Config        `yaml:",inline"`
+	Output        string                          `yaml:"output"`
+	Rules         string                          `yaml:"rules"`
+	Network       string                          `yaml:"network"`
+	RandomNetwork yamlconf.Section[RandomNetwork] `yaml:"random_network"`
 	Games         *int                            `yaml:"games"`
 	Seed          *uint64                         `yaml:"seed"`
-	RandomNetwork yamlconf.Section[RandomNetwork] `yaml:"random_network"`
 	JanggiSetups  *setupsFile                     `yaml:"janggi_setups"`
 	Extra         map[string]any                  `yaml:",inline"` // unknown keys, reported by name
 }
 
-// NewFile is a File to decode over c.
+// NewFile is a File to decode over c, and over DefaultRandomNetwork.
 func NewFile(c Config) File {
-	return File{Config: c, RandomNetwork: yamlconf.Section[RandomNetwork]{Value: c.RandomNetwork}}
+	return File{Config: c, RandomNetwork: yamlconf.Section[RandomNetwork]{Value: DefaultRandomNetwork()}}
 }
 
 // setupsFile weighs janggi's setups either per side (cho and han: setup
@@ -272,56 +334,105 @@ var SectionNames = map[string]string{
 	"selfplay.setupsFile":    "janggi_setups",
 }
 
-// LoadConfig reads a YAML configuration file.
-func LoadConfig(path string) (Config, error) {
-	return yamlconf.Load("selfplay", path, ParseConfig)
+// LoadConfig reads a self-play file: its config and its job.
+func LoadConfig(path string) (Config, Job, error) {
+	type both struct {
+		c Config
+		j Job
+	}
+	b, err := yamlconf.Load("selfplay", path, func(data []byte, source string) (both, error) {
+		c, j, err := ParseConfig(data, source)
+		return both{c, j}, err
+	})
+	return b.c, b.j, err
 }
 
-// ParseConfig reads a YAML configuration over DefaultConfig and validates
-// it. Unknown keys are errors; source names the input in messages.
-func ParseConfig(data []byte, source string) (Config, error) {
+// ParseConfig reads a self-play file over DefaultConfig and validates it,
+// loading its rule set. Unknown keys are errors; source names the input
+// in messages.
+func ParseConfig(data []byte, source string) (Config, Job, error) {
 	f := NewFile(DefaultConfig())
 	if err := yamlconf.Decode(data, &f, SectionNames); err != nil {
-		return Config{}, fmt.Errorf("selfplay: %s: %w", source, err)
+		return Config{}, Job{}, fmt.Errorf("selfplay: %s: %w", source, err)
 	}
 	return f.Parse(source)
 }
 
-// Parse is the configuration the file gives, validated; source names the
-// file in messages.
-func (f *File) Parse(source string) (Config, error) {
-	if len(f.Extra) > 0 {
-		keys := make([]string, 0, len(f.Extra))
-		for k := range f.Extra {
-			keys = append(keys, k)
-		}
-		return Config{}, fmt.Errorf("selfplay: %s: unknown keys %s", source, strings.Join(slices.Sorted(slices.Values(keys)), ", "))
+// Parse is the config and the job the file gives, validated, the job's
+// rule set loaded and capped; source names the file in messages.
+func (f *File) Parse(source string) (Config, Job, error) {
+	if err := f.unknown(source); err != nil {
+		return Config{}, Job{}, err
 	}
 	c := f.Config
+	j := Job{Output: f.Output, Network: f.Network, RandomNetwork: f.RandomNetwork.Value}
 	if err := yamlconf.Missing(
 		yamlconf.Required{Name: "games (the number of games the directory should hold)", Given: f.Games != nil},
 		yamlconf.Required{Name: "seed (any number: game i's randomness comes from (seed, i), so a resumed run needs the same one)", Given: f.Seed != nil},
 	); err != nil {
-		return Config{}, fmt.Errorf("selfplay: %s: %w", source, err)
+		return Config{}, Job{}, fmt.Errorf("selfplay: %s: %w", source, err)
 	}
-	c.Games, c.Seed = *f.Games, *f.Seed
-	if r := f.RandomNetwork; r.Given {
-		if c.Network != "" {
-			return Config{}, fmt.Errorf("selfplay: %s: random_network is for runs without a network; this one plays %s", source, c.Network)
-		}
-		c.RandomNetwork = r.Value
+	j.Games, j.Seed = *f.Games, *f.Seed
+	if f.RandomNetwork.Given && f.Network != "" {
+		return Config{}, Job{}, fmt.Errorf("selfplay: %s: random_network is for runs without a network; this one plays %s", source, f.Network)
 	}
-	if s := f.JanggiSetups; s != nil {
-		w, err := s.weights()
+	var err error
+	if j.JanggiSetups, err = f.setups(source); err != nil {
+		return Config{}, Job{}, err
+	}
+	if f.Rules != "" {
+		rs, err := rules.LoadRuleSet(f.Rules)
 		if err != nil {
-			return Config{}, fmt.Errorf("selfplay: %s: %w", source, err)
+			return Config{}, Job{}, fmt.Errorf("selfplay: %s: %w", source, err)
 		}
-		c.JanggiSetups = w
+		j.Rules = c.RuleSet(rs)
 	}
+	if err := check(&c, &j, nil); err != nil {
+		return Config{}, Job{}, fmt.Errorf("selfplay: %s: %s", source, strings.TrimPrefix(err.Error(), "selfplay: config: "))
+	}
+	return c, j, nil
+}
+
+// Settings are the config and the janggi setup weights the file gives,
+// validated: a run config's selfplay section, whose games and rule set
+// are the run's to check. Source names the file in messages.
+func (f *File) Settings(source string) (Config, SetupWeights, error) {
+	if err := f.unknown(source); err != nil {
+		return Config{}, SetupWeights{}, err
+	}
+	w, err := f.setups(source)
+	if err != nil {
+		return Config{}, SetupWeights{}, err
+	}
+	c := f.Config
 	if err := c.Validate(); err != nil {
-		return Config{}, fmt.Errorf("selfplay: %s: %s", source, strings.TrimPrefix(err.Error(), "selfplay: config: "))
+		return Config{}, SetupWeights{}, fmt.Errorf("selfplay: %s: %s", source, strings.TrimPrefix(err.Error(), "selfplay: config: "))
 	}
-	return c, nil
+	return c, w, nil
+}
+
+// unknown reports the keys the file has that no field takes.
+func (f *File) unknown(source string) error {
+	if len(f.Extra) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(f.Extra))
+	for k := range f.Extra {
+		keys = append(keys, k)
+	}
+	return fmt.Errorf("selfplay: %s: unknown keys %s", source, strings.Join(slices.Sorted(slices.Values(keys)), ", "))
+}
+
+// setups are the file's janggi setup weights (zero: uniform).
+func (f *File) setups(source string) (SetupWeights, error) {
+	if f.JanggiSetups == nil {
+		return SetupWeights{}, nil
+	}
+	w, err := f.JanggiSetups.weights()
+	if err != nil {
+		return SetupWeights{}, fmt.Errorf("selfplay: %s: %w", source, err)
+	}
+	return w, nil
 }
 
 func (s *setupsFile) weights() (SetupWeights, error) {
@@ -392,7 +503,7 @@ func (s *setupsFile) weights() (SetupWeights, error) {
 // with other settings is refused instead of mixing games silently. How
 // many games run at once, batch and cache sizes and shard sizes are left
 // out: they change how fast games are played, not which.
-func gameHash(rs *rules.RuleSet, networkID string, c *Config) string {
+func gameHash(c *Config, j *Job, networkID string) string {
 	p := c.Search
 	p.Seed = 0
 	b, _ := json.Marshal(struct {
@@ -401,7 +512,7 @@ func gameHash(rs *rules.RuleSet, networkID string, c *Config) string {
 		Search  mcts.Params
 		Setups  SetupWeights
 		Seed    uint64
-	}{rs.String(), networkID, p, c.JanggiSetups, c.Seed})
+	}{j.Rules.String(), networkID, p, j.JanggiSetups, j.Seed})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:8])
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -17,7 +18,7 @@ import (
 // The example config parses, and its search settings are the defaults it
 // claims to be.
 func TestExampleConfig(t *testing.T) {
-	c, err := LoadConfig(filepath.Join("..", "configs", "selfplay.yaml"))
+	c, j, err := LoadConfig(filepath.Join("..", "configs", "selfplay.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,30 +26,30 @@ func TestExampleConfig(t *testing.T) {
 	if c.Search != mcts.DefaultParams() {
 		t.Errorf("example search %+v, defaults %+v", c.Search, mcts.DefaultParams())
 	}
-	if c.RandomNetwork != d.RandomNetwork || c.ConcurrentGames != d.ConcurrentGames || c.Evaluators != d.Evaluators ||
+	if j.RandomNetwork != DefaultRandomNetwork() || c.ConcurrentGames != d.ConcurrentGames || c.Evaluators != d.Evaluators ||
 		c.CacheEntries != d.CacheEntries || c.MaxPlies != d.MaxPlies || c.GamesPerShard != d.GamesPerShard || c.BatchSize != 0 {
 		t.Errorf("example %+v differs from the defaults %+v", c, d)
 	}
-	if c.Rules != "xiangqi" || c.Games != 10000 || c.Seed != 1 || c.Output != "runs/selfplay" || !c.JanggiSetups.IsZero() {
-		t.Errorf("example: %+v", c)
+	if j.Rules.String() != rules.MustPreset("xiangqi").WithMaxPlies(400).String() || j.Games != 10000 || j.Seed != 1 || j.Output != "runs/selfplay" || !j.JanggiSetups.IsZero() {
+		t.Errorf("example: %+v", j)
 	}
 }
 
 func TestParseConfig(t *testing.T) {
-	c, err := ParseConfig([]byte("output: out\nrules: janggi\ngames: 5\nseed: 0\n"), "min")
+	c, j, err := ParseConfig([]byte("output: out\nrules: janggi\ngames: 5\nseed: 0\n"), "min")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := DefaultConfig()
-	want.Output, want.Rules, want.Games = "out", "janggi", 5
-	if c != want {
-		t.Errorf("minimal config %+v, want %+v", c, want)
+	wantJob := Job{Output: "out", Rules: rules.MustPreset("janggi").WithMaxPlies(DefaultMaxPlies), RandomNetwork: DefaultRandomNetwork(), Games: 5}
+	if c != want || !reflect.DeepEqual(j, wantJob) {
+		t.Errorf("minimal config %+v, %+v; want %+v, %+v", c, j, want, wantJob)
 	}
 	e := max(1, min(2*runtime.NumCPU(), 32/8))
 	if c.evaluators() != e || c.batchSize() != (32+e-1)/e {
 		t.Errorf("automatic: %d evaluators, batch size %d; want %d and %d", c.evaluators(), c.batchSize(), e, (32+e-1)/e)
 	}
-	c, err = ParseConfig([]byte(`output: out
+	c, j, err = ParseConfig([]byte(`output: out
 rules: janggi
 games: 5
 seed: 9
@@ -68,22 +69,22 @@ random_network: {blocks: 2, filters: 16, seed: 5}
 	w[rules.MaSangSangMa][rules.SangMaMaSang], w[rules.SangMaSangMa][rules.MaSangMaSang] = 2, 1
 	p := mcts.DefaultParams()
 	p.Mode, p.Simulations, p.CheapSimulations, p.LeavesPerEval, p.TemperaturePlies = mcts.PUCT, 64, 0, 4, 10
-	if c.JanggiSetups != w || c.Search != p || c.Seed != 9 || c.MaxPlies != 0 || c.Evaluators != 2 || c.BatchSize != 3 ||
-		c.RandomNetwork != (RandomNetwork{Config: model.Config{Planes: encode.Planes, PolicySize: encode.PolicySize(), Blocks: 2, Filters: 16, PolicyChannels: 4, ValueChannels: 2, ValueHidden: 64}, Seed: 5}) {
-		t.Errorf("full config: %+v", c)
+	if j.JanggiSetups != w || c.Search != p || j.Seed != 9 || c.MaxPlies != 0 || j.Rules.MaxPlies != 0 || c.Evaluators != 2 || c.BatchSize != 3 ||
+		j.RandomNetwork != (RandomNetwork{Config: model.Config{Planes: encode.Planes, PolicySize: encode.PolicySize(), Blocks: 2, Filters: 16, PolicyChannels: 4, ValueChannels: 2, ValueHidden: 64}, Seed: 5}) {
+		t.Errorf("full config: %+v, %+v", c, j)
 	}
 	c.BatchSize = 0
 	if got := c.batchSize(); got != 16 {
 		t.Errorf("automatic batch size %d, want 4 games × 4 leaves", got)
 	}
-	c, err = ParseConfig([]byte("output: o\nrules: janggi\ngames: 1\nseed: 1\njanggi_setups: {cho: {masangmasang: 1}, han: {sangmamasang: 1, masangsangma: 3}}\n"), "sides")
+	_, j, err = ParseConfig([]byte("output: o\nrules: janggi\ngames: 1\nseed: 1\njanggi_setups: {cho: {masangmasang: 1}, han: {sangmamasang: 1, masangsangma: 3}}\n"), "sides")
 	if err != nil {
 		t.Fatal(err)
 	}
 	w = SetupWeights{}
 	w[rules.MaSangMaSang][rules.SangMaMaSang], w[rules.MaSangMaSang][rules.MaSangSangMa] = 1, 3
-	if c.JanggiSetups != w {
-		t.Errorf("per-side setups: %v", c.JanggiSetups)
+	if j.JanggiSetups != w {
+		t.Errorf("per-side setups: %v", j.JanggiSetups)
 	}
 }
 
@@ -118,17 +119,17 @@ func TestConfigErrors(t *testing.T) {
 		{base + "janggi_setups: {pairs: {\"masangmasang,masangmasang\": 1}, cho: {masangmasang: 1}}\n", "not both"},
 		{"output: [1, 2]\n", "cannot unmarshal"},
 	} {
-		_, err := ParseConfig([]byte(tc.yaml), "test.yaml")
+		_, _, err := ParseConfig([]byte(tc.yaml), "test.yaml")
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "selfplay: test.yaml: ") {
 			t.Errorf("%q: got %v, want an error containing %q", tc.yaml, err, tc.want)
 		}
 	}
 	// Several problems are reported together.
-	_, err := ParseConfig([]byte("output: o\nrules: xiangqi\ngames: 0\nseed: 1\nconcurrent_games: 0\n"), "test.yaml")
+	_, _, err := ParseConfig([]byte("output: o\nrules: xiangqi\ngames: 0\nseed: 1\nconcurrent_games: 0\n"), "test.yaml")
 	if err == nil || !strings.Contains(err.Error(), "games: 0") || !strings.Contains(err.Error(), "concurrent_games: 0") {
 		t.Errorf("two problems: %v", err)
 	}
-	if _, err := LoadConfig(filepath.Join(t.TempDir(), "none.yaml")); err == nil || !os.IsNotExist(unwrapAll(err)) {
+	if _, _, err := LoadConfig(filepath.Join(t.TempDir(), "none.yaml")); err == nil || !os.IsNotExist(unwrapAll(err)) {
 		t.Errorf("missing file: %v", err)
 	}
 }
@@ -143,26 +144,37 @@ func unwrapAll(err error) error {
 	}
 }
 
-// What only the resolved rule set or network can tell is checked when the
-// run starts.
+// What only the loaded rule set or network can tell is checked when the
+// rule set is loaded or the run starts.
 func TestRunConfigErrors(t *testing.T) {
 	cfg := tinyConfig(t, "xiangqi", 2)
 	cfg.JanggiSetups[0][0] = 1
-	if _, err := Run(context.Background(), cfg, Options{}); err == nil || !strings.Contains(err.Error(), "janggi_setups given, but rule set xiangqi is xiangqi") {
+	if _, err := Run(context.Background(), cfg.Config, cfg.Job, Options{}); err == nil || !strings.Contains(err.Error(), "janggi_setups given, but rule set xiangqi is xiangqi") {
 		t.Errorf("setups for xiangqi: %v", err)
 	}
-	cfg = tinyConfig(t, "nosuchrules", 2)
-	if _, err := Run(context.Background(), cfg, Options{}); err == nil || !strings.Contains(err.Error(), "nosuchrules") {
+	if _, _, err := ParseConfig([]byte("output: o\nrules: nosuchrules\ngames: 2\nseed: 1\n"), "test.yaml"); err == nil || !strings.Contains(err.Error(), "nosuchrules") {
 		t.Errorf("unknown rules: %v", err)
 	}
 	cfg = tinyConfig(t, "xiangqi", 2)
+	cfg.Rules = nil
+	if _, err := Run(context.Background(), cfg.Config, cfg.Job, Options{}); err == nil || !strings.Contains(err.Error(), "selfplay: config: rules: missing") {
+		t.Errorf("no rule set: %v", err)
+	}
+	// A job's rule set is capped by its config, or it would play other
+	// games than the config says.
+	cfg = tinyConfig(t, "xiangqi", 2)
+	cfg.Rules = preset(t, "xiangqi", 0)
+	if _, err := Run(context.Background(), cfg.Config, cfg.Job, Options{}); err == nil || !strings.Contains(err.Error(), "capped at 0 plies, max_plies at") {
+		t.Errorf("an uncapped rule set: %v", err)
+	}
+	cfg = tinyConfig(t, "xiangqi", 2)
 	cfg.Network = filepath.Join(t.TempDir(), "missing.palnet")
-	if _, err := Run(context.Background(), cfg, Options{}); err == nil || !strings.Contains(err.Error(), "missing.palnet") {
+	if _, err := Run(context.Background(), cfg.Config, cfg.Job, Options{}); err == nil || !strings.Contains(err.Error(), "missing.palnet") {
 		t.Errorf("missing network: %v", err)
 	}
 	cfg = tinyConfig(t, "xiangqi", 2)
 	cfg.Games = 0
-	if _, err := Run(context.Background(), cfg, Options{}); err == nil || !strings.Contains(err.Error(), "selfplay: config: games: 0") {
+	if _, err := Run(context.Background(), cfg.Config, cfg.Job, Options{}); err == nil || !strings.Contains(err.Error(), "selfplay: config: games: 0") {
 		t.Errorf("invalid config: %v", err)
 	}
 }

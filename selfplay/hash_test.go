@@ -15,7 +15,7 @@ func TestGameHashPinned(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := DefaultConfig()
-	c.Seed = 7
+	j := Job{Rules: rs, Seed: 7}
 	tuned := c
 	tuned.Search.DrawScore, tuned.Search.RootLookahead, tuned.Search.MateCheck = -0.2, false, false
 	tuned.Search.Seed = 99 // each game's own; never digested
@@ -24,7 +24,7 @@ func TestGameHashPinned(t *testing.T) {
 		c    Config
 		want string
 	}{{"defaults", c, "8b2a00dc8591c500"}, {"tuned", tuned, "f86f2b57719cae7b"}} {
-		if got := gameHash(rs, "net", &tc.c); got != tc.want {
+		if got := gameHash(&tc.c, &j, "net"); got != tc.want {
 			t.Errorf("%s: game hash %s, want %s", tc.name, got, tc.want)
 		}
 	}

@@ -38,13 +38,18 @@ func TestMain(m *testing.M) {
 // sharedDir outlives single tests: for runs that several tests copy.
 var sharedDir string
 
+// testRun is a run's config and job, which tests change alike.
+type testRun struct {
+	Config
+	Job
+}
+
 // tinyConfig is a run small enough for a unit test: a 1×8 network, 8
 // simulations (2 cheap), 40-ply games.
-func tinyConfig(t testing.TB, ruleSet string, games int) Config {
+func tinyConfig(t testing.TB, ruleSet string, games int) testRun {
 	t.Helper()
-	c := DefaultConfig()
+	c := testRun{Config: DefaultConfig()}
 	c.Output = filepath.Join(t.TempDir(), "run")
-	c.Rules = ruleSet
 	c.Games = games
 	c.Seed = 7
 	c.ConcurrentGames = 3
@@ -53,6 +58,7 @@ func tinyConfig(t testing.TB, ruleSet string, games int) Config {
 	if testing.Short() && raceEnabled {
 		c.MaxPlies = 16
 	}
+	c.Rules = c.RuleSet(preset(t, ruleSet, 0))
 	c.CacheEntries = 4096
 	c.RandomNetwork = RandomNetwork{Config: model.Config{Blocks: 1, Filters: 8, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 8}, Seed: 3}
 	c.Search.Simulations, c.Search.CheapSimulations, c.Search.GumbelK = 8, 2, 4
@@ -71,9 +77,9 @@ func withTestEvaluator(o Options) Options {
 	return o
 }
 
-func mustRun(t testing.TB, cfg Config) Stats {
+func mustRun(t testing.TB, cfg testRun) Stats {
 	t.Helper()
-	st, err := Run(context.Background(), cfg, withTestEvaluator(Options{CodeVersion: "test"}))
+	st, err := Run(context.Background(), cfg.Config, cfg.Job, withTestEvaluator(Options{CodeVersion: "test"}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,8 +5,8 @@
 //
 // # Durability
 //
-// Games are numbered 0 to Config.Games-1, and game i's randomness comes
-// from (Config.Seed, i) alone. Completed games are gathered in memory in
+// Games are numbered 0 to Job.Games-1, and game i's randomness comes
+// from (Job.Seed, i) alone. Completed games are gathered in memory in
 // blocks of GamesPerShard consecutive indices (of those still missing), and
 // each block, once all its games are finished, is written in index order
 // as one shard in three steps:
@@ -72,7 +72,7 @@ import (
 	"github.com/palace-chess/palace/rules"
 )
 
-// Options are a run's settings beyond its Config.
+// Options are a run's settings beyond its Config and Job.
 type Options struct {
 	// Progress, when set, receives the run's reports (see EventKind),
 	// one at a time; selfplay draws nothing itself.
@@ -136,6 +136,7 @@ func rate(n float64, d time.Duration) float64 {
 // runner is one Run's state.
 type runner struct {
 	cfg     Config
+	job     Job
 	opt     Options
 	dir     string
 	rs      *rules.RuleSet
@@ -160,13 +161,13 @@ type finishedGame struct {
 	records []datasets.Record
 }
 
-// Run plays the games cfg.Output is missing until it holds games 0 to
-// cfg.Games-1, or until ctx is cancelled: then the complete blocks of
+// Run plays the games job.Output is missing until it holds games 0 to
+// job.Games-1, or until ctx is cancelled: then the complete blocks of
 // finished games are committed and the rest dropped (a later run plays
 // them).
 // It returns the run's statistics; a cancelled run is not an error.
-func Run(ctx context.Context, cfg Config, opt Options) (Stats, error) {
-	r, unlock, err := openRunner(cfg, opt)
+func Run(ctx context.Context, cfg Config, job Job, opt Options) (Stats, error) {
+	r, unlock, err := openRunner(cfg, job, opt)
 	if err != nil {
 		return Stats{}, err
 	}
@@ -176,12 +177,12 @@ func Run(ctx context.Context, cfg Config, opt Options) (Stats, error) {
 		return r.stats(), err
 	}
 	var todo []uint64
-	for i := range uint64(cfg.Games) {
+	for i := range uint64(job.Games) {
 		if !done[i] {
 			todo = append(todo, i)
 		}
 	}
-	r.before = cfg.Games - len(todo)
+	r.before = job.Games - len(todo)
 	r.start = time.Now()
 	r.reportStart(len(todo))
 	if len(todo) == 0 {
@@ -193,14 +194,14 @@ func Run(ctx context.Context, cfg Config, opt Options) (Stats, error) {
 	return r.stats(), err
 }
 
-// openRunner validates cfg and readies a runner over cfg.Output, which it
-// creates and locks: what Run and PlayBlock both start with. The caller
-// calls unlock when done.
-func openRunner(cfg Config, opt Options) (r *runner, unlock func(), err error) {
-	if err := cfg.Validate(); err != nil {
+// openRunner validates cfg and job and readies a runner over job.Output,
+// which it creates and locks: what Run and PlayBlock both start with. The
+// caller calls unlock when done.
+func openRunner(cfg Config, job Job, opt Options) (r *runner, unlock func(), err error) {
+	if err := check(&cfg, &job, &opt); err != nil {
 		return nil, nil, err
 	}
-	r = &runner{cfg: cfg, opt: opt, dir: cfg.Output}
+	r = &runner{cfg: cfg, job: job, opt: opt, dir: job.Output, rs: job.Rules}
 	if err := r.setup(); err != nil {
 		return nil, nil, err
 	}
@@ -216,21 +217,8 @@ func openRunner(cfg Config, opt Options) (r *runner, unlock func(), err error) {
 	return r, unlock, nil
 }
 
-// setup resolves the rule set and the network.
+// setup readies the network, its batchers and the cache.
 func (r *runner) setup() error {
-	rs, err := rules.LoadRuleSet(r.cfg.Rules)
-	if err != nil {
-		return fmt.Errorf("selfplay: %w", err)
-	}
-	if r.cfg.MaxPlies > 0 {
-		capped := *rs
-		capped.MaxPlies = r.cfg.MaxPlies
-		rs = &capped
-	}
-	if rs.Game != rules.Janggi && !r.cfg.JanggiSetups.IsZero() {
-		return fmt.Errorf("selfplay: config: janggi_setups given, but rule set %s is %s", rs.Name, rs.Game)
-	}
-	r.rs = rs
 	n := r.cfg.evaluators()
 	if r.opt.Evaluator != nil {
 		for range n {
@@ -242,13 +230,14 @@ func (r *runner) setup() error {
 		}
 	} else {
 		var w *model.Weights
-		if r.cfg.Network != "" {
-			ck, err := model.LoadPlayableFor(r.cfg.Network, r.rs)
+		var err error
+		if r.job.Network != "" {
+			ck, err := model.LoadPlayableFor(r.job.Network, r.rs)
 			if err != nil {
 				return fmt.Errorf("selfplay: %w", err)
 			}
 			w = ck.Weights
-		} else if w, err = model.NewRandom(r.cfg.RandomNetwork.ModelConfig(), r.cfg.RandomNetwork.Seed); err != nil {
+		} else if w, err = model.NewRandom(r.job.RandomNetwork.ModelConfig(), r.job.RandomNetwork.Seed); err != nil {
 			return fmt.Errorf("selfplay: random network: %w", err)
 		}
 		r.netID = w.ID()
@@ -271,7 +260,7 @@ func (r *runner) setup() error {
 	}
 	r.cache = nn.NewCache(nil, r.cfg.CacheEntries)
 	r.cache.Prefault() // its page faults now, not in the games' first minute
-	r.hash = gameHash(rs, r.netID, &r.cfg)
+	r.hash = gameHash(&r.cfg, &r.job, r.netID)
 	return nil
 }
 
@@ -531,11 +520,11 @@ func gameSeed(seed, id uint64) uint64 {
 
 // playGame plays game id to its end and returns its records.
 func (r *runner) playGame(ctx context.Context, s *mcts.Search, id uint64) (*finishedGame, error) {
-	seed := gameSeed(r.cfg.Seed, id)
+	seed := gameSeed(r.job.Seed, id)
 	fen, setup := r.rs.StartFEN(), ""
 	if r.rs.Game == rules.Janggi {
 		rng := rand.New(rand.NewPCG(seed, 0x7365747570)) // "setup"
-		cho, han := r.cfg.JanggiSetups.pick(rng.Float64())
+		cho, han := r.job.JanggiSetups.pick(rng.Float64())
 		fen, setup = rules.JanggiSetupFEN(cho, han), cho.String()+","+han.String()
 	}
 	g, err := rules.NewGame(r.rs, fen)
@@ -605,7 +594,7 @@ func (r *runner) writeShard(games []*finishedGame) error {
 	path := filepath.Join(r.dir, name)
 	hdr := datasets.NewHeader(r.rs)
 	hdr.NetworkID, hdr.ConfigHash, hdr.CodeVersion = r.netID, r.hash, r.opt.CodeVersion
-	hdr.Seeds = []uint64{r.cfg.Seed}
+	hdr.Seeds = []uint64{r.job.Seed}
 	hdr.Note = fmt.Sprintf("palace selfplay: %d games", len(games))
 	w, err := datasets.NewWriter(path, hdr, datasets.WithManifest())
 	if err != nil {
@@ -622,7 +611,7 @@ func (r *runner) writeShard(games []*finishedGame) error {
 		}
 	}
 	gh := gamerec.Header{Rules: []*rules.RuleSet{r.rs}, Shard: name, NetworkID: r.netID, GameHash: r.hash,
-		Seed: r.cfg.Seed, CodeVersion: r.opt.CodeVersion}
+		Seed: r.job.Seed, CodeVersion: r.opt.CodeVersion}
 	if err := gamerec.Write(GamesPath(path), gh, recs); err != nil {
 		w.Abort()
 		return fmt.Errorf("selfplay: %w", err)
@@ -642,7 +631,7 @@ func (r *runner) writeShard(games []*finishedGame) error {
 // stats is a snapshot of the run's counters.
 func (r *runner) stats() Stats {
 	s := Stats{
-		Target: r.cfg.Games, Before: r.before, Played: int(r.played.Load()), Finished: int(r.finished.Load()),
+		Target: r.job.Games, Before: r.before, Played: int(r.played.Load()), Finished: int(r.finished.Load()),
 		Shards: int(r.shards.Load()), Plies: r.plies.Load(), Positions: r.positions.Load(), Evaluations: r.evals.Load(),
 		NetworkID: r.netID,
 	}

@@ -26,7 +26,7 @@ import (
 // finds nothing wrong; the manifest, the shards and the game records hold
 // games 0 to n-1 once each; records decode, carry sound targets and agree
 // with their games. It returns the games by id.
-func checkDir(t *testing.T, cfg Config) []gamerec.Game {
+func checkDir(t *testing.T, cfg testRun) []gamerec.Game {
 	t.Helper()
 	dir := cfg.Output
 	rep, err := Verify(dir)
@@ -140,7 +140,7 @@ func TestRun(t *testing.T) {
 			if raceEnabled && tc.rules == "janggimodern" {
 				t.Skip("the race detector makes the network slow: two rule sets suffice")
 			}
-			st, err := Run(context.Background(), cfg, Options{CodeVersion: "test"}) // the network, always
+			st, err := Run(context.Background(), cfg.Config, cfg.Job, Options{CodeVersion: "test"}) // the network, always
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -234,7 +234,7 @@ func TestResumeAfterCancel(t *testing.T) {
 	}
 	ref := tinyConfig(t, "janggi", games)
 	var refCalls atomic.Int64
-	if _, err := Run(context.Background(), ref, evaluator(&refCalls, 0, nil)); err != nil {
+	if _, err := Run(context.Background(), ref.Config, ref.Job, evaluator(&refCalls, 0, nil)); err != nil {
 		t.Fatal(err)
 	}
 	want := checkDir(t, ref)
@@ -248,7 +248,7 @@ func TestResumeAfterCancel(t *testing.T) {
 			cancel()
 		}
 	}
-	st, err := Run(ctx, cfg, opt)
+	st, err := Run(ctx, cfg.Config, cfg.Job, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +259,7 @@ func TestResumeAfterCancel(t *testing.T) {
 	if err != nil || len(rep.Problems) > 0 || rep.Games != st.Played {
 		t.Fatalf("stopped run's directory: %+v, %v", rep, err)
 	}
-	st2, err := Run(context.Background(), cfg, evaluator(new(atomic.Int64), 0, nil))
+	st2, err := Run(context.Background(), cfg.Config, cfg.Job, evaluator(new(atomic.Int64), 0, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,12 +374,12 @@ func copyFile(t *testing.T, from, to string) {
 func TestResumeRefusesOtherGames(t *testing.T) {
 	cfg := tinyConfig(t, "xiangqi", 3)
 	mustRun(t, cfg)
-	changes := map[string]func(c *Config){
-		"seed":      func(c *Config) { c.Seed++ },
-		"max_plies": func(c *Config) { c.MaxPlies++ },
-		"search":    func(c *Config) { c.Search.Simulations++ },
-		"network":   func(c *Config) { c.RandomNetwork.Seed++ },
-		"rules":     func(c *Config) { c.Rules = "janggi" },
+	changes := map[string]func(c *testRun){
+		"seed":      func(c *testRun) { c.Seed++ },
+		"max_plies": func(c *testRun) { c.MaxPlies++; c.Rules = c.RuleSet(c.Rules) },
+		"search":    func(c *testRun) { c.Search.Simulations++ },
+		"network":   func(c *testRun) { c.RandomNetwork.Seed++ },
+		"rules":     func(c *testRun) { c.Rules = c.RuleSet(preset(t, "janggi", 0)) },
 	}
 	if raceEnabled {
 		delete(changes, "network") // the test evaluator stands in for any network
@@ -388,7 +388,7 @@ func TestResumeRefusesOtherGames(t *testing.T) {
 		c := cfg
 		c.Games = 4
 		change(&c)
-		_, err := Run(context.Background(), c, withTestEvaluator(Options{}))
+		_, err := Run(context.Background(), c.Config, c.Job, withTestEvaluator(Options{}))
 		if err == nil || !strings.Contains(err.Error(), "another configuration") {
 			t.Errorf("%s changed: %v", name, err)
 		}
@@ -419,12 +419,12 @@ func TestResumeRefusesDamage(t *testing.T) {
 	os.Remove(second)
 	c := cfg
 	c.Games = 6
-	_, err = Run(context.Background(), c, withTestEvaluator(Options{}))
+	_, err = Run(context.Background(), c.Config, c.Job, withTestEvaluator(Options{}))
 	if err == nil || !strings.Contains(err.Error(), first+" has ") || !strings.Contains(err.Error(), "the directory is damaged") {
 		t.Errorf("a truncated shard: %v", err)
 	}
 	os.WriteFile(first, data, 0o644)
-	_, err = Run(context.Background(), c, withTestEvaluator(Options{}))
+	_, err = Run(context.Background(), c.Config, c.Job, withTestEvaluator(Options{}))
 	if err == nil || !strings.Contains(err.Error(), m.Shards[1].Name+" is missing") {
 		t.Errorf("a missing shard: %v", err)
 	}
@@ -433,7 +433,7 @@ func TestResumeRefusesDamage(t *testing.T) {
 	flipped := bytes.Clone(data)
 	flipped[len(flipped)/2] ^= 1
 	os.WriteFile(first, flipped, 0o644)
-	_, err = Run(context.Background(), c, withTestEvaluator(Options{}))
+	_, err = Run(context.Background(), c.Config, c.Job, withTestEvaluator(Options{}))
 	if err == nil || !strings.Contains(err.Error(), "is damaged") || !strings.Contains(err.Error(), "SHA-256") {
 		t.Errorf("a changed shard: %v", err)
 	}
@@ -441,7 +441,7 @@ func TestResumeRefusesDamage(t *testing.T) {
 	other := tinyConfig(t, "xiangqi", 2)
 	os.MkdirAll(other.Output, 0o755)
 	os.WriteFile(filepath.Join(other.Output, "notes.txt"), nil, 0o644)
-	if _, err := Run(context.Background(), other, withTestEvaluator(Options{})); err == nil || !strings.Contains(err.Error(), "holds other files (notes.txt)") {
+	if _, err := Run(context.Background(), other.Config, other.Job, withTestEvaluator(Options{})); err == nil || !strings.Contains(err.Error(), "holds other files (notes.txt)") {
 		t.Errorf("a directory of other files: %v", err)
 	}
 }
@@ -456,7 +456,7 @@ func TestRunLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Run(context.Background(), cfg, withTestEvaluator(Options{}))
+	_, err = Run(context.Background(), cfg.Config, cfg.Job, withTestEvaluator(Options{}))
 	if err == nil || !strings.Contains(err.Error(), "another self-play run") {
 		t.Errorf("a locked directory: %v", err)
 	}
@@ -469,7 +469,7 @@ func TestRunLock(t *testing.T) {
 func TestProgress(t *testing.T) {
 	cfg := tinyConfig(t, "xiangqi", 4)
 	var events []Event
-	if _, err := Run(context.Background(), cfg, withTestEvaluator(Options{Progress: func(ev Event) { events = append(events, ev) }})); err != nil {
+	if _, err := Run(context.Background(), cfg.Config, cfg.Job, withTestEvaluator(Options{Progress: func(ev Event) { events = append(events, ev) }})); err != nil {
 		t.Fatal(err)
 	}
 	var kinds []EventKind
@@ -503,7 +503,7 @@ func TestProgress(t *testing.T) {
 // unfinished.
 func TestEvaluatorError(t *testing.T) {
 	cfg := tinyConfig(t, "xiangqi", 4)
-	_, err := Run(context.Background(), cfg, Options{Evaluator: func() (nn.Evaluator, string, error) {
+	_, err := Run(context.Background(), cfg.Config, cfg.Job, Options{Evaluator: func() (nn.Evaluator, string, error) {
 		return failing{}, "failing", nil
 	}})
 	if err == nil || !strings.Contains(err.Error(), "broken backend") {

@@ -15,7 +15,7 @@ import (
 
 // verifiedRun is a finished tiny run to damage: a copy of one run made
 // once.
-func verifiedRun(t *testing.T) Config {
+func verifiedRun(t *testing.T) testRun {
 	t.Helper()
 	verified.once.Do(func() {
 		verified.cfg = tinyConfig(t, "janggi", 8)
@@ -30,7 +30,7 @@ func verifiedRun(t *testing.T) Config {
 
 var verified struct {
 	once sync.Once
-	cfg  Config
+	cfg  testRun
 }
 
 // editFile applies edit to a file's bytes.

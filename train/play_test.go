@@ -27,21 +27,18 @@ type TinyGames struct {
 func PlayTiny(t *testing.T, g TinyGames) (string, *rules.RuleSet) {
 	t.Helper()
 	c := selfplay.DefaultConfig()
-	c.Output = filepath.Join(t.TempDir(), "sp")
-	c.Rules, c.Games, c.Seed = g.Rules, g.Games, g.Seed
 	c.ConcurrentGames, c.GamesPerShard, c.MaxPlies, c.CacheEntries = g.ConcurrentGames, g.GamesPerShard, g.MaxPlies, 4096
 	c.Search.Simulations, c.Search.CheapSimulations, c.Search.GumbelK = 8, 2, 4
-	opt := selfplay.Options{Evaluator: func() (nn.Evaluator, string, error) {
-		return nn.NewRandom(encode.InputSize, encode.PolicySize(), g.EvaluatorSeed), fmt.Sprintf("random-%d", g.EvaluatorSeed), nil
-	}}
-	if _, err := selfplay.Run(context.Background(), c, opt); err != nil {
-		t.Fatal(err)
-	}
 	rs, err := rules.Preset(g.Rules)
 	if err != nil {
 		t.Fatal(err)
 	}
-	capped := *rs
-	capped.MaxPlies = g.MaxPlies
-	return c.Output, &capped
+	job := selfplay.Job{Output: filepath.Join(t.TempDir(), "sp"), Rules: c.RuleSet(rs), Games: g.Games, Seed: g.Seed}
+	opt := selfplay.Options{Evaluator: func() (nn.Evaluator, string, error) {
+		return nn.NewRandom(encode.InputSize, encode.PolicySize(), g.EvaluatorSeed), fmt.Sprintf("random-%d", g.EvaluatorSeed), nil
+	}}
+	if _, err := selfplay.Run(context.Background(), c, job, opt); err != nil {
+		t.Fatal(err)
+	}
+	return job.Output, job.Rules
 }

@@ -95,11 +95,7 @@ func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *maxPlies > 0 {
-		capped := *rs
-		capped.MaxPlies = *maxPlies
-		rs = &capped
-	}
+	rs = rs.WithMaxPlies(*maxPlies)
 	// Interrupted, the match stops with every finished game recorded;
 	// the games in progress are played again by the next run. An engine
 	// hung in its start-up handshake is given up at once too.

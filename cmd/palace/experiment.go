@@ -194,12 +194,10 @@ type experimentJSON struct {
 // capRuleSet caps rs's games at maxPlies unless its own cap is already
 // that short; the copy's hash changes with its cap, as it plays differently.
 func capRuleSet(rs *rules.RuleSet, maxPlies int) *rules.RuleSet {
-	if maxPlies == 0 || (rs.MaxPlies > 0 && rs.MaxPlies <= maxPlies) {
+	if rs.MaxPlies > 0 && rs.MaxPlies <= maxPlies {
 		return rs
 	}
-	capped := *rs
-	capped.MaxPlies = maxPlies
-	return &capped
+	return rs.WithMaxPlies(maxPlies)
 }
 
 func capText(rs *rules.RuleSet) string {

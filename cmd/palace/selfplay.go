@@ -28,15 +28,15 @@ func runSelfplay(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	if *games > selfplay.MaxGames {
 		return usagef("--games %d: want at most %d", *games, selfplay.MaxGames)
 	}
-	cfg, err := selfplay.LoadConfig(*config)
+	cfg, job, err := selfplay.LoadConfig(*config)
 	if err != nil {
 		return err
 	}
 	if *games > 0 {
-		cfg.Games = *games
+		job.Games = *games
 	}
 	if *output != "" {
-		cfg.Output = *output
+		job.Output = *output
 	}
 	show, line, err := progressFlag(*progress, stdout)
 	if err != nil {
@@ -54,16 +54,16 @@ func runSelfplay(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	// and leaves the rest to the next run.
 	ctx, stop := stopContext(*duration)
 	defer stop()
-	st, err := selfplay.Run(ctx, cfg, opt)
+	st, err := selfplay.Run(ctx, cfg, job, opt)
 	status.end()
 	if err != nil {
 		return err
 	}
 	if complete := st.Before + st.Played; complete < st.Target {
-		if err := interruption(ctx, "%d of %d games in %s; run the same command again to continue", complete, st.Target, cfg.Output); err != nil {
+		if err := interruption(ctx, "%d of %d games in %s; run the same command again to continue", complete, st.Target, job.Output); err != nil {
 			return err
 		}
-		fmt.Fprintf(stderr, "palace selfplay: stopped with %d of %d games in %s; run again to continue\n", complete, st.Target, cfg.Output)
+		fmt.Fprintf(stderr, "palace selfplay: stopped with %d of %d games in %s; run again to continue\n", complete, st.Target, job.Output)
 	}
 	return nil
 }

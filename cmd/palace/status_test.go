@@ -94,20 +94,21 @@ func TestLineHandler(t *testing.T) {
 // status line (the assertions of selfplay's TestProgress before the
 // package stopped drawing).
 func TestSelfplayProgress(t *testing.T) {
-	cfg := func() selfplay.Config {
-		c, err := selfplay.LoadConfig(tinySelfplayConfig(t, filepath.Join(t.TempDir(), "run"), "xiangqi", 4, 40, ""))
+	cfg := func() (selfplay.Config, selfplay.Job) {
+		c, j, err := selfplay.LoadConfig(tinySelfplayConfig(t, filepath.Join(t.TempDir(), "run"), "xiangqi", 4, 40, ""))
 		if err != nil {
 			t.Fatal(err)
 		}
 		c.GamesPerShard = 4
-		return c
+		return c, j
 	}
 	run := func(s *status) {
 		t.Helper()
 		opt := selfplay.Options{Progress: drawSelfplay(s), Interval: time.Hour, Evaluator: func() (nn.Evaluator, string, error) {
 			return nn.NewRandom(encode.InputSize, encode.PolicySize(), 5), "random-5", nil
 		}}
-		_, err := selfplay.Run(context.Background(), cfg(), opt)
+		c, j := cfg()
+		_, err := selfplay.Run(context.Background(), c, j, opt)
 		s.end()
 		if err != nil {
 			t.Fatal(err)
