@@ -37,18 +37,10 @@ func Import(data []byte, source string, opt gamerec.ImportOptions) (games []game
 	if err != nil {
 		return fail(gamerec.ErrRecordSetup, "%v", err)
 	}
-	var date string
-	if !h.Started.IsZero() {
-		date = h.Started.UTC().Format("2006.01.02")
-	}
+	date := startDate(h)
 	for i := range recs {
 		r := &recs[i]
-		g := gamerec.Game{Source: source, Index: i + 1, RuleSet: rs.String(), Line: r.Line, Plies: len(strings.Fields(r.Moves)),
-			End: r.End, Date: date, White: h.A, Black: h.B,
-			Tags: map[string]string{"Pair": strconv.Itoa(r.Pair), "Game": strconv.Itoa(r.Game), "Opening": r.Opening}}
-		if r.Game == 1 {
-			g.White, g.Black = h.B, h.A
-		}
+		g := r.game(&h, source, i, rs, date)
 		where := fmt.Sprintf("arena: %s: game %d (pair %d game %d)", source, g.Index, r.Pair, r.Game)
 		if _, err := r.replay(rs); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", where, err))
@@ -58,14 +50,66 @@ func Import(data []byte, source string, opt gamerec.ImportOptions) (games []game
 			errs = append(errs, fmt.Errorf("%s: %w: forfeited by %s, not ended on the board", where, gamerec.ErrRecordResult, r.Forfeit))
 			continue
 		}
-		if len(r.Scores) > 0 { // as many as the plies after the opening: replay checked
-			// The opening's plies, before the players', have none.
-			g.Scores = make([]gamerec.Score, g.Plies-len(r.Scores), g.Plies)
-			g.Scores = append(g.Scores, r.Scores...)
-		}
 		games = append(games, g)
 	}
 	return games, errs, nil
+}
+
+// ReadGames reads the match record file at path (a match's --records, a
+// gate's or a ladder rung's) and hands each game to fn with the match's
+// rule set, in pair order, as Import makes it a games file's game but
+// unchecked (fn's reader replays it): rundir.Collect's reader of matches.
+// A forfeited game comes with its moves and no result (gamerec.Unknown,
+// its reason "forfeit"): the match scored it, the board did not end it.
+// A torn last line (a match still being played) is ignored. The match's
+// rule set must be a preset of this build. fn's error stops it and is
+// returned as is; fn must not keep g past the call.
+func ReadGames(path string, fn func(g *gamerec.Game, rs *rules.RuleSet) error) error {
+	h, recs, err := ReadRecords(path)
+	if err != nil {
+		return err
+	}
+	rs, err := recordRuleSet(h.RuleSet, nil)
+	if err != nil {
+		return fmt.Errorf("arena: %s: the match was played under %s, not a preset of this build: make a games file of it with palace import --rules", path, h.RuleSet)
+	}
+	date := startDate(h)
+	for i := range recs {
+		r := &recs[i]
+		g := r.game(&h, path, i, rs, date)
+		if r.Reason == "forfeit" {
+			g.Result = gamerec.Unknown
+		}
+		if err := fn(&g, rs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// game is record i (0-based, in pair order) of the match h in file source
+// as a games file's game under rs: its players by colour (h's player
+// specs), the match's start date, and the pair, game and opening (and a
+// forfeit) as tags.
+func (r *GameRecord) game(h *Header, source string, i int, rs *rules.RuleSet, date string) gamerec.Game {
+	g := r.AsGame(rs.String())
+	g.Source, g.Index, g.Date, g.White, g.Black = source, i+1, date, h.A, h.B
+	if r.Game == 1 {
+		g.White, g.Black = h.B, h.A
+	}
+	g.Tags = map[string]string{"Pair": strconv.Itoa(r.Pair), "Game": strconv.Itoa(r.Game), "Opening": r.Opening}
+	if r.Forfeit != "" {
+		g.Tags["Forfeit"] = r.Forfeit
+	}
+	return g
+}
+
+// startDate is the day the match started, PGN style ("" when unknown).
+func startDate(h Header) string {
+	if h.Started.IsZero() {
+		return ""
+	}
+	return h.Started.UTC().Format("2006.01.02")
 }
 
 // recordRuleSet is the rule set a match record names (name@hash): given,

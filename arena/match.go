@@ -65,21 +65,19 @@ type Header struct {
 	jsonlrec.Stamp
 }
 
-// GameRecord is one finished game of a match.
+// GameRecord is one finished game of a match: the game's record
+// (gamerec.Record: its end, plies after the opening, start, moves and the
+// movers' scores for those plies) in the match's own fields.
 type GameRecord struct {
 	Pair    int    `json:"pair"`
 	Game    int    `json:"game"` // 0: A is White; 1: A is Black
 	Opening string `json:"opening"`
 	// Score is A's: 1, 0.5 or 0.
 	Score float64 `json:"score"`
-	// End's reason is "forfeit" when a player failed.
-	gamerec.End
-	Plies int `json:"plies"` // after the opening
-	gamerec.Line
-	// Scores are the movers' evaluations of the positions they moved
-	// from, one for each ply after the opening (gamerec.Game's Scores);
-	// absent when neither player gives any (only engines do: a Scorer).
-	Scores []gamerec.Score `json:"scores,omitempty"`
+	// The game's end's reason is "forfeit" when a player failed; its
+	// Plies count the moves after the opening, and Scores, absent when
+	// neither player gives any (only engines do: a Scorer), those moves'.
+	gamerec.Record
 	// Forfeit names the player that failed (an error instead of a
 	// move), when one did.
 	Forfeit string `json:"forfeit,omitempty"`
@@ -306,8 +304,9 @@ func (m *Match) playGame(ctx context.Context, p, gi int) (GameRecord, error) {
 	if gi == 1 {
 		score = 1 - score
 	}
-	return GameRecord{Pair: p, Game: gi, Opening: o.Name, Score: score, End: gamerec.End{Result: res.Score(), Reason: reason},
-		Plies: g.Ply() - start, Line: gamerec.LineOf(g), Scores: scores, Forfeit: forfeit}, nil
+	return GameRecord{Pair: p, Game: gi, Opening: o.Name, Score: score, Record: gamerec.Record{
+		End: gamerec.End{Result: res.Score(), Reason: reason}, Plies: g.Ply() - start, Line: gamerec.LineOf(g), Scores: scores},
+		Forfeit: forfeit}, nil
 }
 
 // summarize folds the records, pair by pair in order, into the standings;

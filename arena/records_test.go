@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -51,7 +52,7 @@ func TestWriteParseRecords(t *testing.T) {
 	var recs []arena.GameRecord
 	for _, pg := range [][2]int{{1, 1}, {0, 0}, {1, 0}, {0, 1}} {
 		recs = append(recs, arena.GameRecord{Pair: pg[0], Game: pg[1], Opening: ops[pg[0]].Name, Score: 0.5,
-			End: gamerec.End{Result: gamerec.Draw, Reason: "repetition"}, Line: gamerec.Line{StartFEN: ops[pg[0]].FEN}})
+			Record: gamerec.Record{End: gamerec.End{Result: gamerec.Draw, Reason: "repetition"}, Line: gamerec.Line{StartFEN: ops[pg[0]].FEN}}})
 	}
 	var buf bytes.Buffer
 	if err := arena.WriteRecords(&buf, h, recs); err != nil {
@@ -160,5 +161,105 @@ func TestResumeReplaysRecords(t *testing.T) {
 	}
 	if again, err := arena.Play(context.Background(), m); err != nil || again.WDL != sum.WDL {
 		t.Errorf("the line removed: %v, W-D-L %v, want %v", err, again.WDL, sum.WDL)
+	}
+}
+
+// oldRecords is a match record file as palace wrote it when a record's
+// game part was its own fields (a ladder calibration rung of 2026-12-04,
+// engine scores included).
+const oldRecords = "../ladder/calibration/xiangqi/check-10/rung-1.jsonl"
+
+// An old match record file reads back, its every line written again byte
+// for byte, and reads as games (ReadGames, rundir.Collect's reader): each
+// replays under the match's rule set, its scores one a move (none for the
+// opening's), its players by colour.
+func TestOldRecordFileGames(t *testing.T) {
+	data, err := os.ReadFile(oldRecords)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, recs, err := arena.ReadRecords(oldRecords)
+	if err != nil || len(recs) != 2*h.Pairs {
+		t.Fatalf("%d records of %d pairs: %v", len(recs), h.Pairs, err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")[1:]
+	for i, line := range lines {
+		var r arena.GameRecord
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		if out, _ := json.Marshal(&r); string(out) != line {
+			t.Fatalf("line %d written as\n%s\nwant\n%s", i+2, out, line)
+		}
+	}
+	rs := rules.MustPreset("xiangqi")
+	n := 0
+	err = arena.ReadGames(oldRecords, func(g *gamerec.Game, grs *rules.RuleSet) error {
+		r := &recs[n]
+		n++
+		if grs != rs && grs.String() != rs.String() {
+			t.Errorf("%s: rule set %s", g.Where(), grs)
+		}
+		if _, err := g.Replay(grs); err != nil {
+			t.Error(err)
+		}
+		white, black := h.A, h.B
+		if r.Game == 1 {
+			white, black = h.B, h.A
+		}
+		if g.Where() != fmt.Sprintf("%s game %d", oldRecords, n) || g.White != white || g.Black != black ||
+			g.Tags["Pair"] != strconv.Itoa(r.Pair) || g.Date != "2026.12.04" || g.End != r.End {
+			t.Errorf("%s: %s vs %s, tags %v, date %s, end %v", g.Where(), g.White, g.Black, g.Tags, g.Date, g.End)
+		}
+		opening := g.Plies - r.Plies
+		if len(g.Scores) != g.Plies || slices.ContainsFunc(g.Scores[:opening], gamerec.Score.Given) ||
+			!slices.Equal(g.Scores[opening:], r.Scores) {
+			t.Errorf("%s: %d scores for %d plies, %d after the opening", g.Where(), len(g.Scores), g.Plies, r.Plies)
+		}
+		return nil
+	})
+	if err != nil || n != len(recs) {
+		t.Errorf("%d games: %v", n, err)
+	}
+}
+
+// A forfeited game is read with its moves and no result: the board did
+// not end it.
+func TestReadGamesForfeit(t *testing.T) {
+	rs := rules.MustPreset("xiangqi")
+	ops := []arena.Opening{{Name: "xiangqi", FEN: rs.StartFEN()}}
+	h := arena.NewHeader(rs, "a", "b", ops, 1, nil, 5, "test")
+	recs := []arena.GameRecord{{Pair: 0, Game: 1, Opening: "xiangqi", Score: 1, Forfeit: "b: illegal move",
+		Record: gamerec.Record{End: gamerec.End{Result: gamerec.WhiteWins, Reason: "forfeit"}, Plies: 1,
+			Line: gamerec.Line{StartFEN: rs.StartFEN(), Moves: "h3e3"}}}}
+	path := filepath.Join(t.TempDir(), "m.jsonl")
+	var buf bytes.Buffer
+	if err := arena.WriteRecords(&buf, h, recs); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var got []gamerec.Game
+	if err := arena.ReadGames(path, func(g *gamerec.Game, _ *rules.RuleSet) error {
+		got = append(got, *g)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Result != gamerec.Unknown || got[0].Reason != "forfeit" || got[0].Tags["Forfeit"] != "b: illegal move" ||
+		got[0].White != "b" || got[0].Moves != "h3e3" {
+		t.Errorf("read %+v", got)
+	}
+	// A match under a rule set this build lacks names the file.
+	h.RuleSet = "xiangqi@0000000000000000"
+	buf.Reset()
+	if err := arena.WriteRecords(&buf, h, recs); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(path, buf.Bytes(), 0o644)
+	if err := arena.ReadGames(path, func(*gamerec.Game, *rules.RuleSet) error { return nil }); err == nil ||
+		!strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "not a preset") {
+		t.Errorf("unknown rule set: %v", err)
 	}
 }

@@ -23,7 +23,7 @@ func fourPairs() (Header, []GameRecord) {
 	h := Header{Kind: recordSpec.Kind, A: rules.MustPreset("janggi"),
 		B: rules.MustPreset("janggiclassic"), Player: "p", OpeningPlies: 0, Seed: 1}
 	g := func(i int, side, result, reason string, plies, passes int) GameRecord {
-		return GameRecord{Index: i, Rules: side, End: gamerec.End{Result: result, Reason: reason}, Plies: plies, Passes: passes}
+		return GameRecord{Index: i, Rules: side, Record: gamerec.Record{End: gamerec.End{Result: result, Reason: reason}, Plies: plies}, Passes: passes}
 	}
 	return h, []GameRecord{
 		g(0, "A", "1-0", "checkmate", 10, 0), g(0, "B", "1/2-1/2", "length-cap", 11, 1),
@@ -135,8 +135,8 @@ func TestAnalyzeUnanimous(t *testing.T) {
 	var recs []GameRecord
 	for i := range 7 {
 		recs = append(recs,
-			GameRecord{Index: i, Rules: "A", End: gamerec.End{Result: "1-0", Reason: "checkmate"}, Plies: 30},
-			GameRecord{Index: i, Rules: "B", End: gamerec.End{Result: "1/2-1/2", Reason: "length-cap"}, Plies: 30})
+			GameRecord{Index: i, Rules: "A", Record: gamerec.Record{End: gamerec.End{Result: "1-0", Reason: "checkmate"}, Plies: 30}},
+			GameRecord{Index: i, Rules: "B", Record: gamerec.Record{End: gamerec.End{Result: "1/2-1/2", Reason: "length-cap"}, Plies: 30}})
 	}
 	an := Analyze(h, recs)
 	d := an.Diff.Draws

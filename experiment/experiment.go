@@ -269,8 +269,8 @@ func (c *Config) playGame(ctx context.Context, i, side int) (GameRecord, error) 
 			passes++
 		}
 	}
-	return GameRecord{Index: i, Rules: sideNames[side], Seed: seed, Opening: o.Name, End: gamerec.EndOf(res),
-		Plies: g.Ply(), Passes: passes, Line: gamerec.LineOf(g)}, nil
+	return GameRecord{Index: i, Rules: sideNames[side], Seed: seed, Opening: o.Name,
+		Record: gamerec.Record{End: gamerec.EndOf(res), Plies: g.Ply(), Line: gamerec.LineOf(g)}, Passes: passes}, nil
 }
 
 // OpeningFor is game index i's opening, the same under a and b: for

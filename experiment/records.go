@@ -1,9 +1,11 @@
 package experiment
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/palace-chess/palace/gamerec"
@@ -32,7 +34,10 @@ type Header struct {
 	jsonlrec.Stamp
 }
 
-// GameRecord is one finished game.
+// GameRecord is one finished game: the game's record (gamerec.Record:
+// its end, the first mover's view, by rules.Termination's label; its
+// plies, the whole game's, the opening's included, as the rule sets'
+// limits count them; its start and moves) in the experiment's own fields.
 type GameRecord struct {
 	Index int `json:"index"`
 	// Rules is "A" or "B": which rule set the game was played under.
@@ -40,14 +45,29 @@ type GameRecord struct {
 	// Seed is the game's seed, shared by the games of its index.
 	Seed    uint64 `json:"seed"`
 	Opening string `json:"opening"`
-	// End's result is the first mover's view, its reason
-	// rules.Termination's label.
+	gamerec.Record
+	Passes int `json:"passes"`
+}
+
+// recordLine is a GameRecord's line in the order of its keys since the
+// first experiments (passes before the start and moves), which
+// MarshalJSON keeps: a resumed file's lines stay alike.
+type recordLine struct {
+	Index   int    `json:"index"`
+	Rules   string `json:"rules"`
+	Seed    uint64 `json:"seed"`
+	Opening string `json:"opening"`
 	gamerec.End
-	// Plies is the whole game's length, the opening's plies included: the
-	// rule sets' limits count them too.
 	Plies  int `json:"plies"`
 	Passes int `json:"passes"`
 	gamerec.Line
+	Scores []gamerec.Score `json:"scores,omitempty"`
+}
+
+// MarshalJSON writes the record's line, its keys in recordLine's order.
+func (r GameRecord) MarshalJSON() ([]byte, error) {
+	return json.Marshal(recordLine{Index: r.Index, Rules: r.Rules, Seed: r.Seed, Opening: r.Opening, End: r.End,
+		Plies: r.Plies, Passes: r.Passes, Line: r.Line, Scores: r.Scores})
 }
 
 // FirstMoverScore is the game's score for the side that moved first (red,
@@ -161,4 +181,39 @@ func sortRecords(recs []GameRecord) {
 		}
 		return a.side() - b.side()
 	})
+}
+
+// ReadGames reads the experiment record file at path and hands each game
+// to fn as a games file's game, with the rule set it was played under (the
+// header's A or B), ordered by index, A before B: rundir.Collect's reader
+// of experiments. Each game names the file and its place in that order,
+// the player on both sides, the experiment's start date, and its index,
+// rules (A or B) and opening as tags; fn's reader replays it. A torn last
+// line (an experiment still running) is ignored. fn's error stops it and
+// is returned as is; fn must not keep g past the call.
+func ReadGames(path string, fn func(g *gamerec.Game, rs *rules.RuleSet) error) error {
+	h, recs, err := ReadRecords(path)
+	if err != nil {
+		return err
+	}
+	a, b, err := h.RuleSets()
+	if err != nil {
+		return fmt.Errorf("experiment: %s: the header lacks a rule set", path)
+	}
+	sets := [2]*rules.RuleSet{a, b}
+	ids := [2]string{a.String(), b.String()}
+	date := ""
+	if !h.Started.IsZero() {
+		date = h.Started.UTC().Format("2006.01.02")
+	}
+	for i := range recs {
+		r := &recs[i]
+		g := r.AsGame(ids[r.side()])
+		g.Source, g.Index, g.Date, g.White, g.Black = path, i+1, date, h.Player, h.Player
+		g.Tags = map[string]string{"Index": strconv.Itoa(r.Index), "Rules": r.Rules, "Opening": r.Opening}
+		if err := fn(&g, sets[r.side()]); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -1,14 +1,15 @@
 // Package gamerec is palace's record of played games, whatever played
 // them: games imported from PGN and .gib collections, self-play (which
-// writes a games file beside each shard), and the game part (Line, End)
-// of arena's and experiment's records. It sits below its producers: it
+// writes a games file beside each shard), and the game part (Record) of
+// arena's and experiment's record lines. It sits below its producers: it
 // knows rules and its own files, nothing that plays and no directory
 // layout (self-play's directories are selfplay's, a run's rundir's, whose
 // Collect is the research tools' walk over all of them).
 //
-// A games file is JSON lines: a Header, then one Game per line. It is
-// written crash-safely (temp file, fsync, rename), so a reader sees all of
-// it or nothing. Replay checks an imported record (forced ends bind it),
+// A games file is JSON lines: a Header, then one Game per line, read by
+// jsonlrec.Decode as match and experiment record files are. It is written
+// crash-safely (temp file, fsync, rename), so a reader sees all of it or
+// nothing. Replay checks an imported record (forced ends bind it),
 // ReplayStrict a self-play one (every end binds).
 package gamerec
 
@@ -22,6 +23,7 @@ import (
 	"strings"
 
 	"github.com/palace-chess/palace/internal/atomicfile"
+	"github.com/palace-chess/palace/internal/jsonlrec"
 	"github.com/palace-chess/palace/rules"
 )
 
@@ -142,9 +144,6 @@ func (g *Game) Where() string {
 	}
 	return "game"
 }
-
-// MoveList is the game's moves split.
-func (g *Game) MoveList() []string { return strings.Fields(g.Moves) }
 
 // SetMoves records a finished or abandoned game's rule set, start and
 // moves from a rules.Game, and its result when the rules ended it.
@@ -399,85 +398,65 @@ func Read(path string) (*File, error) {
 	return ReadFrom(f, path)
 }
 
-// maxLine bounds a line of a games file (a header, or one game: a game of
-// the longest rule-set cap is well under a megabyte).
-const maxLine = 64 << 20
-
-var errLongLine = fmt.Errorf("longer than %d MiB: not a games file", maxLine>>20)
-
-// readLine is br's next line, with its '\n', as ReadBytes gives it, up to
-// maxLine bytes (errLongLine beyond: a file of one endless line, such as
-// /dev/zero's, would otherwise be read into memory whole).
-func readLine(br *bufio.Reader) ([]byte, error) {
-	var line []byte
-	for {
-		frag, err := br.ReadSlice('\n')
-		if len(line)+len(frag) > maxLine {
-			return nil, errLongLine
-		}
-		line = append(line, frag...)
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return line, err
-		}
-	}
+// gamesSpec is a games file as jsonlrec, the one reader of palace's
+// record and games files, reads it: a Header line, then one Game a line,
+// every field known. It also reads the self-play game-record files of palace before
+// games files were one format (palace-selfplay-games), as the games file
+// they now are: one rule set, named by every game with the header's
+// network (ReadFrom fills those in).
+var gamesSpec = jsonlrec.Spec[Header, Game]{
+	Pkg: "gamerec", What: "games", File: "games", Err: ErrGames,
+	Kind: jsonlrec.Kind{Format: Format, Version: Version}, MinVersion: 1, StrictHeader: true,
+	Legacy: jsonlrec.Kind{Format: legacySelfplayFormat, Version: 1}, ReadLegacy: readLegacyHeader,
 }
 
 // ReadFrom reads a games file and checks its header (format, version,
 // rule sets against their hashes, the game count) and that every game
 // names one of its rule sets; name names the input in errors. It does not
-// replay the games. It also reads the self-play game-record files of
-// palace before games files were one format (palace-selfplay-games), as
-// the games file they now are: one rule set, named by every game with the
-// header's network.
+// replay the games.
 func ReadFrom(r io.Reader, name string) (*File, error) {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s: %s", ErrGames, name, fmt.Sprintf(format, args...))
+	f := &File{}
+	legacyRules := ""
+	// index maps the header's rule sets by name@hash, each hashed once.
+	index := func(h *Header) error {
+		f.rules = make(map[string]*rules.RuleSet, len(h.Rules))
+		for _, rs := range h.Rules {
+			if rs == nil {
+				return errors.New("header: a null rule set")
+			}
+			f.rules[rs.String()] = rs
+		}
+		if h.Format == legacySelfplayFormat {
+			legacyRules = h.Rules[0].String()
+		}
+		return nil
 	}
-	br := bufio.NewReaderSize(r, 1<<16)
-	f := &File{rules: map[string]*rules.RuleSet{}}
-	legacy, legacyRules := false, ""
-	line := 0
-	for {
-		text, err := readLine(br)
-		if errors.Is(err, errLongLine) {
-			return nil, bad("line %d: %v", line+1, err)
-		}
-		if err != nil && !errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("gamerec: reading %s: %w", name, err)
-		}
-		if len(text) == 0 && err != nil {
-			break
-		}
-		line++
-		if len(bytes.TrimSpace(text)) == 0 {
-			return nil, bad("line %d: empty", line)
-		}
-		if line == 1 {
-			if legacy, err = f.readHeader(text); err != nil {
-				return nil, bad("%v", err)
+	var err error
+	f.Header, err = jsonlrec.Decode(r, name, &gamesSpec, func(h *Header, _ int, g *Game) error {
+		if f.rules == nil {
+			if err := index(h); err != nil {
+				return err
 			}
-			if legacy { // hashed once, not for every game
-				legacyRules = f.Header.Rules[0].String()
-			}
-			continue
 		}
-		var g Game
-		if err := strictJSON(text, &g); err != nil {
-			return nil, bad("line %d: %v", line, err)
-		}
-		if legacy {
-			g.RuleSet, g.Network = legacyRules, f.Header.NetworkID
+		if legacyRules != "" {
+			g.RuleSet, g.Network = legacyRules, h.NetworkID
 		}
 		if f.rules[g.RuleSet] == nil {
-			return nil, bad("line %d: rule set %s is not in the header", line, g.RuleSet)
+			return fmt.Errorf("rule set %s is not in the header", g.RuleSet)
 		}
-		f.Games = append(f.Games, g)
+		f.Games = append(f.Games, *g)
+		return nil
+	})
+	if err == nil && f.rules == nil {
+		if err = index(&f.Header); err != nil {
+			err = fmt.Errorf("%w: %s: %w", ErrGames, name, err)
+		}
 	}
-	if line == 0 {
-		return nil, bad("empty")
+	if err != nil {
+		return nil, err
 	}
 	if len(f.Games) != f.Header.Games {
-		return nil, bad("%d games, the header says %d", len(f.Games), f.Header.Games)
+		return nil, fmt.Errorf("%w: %s: %d games, the header says %d", ErrGames, name, len(f.Games), f.Header.Games)
 	}
 	return f, nil
 }
@@ -499,55 +478,21 @@ type legacySelfplayHeader struct {
 	Games       int            `json:"games"`
 }
 
-// readHeader reads line 1 into f.Header; legacy says it was a
-// palace-selfplay-games header.
-func (f *File) readHeader(text []byte) (legacy bool, err error) {
-	var id struct {
-		Format  string `json:"format"`
-		Version int    `json:"version"`
-	}
-	if err := json.Unmarshal(text, &id); err != nil {
-		return false, fmt.Errorf("line 1 (header): %v", err)
-	}
-	switch id.Format {
-	case Format:
-		if id.Version < 1 || id.Version > Version {
-			return false, fmt.Errorf("version %d; this palace reads versions 1 to %d", id.Version, Version)
-		}
-		if err := strictJSON(text, &f.Header); err != nil {
-			return false, fmt.Errorf("line 1 (header): %v", err)
-		}
-	case legacySelfplayFormat:
-		if id.Version != 1 {
-			return false, fmt.Errorf("version %d; this palace reads version 1 of %s", id.Version, legacySelfplayFormat)
-		}
-		var h legacySelfplayHeader
-		if err := strictJSON(text, &h); err != nil {
-			return false, fmt.Errorf("line 1 (header): %v", err)
-		}
-		if h.Rules == nil {
-			return false, errors.New("no rule set")
-		}
-		if h.Rules.String() != h.RuleSet {
-			return false, fmt.Errorf("the rule set's switches hash to %s, the header says %s", h.Rules.String(), h.RuleSet)
-		}
-		f.Header = Header{Format: h.Format, Version: h.Version, Rules: []*rules.RuleSet{h.Rules}, CodeVersion: h.CodeVersion,
-			Shard: h.Shard, NetworkID: h.NetworkID, GameHash: h.GameHash, Seed: h.Seed, Games: h.Games}
-		legacy = true
-	default:
-		return false, fmt.Errorf("format %q, want %q", id.Format, Format)
-	}
-	for _, rs := range f.Header.Rules {
-		if rs == nil {
-			return false, errors.New("header: a null rule set")
-		}
-		f.rules[rs.String()] = rs
-	}
-	return legacy, nil
-}
-
-func strictJSON(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
+// readLegacyHeader reads a palace-selfplay-games header as the games
+// file's Header it is now (its Format kept, which marks it legacy).
+func readLegacyHeader(text []byte) (Header, error) {
+	var h legacySelfplayHeader
+	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.DisallowUnknownFields()
-	return dec.Decode(v)
+	if err := dec.Decode(&h); err != nil {
+		return Header{}, fmt.Errorf("line 1 (header): %v", err)
+	}
+	if h.Rules == nil {
+		return Header{}, errors.New("no rule set")
+	}
+	if h.Rules.String() != h.RuleSet {
+		return Header{}, fmt.Errorf("the rule set's switches hash to %s, the header says %s", h.Rules.String(), h.RuleSet)
+	}
+	return Header{Format: h.Format, Version: h.Version, Rules: []*rules.RuleSet{h.Rules}, CodeVersion: h.CodeVersion,
+		Shard: h.Shard, NetworkID: h.NetworkID, GameHash: h.GameHash, Seed: h.Seed, Games: h.Games}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -151,5 +152,22 @@ func TestScoreText(t *testing.T) {
 		if _, err := ParseScore(bad); err == nil || !strings.Contains(err.Error(), strconv.Quote(bad)) {
 			t.Errorf("ParseScore(%q): %v, want an error naming it", bad, err)
 		}
+	}
+}
+
+// A record line's game counts every move, and its scores, for the moves
+// after an opening, are padded to one a move.
+func TestRecordAsGame(t *testing.T) {
+	cp := Score{Centipawns, 20}
+	r := Record{End: End{Result: Draw, Reason: "repetition"}, Plies: 1, Line: Line{StartFEN: "fen", Moves: "h3e3 h10g8 b1c3"},
+		Scores: []Score{cp}}
+	g := r.AsGame("xiangqi@1")
+	if g.RuleSet != "xiangqi@1" || g.Plies != 3 || g.Line != r.Line || g.End != r.End ||
+		!slices.Equal(g.Scores, []Score{{}, {}, cp}) {
+		t.Errorf("game %+v", g)
+	}
+	r.Scores = nil
+	if g := r.AsGame("x"); g.Scores != nil {
+		t.Errorf("scores %v, want none", g.Scores)
 	}
 }

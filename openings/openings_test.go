@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/rules"
 	"github.com/palace-chess/palace/stats"
@@ -498,4 +499,34 @@ func TestAddRefusesMovesAndPliesThatDisagree(t *testing.T) {
 			t.Errorf("depth %d: %v", depth, err)
 		}
 	}
+}
+
+// A match's record file is read as games: a ladder calibration rung's
+// (palace arena's format before records were gamerec.Records), each game
+// from the start position with its two opening moves.
+func TestBuildFromMatchRecords(t *testing.T) {
+	path := "../ladder/calibration/xiangqi/check-10/rung-1.jsonl"
+	_, recs, err := arena.ReadRecords(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w, d, l int
+	for _, r := range recs {
+		switch r.Result {
+		case gamerec.WhiteWins:
+			w++
+		case gamerec.BlackWins:
+			l++
+		default:
+			d++
+		}
+	}
+	tree, err := Build([]string{path}, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tree.Games() != len(recs) || len(recs) != 80 {
+		t.Errorf("%d games in the tree, %d recorded", tree.Games(), len(recs))
+	}
+	checkPosition(t, "root", at(t, tree, rules.XiangqiStartFEN, ""), 80, w, d, l, 0, 0)
 }

@@ -162,8 +162,9 @@ func NewBuilder(f Filter) (*Builder, error) {
 	return &Builder{t: t, gf: gf, starts: map[startKey]*start{}}, nil
 }
 
-// Build reads the games at paths (rundir.Collect: games files, self-play
-// directories, run directories) into a tree.
+// Build reads the games at paths (rundir.Collect: games files, match and
+// experiment record files, self-play directories, run directories) into a
+// tree.
 func Build(paths []string, f Filter) (*Tree, error) {
 	b, err := NewBuilder(f)
 	if err != nil {

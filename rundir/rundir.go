@@ -1,10 +1,10 @@
 // Package rundir is the layout of a run directory (palace run's, and a
 // distributed run's bucket): the keys of its files, the best network's
 // record, and the walks over recorded games that palace's research tools
-// share (Collect: games files, self-play directories and runs, each
-// self-play game tagged with the generation of the network that played
-// it). loop writes what these keys name; this package is the one copy of
-// where it is.
+// share (Collect: games files, the record files of matches and
+// experiments, self-play directories and runs, each self-play game tagged
+// with the generation of the network that played it). loop writes what
+// these keys name; this package is the one copy of where it is.
 package rundir
 
 import (
@@ -20,7 +20,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/experiment"
 	"github.com/palace-chess/palace/gamerec"
+	"github.com/palace-chess/palace/internal/jsonlrec"
 	"github.com/palace-chess/palace/rules"
 	"github.com/palace-chess/palace/selfplay"
 )
@@ -80,11 +83,15 @@ func Kind(dir string) string {
 //   - a games file (gamerec.ReadEach: a self-play one, NAME.games.jsonl
 //     beside NAME.shard, has its games dated by the file's modification
 //     day),
+//   - a match's record file (arena.ReadGames: a match's --records, a
+//     run's arena/gen-NNNN.jsonl, a ladder rung's) or an experiment's
+//     (experiment.ReadGames), each game named by the file and its place
+//     in it, under the rule set it was played under,
 //   - a self-play directory: the games files of the shards its manifest
 //     lists (selfplay.ReadGames: a crash's unlisted debris is not read),
 //   - a run directory: every self-play generation (Games),
-//   - any other directory: the games files, self-play directories and
-//     runs below it.
+//   - any other directory: the games and record files, self-play
+//     directories and runs below it.
 //
 // A file that cannot be read stops Collect with an error naming it:
 // statistics over a silently shortened collection would mislead. fn's
@@ -99,12 +106,38 @@ func Collect(paths []string, fn func(g *gamerec.Game, rs *rules.RuleSet) error) 
 	return nil
 }
 
+// readers are the readers of the files Collect takes games from, by the
+// format their header names.
+var readers = map[string]func(path string, fn func(*gamerec.Game, *rules.RuleSet) error) error{
+	gamerec.Format:           gamerec.ReadEach,
+	arena.RecordsFormat:      arena.ReadGames,
+	experiment.RecordsFormat: experiment.ReadGames,
+}
+
+// fileFormat is the format path's header names ("" for none).
+func fileFormat(path string) (string, error) {
+	format, err := jsonlrec.FileFormat(path)
+	if err != nil {
+		return "", fmt.Errorf("rundir: %w", err)
+	}
+	return format, nil
+}
+
 func collectPath(p string, fn func(*gamerec.Game, *rules.RuleSet) error) error {
 	info, err := os.Stat(p)
 	if err != nil {
 		return fmt.Errorf("rundir: %w", err)
 	}
 	if !info.IsDir() {
+		format, err := fileFormat(p)
+		if err != nil {
+			return err
+		}
+		if read := readers[format]; read != nil {
+			return read(p, fn)
+		}
+		// Any other file is read as a games file, whose reader says
+		// what it is not (or reads an old self-play one).
 		return gamerec.ReadEach(p, fn)
 	}
 	switch Kind(p) {
@@ -125,13 +158,15 @@ func collectPath(p string, fn func(*gamerec.Game, *rules.RuleSet) error) error {
 				return err
 			}
 		case IsGamesName(e.Name()):
-			// Only games files: other JSON lines files (metrics, arena
-			// records) are not games to collect, so peek at the header
-			// before committing to the file.
-			if ok, err := gamerec.IsGamesFile(sub); err != nil {
+			// Only games and record files: other JSON lines files
+			// (metrics) hold no games, so peek at the header before
+			// committing to the file.
+			format, err := fileFormat(sub)
+			if err != nil {
 				return err
-			} else if ok {
-				if err := gamerec.ReadEach(sub, fn); err != nil {
+			}
+			if read := readers[format]; read != nil {
+				if err := read(sub, fn); err != nil {
 					return err
 				}
 			}
@@ -141,10 +176,22 @@ func collectPath(p string, fn func(*gamerec.Game, *rules.RuleSet) error) error {
 }
 
 // IsGamesName says whether a file of this name in a plain directory is one
-// Collect reads when its header is a games file's: a .jsonl file that is
-// not a self-play shard's games (those are read through their manifest).
+// Collect reads when its header is a games or record file's: a .jsonl file
+// that is not a self-play shard's games (those are read through their
+// manifest).
 func IsGamesName(name string) bool {
 	return strings.HasSuffix(name, ".jsonl") && !strings.HasSuffix(name, selfplay.GamesSuffix)
+}
+
+// IsGamesFile reports whether path is a .jsonl file whose header is one
+// Collect reads games from: a games file, or a match's or an experiment's
+// record file.
+func IsGamesFile(path string) bool {
+	if !strings.HasSuffix(path, ".jsonl") {
+		return false
+	}
+	format, err := fileFormat(path)
+	return err == nil && readers[format] != nil
 }
 
 var genDir = regexp.MustCompile(`^gen-(\d+)$`)

@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/experiment"
 	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/loop"
 	"github.com/palace-chess/palace/loop/looptest"
@@ -161,6 +164,59 @@ func TestCollectRun(t *testing.T) {
 		}
 		if tag != want {
 			t.Errorf("without metrics, game %d: %s, want %s", i, tag, want)
+		}
+	}
+}
+
+// A directory's match and experiment record files are read as games,
+// each under the rule set it was played under and named by its file and
+// place; other JSON lines files (metrics) are passed over.
+func TestCollectRecords(t *testing.T) {
+	dir := t.TempDir()
+	// A match record file as palace wrote it before records were
+	// gamerec.Records: a ladder calibration rung.
+	match, err := os.ReadFile("../ladder/calibration/xiangqi/check-10/rung-1.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "match.jsonl"), match, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "metrics.jsonl"), []byte(`{"generation":1,"stage":"train"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := rules.ParseRuleSet([]byte("base: xiangqi\nname: short\nmaxPlies: 20\n"), "a.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := rules.ParseRuleSet([]byte("base: xiangqi\nname: shorter\nmaxPlies: 16\n"), "b.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp := filepath.Join(dir, "exp.jsonl")
+	if _, err := experiment.Run(context.Background(), experiment.Config{A: a, B: b, Player: arena.Random{}, Games: 2,
+		OpeningPlies: 2, Seed: 1, Records: exp}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	err = rundir.Collect([]string{dir}, func(g *gamerec.Game, rs *rules.RuleSet) error {
+		if _, err := g.Replay(rs); err != nil {
+			return err
+		}
+		got = append(got, fmt.Sprintf("%s %s %s", g.Where(), rs.Name, g.Tags["Rules"]))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{exp + " game 1 short A", exp + " game 2 shorter B", exp + " game 3 short A", exp + " game 4 shorter B",
+		filepath.Join(dir, "match.jsonl") + " game 1 xiangqi "}
+	if len(got) != 4+80 || !slices.Equal(got[:5], want) {
+		t.Errorf("collected %d games: %q…, want %q…", len(got), got[:min(5, len(got))], want)
+	}
+	for name, want := range map[string]bool{"exp.jsonl": true, "match.jsonl": true, "metrics.jsonl": false} {
+		if rundir.IsGamesFile(filepath.Join(dir, name)) != want {
+			t.Errorf("IsGamesFile(%s) is %t", name, !want)
 		}
 	}
 }

@@ -302,7 +302,7 @@ func (e *evaluation) flush() error {
 }
 
 // EvalGames evaluates ev on the positions of the recorded games at paths
-// (games files, or directories of them: rundir.Collect) that filter keeps
+// (games or record files, or directories of them: rundir.Collect) that filter keeps
 // (its held-out share is ignored: every kept game counts), each built as
 // training builds them (GamePositions). A game that does not replay is an
 // error naming it, never skipped.

@@ -810,3 +810,16 @@ func TestRunMixesRecords(t *testing.T) {
 		}
 	}
 }
+
+// palace train --games reads a match's record file directly: a ladder
+// rung's games, with the engines' scores as value targets.
+func TestBuildGameSetFromMatchRecords(t *testing.T) {
+	path := "../ladder/calibration/xiangqi/check-10/rung-1.jsonl"
+	set, err := train.BuildGameSet(filepath.Join(t.TempDir(), "set"), []string{path}, train.GameFilter{ScoreScale: 400}, "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if set.Read != 80 || set.Train.Games == 0 || set.Train.Scored == 0 {
+		t.Errorf("read %d games, %d training games, %d scored positions", set.Read, set.Train.Games, set.Train.Scored)
+	}
+}

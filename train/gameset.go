@@ -122,7 +122,7 @@ type BuildProgress struct {
 }
 
 // BuildGameSet reads the recorded games at paths (rundir.Collect: games
-// files, or directories of them), keeps those filter selects and writes
+// files, match and experiment record files, or directories of them), keeps those filter selects and writes
 // their positions (GamePositions) into a new game set at dir, which must
 // not exist. A game that does not replay stops the build with an error
 // naming it: a games file that palace import wrote replays, so one that

@@ -41,7 +41,8 @@ type GamesRun struct {
 	// Dir is the work directory: new, empty, or a games job's (job.json),
 	// which resumes. Out is the network written at the end.
 	Dir, Out string
-	// Inputs are games files or directories of them (rundir.Collect);
+	// Inputs are games or record files or directories of them
+	// (rundir.Collect);
 	// Filter selects and splits their games.
 	Inputs []string
 	Filter GameFilter

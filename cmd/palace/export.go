@@ -35,7 +35,7 @@ func runExport(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(paths) == 0 {
-		return usageError{"want at least one games file or directory to export"}
+		return usageError{"want at least one games file, record file or directory to export"}
 	}
 	if *limit < 0 {
 		return usagef("--limit %d: want 0 (all) or more", *limit)
@@ -154,19 +154,9 @@ func checkGamesOut(flag, out string, paths []string, others ...string) error {
 				break
 			}
 		}
-		if isGamesFile(where) {
+		if rundir.IsGamesFile(where) {
 			return usagef("--%s %s is one of the games files read from %s; palace would overwrite what it reads", flag, out, p)
 		}
 	}
 	return nil
-}
-
-// isGamesFile reports whether path is a file rundir.Collect reads in a
-// directory it walks: a .jsonl file that starts with a games file's header.
-func isGamesFile(path string) bool {
-	if !strings.HasSuffix(path, ".jsonl") {
-		return false
-	}
-	ok, _ := gamerec.IsGamesFile(path)
-	return ok
 }

@@ -46,7 +46,7 @@ func runOpenings(args []string, stdin io.Reader, stdout, stderr io.Writer) error
 	f := openings.Filter{RuleSet: *ruleSet, From: *from, To: *to, MinGames: *minGames, Depth: *depth, Position: *position, Moves: *moves}
 	switch {
 	case len(paths) == 0:
-		return usageError{"want at least one PATH: a games file, self-play directory or run directory"}
+		return usageError{"want at least one PATH: a games file, match or experiment record file, self-play directory or run directory"}
 	case *format != "table" && *format != "csv" && *format != "json":
 		return usagef("--format %q: want table, csv or json", *format)
 	}

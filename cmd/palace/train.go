@@ -44,7 +44,7 @@ func runTrain(args []string, _ io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("train", stderr)
 	setUsage(fs, trainAbout)
 	var games stringList
-	fs.Var(&games, "games", "a games file (palace import's), or a directory of them; give it once per path (paths after the flags count too)")
+	fs.Var(&games, "games", "a games file (palace import's) or a match's or experiment's record file, or a directory of them; give it once per path (paths after the flags count too)")
 	out := fs.String("out", "", "the network to write at the end")
 	configFile := fs.String("config", "", "the job's YAML config: network shape, train section, epochs, eval_every, seed (default: the built-in configs/"+defaultGamesConfig+")")
 	initFile := fs.String("init", "", "start from this network (its shape) instead of random weights")

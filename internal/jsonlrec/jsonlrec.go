@@ -4,7 +4,8 @@
 // leaves every finished record and at most one torn last line, which the
 // next Open cuts once it knows the file is the same job's; a file of
 // another job is never overwritten. Open locks the file, so two processes
-// never append to one job.
+// never append to one job. Decode, the reader beneath, also reads the
+// files palace writes whole (gamerec's games files).
 package jsonlrec
 
 import (
@@ -47,14 +48,28 @@ func NewStamp(codeVersion string) Stamp {
 // embeds Kind first), R a record.
 type Spec[H, R any] struct {
 	// Pkg prefixes errors ("arena"); What names the job in them
-	// ("match").
-	Pkg, What string
+	// ("match"), File the file ("match record"; What + " record" when
+	// empty).
+	Pkg, What, File string
 	Kind
+	// MinVersion is the oldest version of Format read (0: Version only).
+	MinVersion int
+	// StrictHeader refuses a header field the header lacks, as records'
+	// are always refused (a games file's header is checked so).
+	StrictHeader bool
+	// Legacy, when its Format is set, is an older format that files of
+	// this kind replaced, read at its Version by ReadLegacy into a header.
+	Legacy     Kind
+	ReadLegacy func(line []byte) (H, error)
+	// Err, when set, is wrapped by every error about a file's contents
+	// (gamerec.ErrGames), which then read "Err: name: what".
+	Err error
 	// Same reports how a file's header differs from the wanted one (nil:
 	// the same job).
 	Same func(got, want *H) error
 	// Check vets a record against the header; Key names the record's
-	// slot ("pair 3 game 1"): a slot recorded twice is an error.
+	// slot ("pair 3 game 1"): a slot recorded twice is an error. Either
+	// may be nil.
 	Check func(h *H, r *R) error
 	Key   func(r *R) string
 }
@@ -214,48 +229,166 @@ func completeLines(data []byte) []byte {
 	return data[:bytes.LastIndexByte(data, '\n')+1]
 }
 
-// parse reads a record file's complete lines: the header, then one record
-// a line, each checked (valid, its slot not taken twice).
+// parse reads an appended file's complete lines (a torn last one cut
+// off): the header, then its records.
 func parse[H, R any](path string, data []byte, s *Spec[H, R]) (H, []R, error) {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 1<<24)
-	var h H
-	if !sc.Scan() {
+	if len(data) == 0 {
+		var h H
 		return h, nil, fmt.Errorf("%s: %s: no complete header line", s.Pkg, path)
 	}
-	var id Kind
-	if err := json.Unmarshal(sc.Bytes(), &id); err != nil || id.Format != s.Format {
-		return h, nil, fmt.Errorf("%s: %s: not a palace %s record file", s.Pkg, path, s.What)
-	}
-	if id.Version != s.Version {
-		return h, nil, fmt.Errorf("%s: %s: version %d, this palace reads %d", s.Pkg, path, id.Version, s.Version)
-	}
-	if err := json.Unmarshal(sc.Bytes(), &h); err != nil {
-		return h, nil, fmt.Errorf("%s: %s line 1 (header): %w", s.Pkg, path, err)
-	}
 	var recs []R
+	h, err := Decode(bytes.NewReader(data), path, s, func(_ *H, _ int, r *R) error {
+		recs = append(recs, *r)
+		return nil
+	})
+	return h, recs, err
+}
+
+// MaxLine bounds a line of a record file (a header, or one record: a game
+// of the longest rule-set cap is well under a megabyte).
+const MaxLine = 64 << 20
+
+var errLongLine = fmt.Errorf("longer than %d MiB: not a palace record file", MaxLine>>20)
+
+// Decode reads a record file from r, line by line: the header (its format
+// and version checked), then one record a line, each decoded strictly,
+// vetted by Check, its slot not taken twice, and handed to fn with its
+// line number (fn's error is reported as the line's). Every line counts,
+// a last one without its newline too: a file written whole (a games file)
+// is read so, while Read and Parse first cut an appended file's torn last
+// line. name names the input in errors. Decode is the one reader of
+// palace's record files and games files.
+func Decode[H, R any](r io.Reader, name string, s *Spec[H, R], fn func(h *H, line int, r *R) error) (H, error) {
+	var h H
+	bad := func(err error) error {
+		if s.Err != nil {
+			return fmt.Errorf("%w: %s: %w", s.Err, name, err)
+		}
+		return fmt.Errorf("%s: %s: %w", s.Pkg, name, err)
+	}
+	badLine := func(n int, err error) error {
+		if s.Err != nil {
+			return fmt.Errorf("%w: %s: line %d: %w", s.Err, name, n, err)
+		}
+		return fmt.Errorf("%s: %s line %d: %w", s.Pkg, name, n, err)
+	}
+	br := bufio.NewReaderSize(r, 1<<16)
 	seen := map[string]bool{}
-	for n := 2; sc.Scan(); n++ {
-		var r R
-		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&r); err != nil {
-			return h, nil, fmt.Errorf("%s: %s line %d: %w", s.Pkg, path, n, err)
+	n := 0
+	for {
+		text, err := readLine(br)
+		if errors.Is(err, errLongLine) {
+			return h, badLine(n+1, err)
 		}
-		if err := s.Check(&h, &r); err != nil {
-			return h, nil, fmt.Errorf("%s: %s line %d: %w", s.Pkg, path, n, err)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return h, fmt.Errorf("%s: reading %s: %w", s.Pkg, name, err)
 		}
-		k := s.Key(&r)
-		if seen[k] {
-			return h, nil, fmt.Errorf("%s: %s line %d: %s recorded twice", s.Pkg, path, n, k)
+		if len(text) == 0 && err != nil {
+			break
 		}
-		seen[k] = true
-		recs = append(recs, r)
+		n++
+		if len(bytes.TrimSpace(text)) == 0 {
+			return h, badLine(n, errors.New("empty"))
+		}
+		if n == 1 {
+			if h, err = s.readHeader(text); err != nil {
+				return h, bad(err)
+			}
+			continue
+		}
+		var rec R
+		if err := strictJSON(text, &rec); err != nil {
+			return h, badLine(n, err)
+		}
+		if s.Check != nil {
+			if err := s.Check(&h, &rec); err != nil {
+				return h, badLine(n, err)
+			}
+		}
+		if s.Key != nil {
+			k := s.Key(&rec)
+			if seen[k] {
+				return h, badLine(n, fmt.Errorf("%s recorded twice", k))
+			}
+			seen[k] = true
+		}
+		if err := fn(&h, n, &rec); err != nil {
+			return h, badLine(n, err)
+		}
 	}
-	if err := sc.Err(); err != nil {
-		return h, nil, fmt.Errorf("%s: %s: %w", s.Pkg, path, err)
+	if n == 0 {
+		return h, bad(errors.New("empty"))
 	}
-	return h, recs, nil
+	return h, nil
+}
+
+// readHeader reads a header line: this kind's format at a version read, or
+// its legacy format.
+func (s *Spec[H, R]) readHeader(line []byte) (H, error) {
+	var h H
+	file := s.File
+	if file == "" {
+		file = s.What + " record"
+	}
+	var id Kind
+	if err := json.Unmarshal(line, &id); err != nil {
+		return h, fmt.Errorf("not a palace %s file", file)
+	}
+	switch {
+	case id.Format == s.Format:
+		lo := s.Version
+		if s.MinVersion > 0 {
+			lo = s.MinVersion
+		}
+		if id.Version < lo || id.Version > s.Version {
+			if lo == s.Version {
+				return h, fmt.Errorf("version %d, this palace reads %d", id.Version, s.Version)
+			}
+			return h, fmt.Errorf("version %d; this palace reads versions %d to %d", id.Version, lo, s.Version)
+		}
+	case s.Legacy.Format != "" && id.Format == s.Legacy.Format:
+		if id.Version != s.Legacy.Version {
+			return h, fmt.Errorf("version %d; this palace reads version %d of %s", id.Version, s.Legacy.Version, s.Legacy.Format)
+		}
+		return s.ReadLegacy(line)
+	default:
+		return h, fmt.Errorf("format %q: not a palace %s file", id.Format, file)
+	}
+	var err error
+	if s.StrictHeader {
+		err = strictJSON(line, &h)
+	} else {
+		err = json.Unmarshal(line, &h)
+	}
+	if err != nil {
+		return h, fmt.Errorf("line 1 (header): %w", err)
+	}
+	return h, nil
+}
+
+// readLine is br's next line, with its '\n', as ReadBytes gives it, up to
+// MaxLine bytes (errLongLine beyond: a file of one endless line, such as
+// /dev/zero's, would otherwise be read into memory whole).
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(line)+len(frag) > MaxLine {
+			return nil, errLongLine
+		}
+		line = append(line, frag...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, err
+		}
+	}
+}
+
+// strictJSON decodes data into v, refusing a field v lacks: a record
+// with an unknown key is another program's, or damaged.
+func strictJSON(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
 }
 
 // syncDir makes a new file's directory entry durable, where the file

@@ -137,3 +137,51 @@ func TestBadFiles(t *testing.T) {
 		t.Errorf("missing: %v", err)
 	}
 }
+
+// A file written whole (a games file) is Decoded line by line, its last
+// line counted without its newline; older versions, a legacy format and
+// a strict header are the Spec's to ask for, and Err is wrapped by every
+// error about the contents.
+func TestDecode(t *testing.T) {
+	errBad := errors.New("bad file")
+	whole := Spec[hdr, rec]{Pkg: "test", What: "job", File: "job", Kind: Kind{Format: "palace-test", Version: 3}, MinVersion: 2,
+		StrictHeader: true, Err: errBad,
+		Legacy: Kind{Format: "palace-old", Version: 1},
+		ReadLegacy: func(line []byte) (hdr, error) {
+			return hdr{Format: "palace-old", Version: 1, Job: "legacy"}, nil
+		}}
+	decode := func(data string) (hdr, []rec, error) {
+		var recs []rec
+		h, err := Decode(strings.NewReader(data), "in", &whole, func(h *hdr, n int, r *rec) error {
+			if r.Value == "refused" {
+				return errors.New("refused")
+			}
+			recs = append(recs, *r)
+			return nil
+		})
+		return h, recs, err
+	}
+	for _, v := range []string{"2", "3"} {
+		h, recs, err := decode(`{"format":"palace-test","version":` + v + `,"job":"a"}` + "\n" + `{"slot":1}` + "\n" + `{"slot":1}`)
+		if err != nil || h.Job != "a" || len(recs) != 2 {
+			t.Errorf("version %s: %+v %+v %v", v, h, recs, err)
+		}
+	}
+	if h, _, err := decode(`{"format":"palace-old","version":1,"whatever":1}` + "\n"); err != nil || h.Job != "legacy" {
+		t.Errorf("legacy: %+v %v", h, err)
+	}
+	h := `{"format":"palace-test","version":3}` + "\n"
+	for _, c := range []struct{ name, data, want string }{
+		{"empty", "", "in: empty"},
+		{"old version", `{"format":"palace-test","version":1}`, "version 1; this palace reads versions 2 to 3"},
+		{"legacy version", `{"format":"palace-old","version":2}`, "version 2; this palace reads version 1 of palace-old"},
+		{"format", `{"format":"x"}`, `format "x": not a palace job file`},
+		{"strict header", `{"format":"palace-test","version":3,"x":1}`, "line 1 (header)"},
+		{"empty line", h + "\n" + `{"slot":1}`, "line 2: empty"},
+		{"refused", h + `{"slot":1,"value":"refused"}`, "line 2: refused"},
+	} {
+		if _, _, err := decode(c.data); !errors.Is(err, errBad) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}
