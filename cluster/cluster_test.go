@@ -23,7 +23,6 @@ import (
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/selfplay"
 	"github.com/palace-chess/palace/store"
-	"github.com/palace-chess/palace/train"
 )
 
 func TestMain(m *testing.M) {
@@ -46,12 +45,12 @@ arena: {concurrent_games: 2, sprt: {elo1: 5}, accept_score: 0}
 `)
 }
 
-// logWriter sends log lines to the test's log.
-type logWriter struct{ t testing.TB }
-
-func (w logWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimRight(string(p), "\n"))
-	return len(p), nil
+// logEvents sends a role's or worker's reports to the test's log
+// (palace's words for them are cmd/palace's, tested there).
+func logEvents(t testing.TB) func(Event) {
+	return func(e Event) {
+		t.Logf("%s %s: event %d gen %d job %+v train %d/%d err %v", e.Role, e.Name, e.Kind, e.Generation, e.Job, e.Train.Step, e.Train.Target, e.Err)
+	}
 }
 
 func connect(tb testing.TB, url, name string) *Conn {
@@ -99,7 +98,7 @@ func TestDistributedRun(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range workers {
 		c := connect(t, url, "worker")
-		w, err := NewWorker(ctx, c, WorkerOptions{Name: string(rune('A' + i)), WorkDir: t.TempDir(), CodeVersion: "test", Log: logWriter{t}})
+		w, err := NewWorker(ctx, c, WorkerOptions{Name: string(rune('A' + i)), WorkDir: t.TempDir(), CodeVersion: "test", Progress: logEvents(t)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -136,7 +135,7 @@ func TestDistributedRun(t *testing.T) {
 		wg.Wait()
 	}()
 
-	gk, err := NewGatekeeper(main, st, cfg, RoleOptions{CodeVersion: "test", Log: logWriter{t}})
+	gk, err := NewGatekeeper(main, st, cfg, RoleOptions{CodeVersion: "test", Progress: logEvents(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +149,13 @@ func TestDistributedRun(t *testing.T) {
 	tctx, stopTrainer := context.WithCancel(ctx)
 	var firstTarget int64
 	stoppedAt := int64(-1)
-	tr, err := NewTrainer(main, st, cfg, RoleOptions{WorkDir: work, CodeVersion: "test", Log: logWriter{t}, Progress: func(p train.Progress) {
+	logged := logEvents(t)
+	tr, err := NewTrainer(main, st, cfg, RoleOptions{WorkDir: work, CodeVersion: "test", Progress: func(e Event) {
+		logged(e)
+		if e.Kind != EventTrain {
+			return
+		}
+		p := e.Train
 		if firstTarget == 0 {
 			firstTarget = p.Target
 		}
@@ -173,7 +178,7 @@ func TestDistributedRun(t *testing.T) {
 		t.Fatalf("after the first trainer: %+v, %v", s, err)
 	}
 	// On another machine: nothing of the first trainer's work directory.
-	tr2, err := NewTrainer(main, st, cfg, RoleOptions{WorkDir: t.TempDir(), CodeVersion: "test", Log: logWriter{t}})
+	tr2, err := NewTrainer(main, st, cfg, RoleOptions{WorkDir: t.TempDir(), CodeVersion: "test", Progress: logEvents(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

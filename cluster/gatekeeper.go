@@ -11,7 +11,6 @@ import (
 	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/ladder"
 	"github.com/palace-chess/palace/loop"
-	"github.com/palace-chess/palace/stats"
 	"github.com/palace-chess/palace/store"
 )
 
@@ -69,12 +68,12 @@ func (g *Gatekeeper) arena(ctx context.Context, s State) (State, error) {
 	for p := range jobs {
 		jobs[p] = Job{Kind: KindArena, Generation: gen, Pair: p, Candidate: loop.NetKey(cand), Best: best.Key, BestGeneration: best.Generation}
 	}
-	g.logf("gen %d: match of %s against %s: up to %d pairs", gen, h.A, h.B, len(jobs))
+	g.report(Event{Kind: EventMatch, Generation: gen, Players: [2]string{h.A, h.B}, Jobs: len(jobs)})
 	if err := g.c.enqueue(ctx, jobs); err != nil {
 		return s, err
 	}
 	_, sum, err := g.collectPairs(ctx, KindArena, gen, jobs, h, loop.ArenaKey(cand), func(r *Result, sum arena.Summary) {
-		g.logf("gen %d: pair %d from %s: %d games W/D/L %d/%d/%d LLR %.2f", gen, r.Job.Pair, r.Worker, sum.Games, sum.WDL.Wins, sum.WDL.Draws, sum.WDL.Losses, sum.LLR)
+		g.report(Event{Kind: EventPair, Generation: gen, Result: r, Summary: sum})
 	})
 	if err != nil {
 		return s, err
@@ -82,7 +81,7 @@ func (g *Gatekeeper) arena(ctx context.Context, s State) (State, error) {
 	if err := g.c.purge(ctx, KindArena, gen); err != nil {
 		return s, err
 	}
-	g.logf("gen %d: match over: %d games W/D/L %d/%d/%d Elo %s LLR %.2f", gen, sum.Games, sum.WDL.Wins, sum.WDL.Draws, sum.WDL.Losses, sum.Elo, sum.LLR)
+	g.report(Event{Kind: EventMatchOver, Generation: gen, Summary: sum})
 	if err := loop.RecordMetric(g.st, loop.ArenaMetric(cand, sum, time.Since(start))); err != nil {
 		return s, err
 	}
@@ -114,7 +113,7 @@ func (g *Gatekeeper) gate(ctx context.Context, s State) (State, error) {
 	if err := loop.RecordMetric(g.st, m); err != nil {
 		return s, err
 	}
-	g.logf("gen %d gate: %s (%s)", cand, m.Verdict(), m.Reason)
+	g.report(Event{Kind: EventGate, Generation: gen, Metric: m})
 	return State{State: g.stages.Next(s.State)}, nil
 }
 
@@ -137,7 +136,7 @@ func (g *Gatekeeper) ladder(ctx context.Context, s State) (State, error) {
 	if err != nil {
 		return s, err
 	}
-	g.logf("gen %d: rating %s on %s through the workers", gen, best.Key, ls.Scale.ID())
+	g.report(Event{Kind: EventRating, Generation: gen, Best: best, Scale: ls.Scale.ID()})
 	r, err := ladder.Climb(ls.Scale, ls.Settings.Pairs, func(k int) ([]arena.GameRecord, error) {
 		return g.ladderRung(ctx, ls, gen, best, k)
 	})
@@ -157,8 +156,7 @@ func (g *Gatekeeper) ladder(ctx context.Context, s State) (State, error) {
 	if err := loop.RecordMetric(g.st, m); err != nil {
 		return s, err
 	}
-	g.logf("gen %d ladder: %s rated %s [%s, %s] (%d games)", gen, r.Player, stats.FormatElo(float64(r.Elo)),
-		stats.FormatElo(float64(r.Lo)), stats.FormatElo(float64(r.Hi)), r.Games)
+	g.report(Event{Kind: EventRated, Generation: gen, Metric: m})
 	return State{State: g.stages.Next(s.State)}, nil
 }
 
@@ -175,7 +173,7 @@ func (g *Gatekeeper) ladderRung(ctx context.Context, ls *loop.LadderSetup, gen i
 	for p := range jobs {
 		jobs[p] = Job{Kind: KindLadder, Generation: gen, Pair: p, Rung: k, Best: best.Key, BestGeneration: best.Generation}
 	}
-	g.logf("gen %d: %s against %s: %d pairs", gen, h.A, h.B, len(jobs))
+	g.report(Event{Kind: EventRung, Generation: gen, Players: [2]string{h.A, h.B}, Jobs: len(jobs)})
 	if err := g.c.enqueue(ctx, jobs); err != nil {
 		return nil, err
 	}

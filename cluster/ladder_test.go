@@ -108,7 +108,7 @@ func TestDistributedLadder(t *testing.T) {
 	wctx, stopWorker := context.WithCancel(ctx)
 	workerDone := make(chan error, 1)
 	go func() { workerDone <- w.Run(wctx) }()
-	gk, err := NewGatekeeper(c, st, cfg, RoleOptions{CodeVersion: "test", Log: logWriter{t},
+	gk, err := NewGatekeeper(c, st, cfg, RoleOptions{CodeVersion: "test", Progress: logEvents(t),
 		StopAfter: func(s State) bool { return s.Stage == loop.StageSelfplay }})
 	if err != nil {
 		t.Fatal(err)

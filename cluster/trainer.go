@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,14 +28,14 @@ type RoleOptions struct {
 	// state (default: palace-RUN under the system's temporary directory;
 	// kept across restarts, which then resume from the latest save).
 	WorkDir string
-	// Log receives progress lines; nil is silent.
-	Log         io.Writer
+	// Progress, when set, receives the role's reports (see EventKind),
+	// one at a time; the command draws them. cluster.Run gives the same
+	// one to both roles, which call it from their own goroutines.
+	Progress    func(Event)
 	CodeVersion string
 	// StopAfter, when set, is called after every stage the role completes:
 	// true stops the role there (tests).
 	StopAfter func(State) bool
-	// Progress, when set, is called with training progress (tests).
-	Progress func(train.Progress)
 }
 
 type role struct {
@@ -46,7 +45,7 @@ type role struct {
 	opt    RoleOptions
 	stages *loop.Stages
 	name   string
-	mu     sync.Mutex
+	mu     sync.Mutex // one report at a time
 }
 
 func newRole(c *Conn, st store.Store, cfg loop.Config, opt RoleOptions, name string) (*role, error) {
@@ -80,14 +79,14 @@ func (r *role) run(ctx context.Context, stage stageFunc) error {
 			return fmt.Errorf("cluster: run %s has no state; start it first", r.c.Run)
 		}
 		if r.cfg.Generations > 0 && s.Generation >= r.cfg.Generations {
-			r.logf("run complete: %d generations", s.Generation)
+			r.report(Event{Kind: EventComplete, Generation: s.Generation})
 			return nil
 		}
 		next, rev, mine, err := stage(ctx, s, rev)
 		if err == nil && !mine {
 			if s != waiting {
 				waiting = s
-				r.logf("waiting for the other role: gen %d, stage %s", s.Generation, s.Stage)
+				r.report(Event{Kind: EventWaiting, Generation: s.Generation, Stage: s.Stage})
 			}
 			if err = r.c.waitChange(ctx, keyState, rev); err == nil {
 				continue
@@ -111,13 +110,15 @@ func (r *role) run(ctx context.Context, stage stageFunc) error {
 	return nil
 }
 
-func (r *role) logf(format string, a ...any) {
-	if r.opt.Log == nil {
+// report sends e, from this role, to RoleOptions.Progress.
+func (r *role) report(e Event) {
+	if r.opt.Progress == nil {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	fmt.Fprintf(r.opt.Log, "%s %s: %s\n", time.Now().UTC().Format(time.RFC3339), r.name, fmt.Sprintf(format, a...))
+	e.Role = r.name
+	r.opt.Progress(e)
 }
 
 // mirror writes the KV's state and best into the store's state.json and
@@ -314,7 +315,7 @@ func (t *Trainer) playGeneration(ctx context.Context, sp *State, revp *uint64) (
 	jobs := blocks(plan)
 	// All of them, even after a restart: the stream drops the ones it
 	// holds, and a worker given a block already in the store only reports it.
-	t.logf("gen %d: %d self-play blocks with generation %d's network", gen, len(jobs), best.Generation)
+	t.report(Event{Kind: EventBlocks, Generation: gen, Jobs: len(jobs), Best: best})
 	if err := t.c.enqueue(ctx, jobs); err != nil {
 		return s, err
 	}
@@ -335,7 +336,7 @@ func (t *Trainer) playGeneration(ctx context.Context, sp *State, revp *uint64) (
 		counts.Plies += r.Plies
 		counts.Evaluations += r.Evals
 		counts.Games += r.Job.Games
-		t.logf("gen %d: self-play block %d/%d from %s: %d games, %d positions", gen, len(shards), len(jobs), r.Worker, r.Job.Games, r.Shard.Records)
+		t.report(Event{Kind: EventBlock, Generation: gen, Done: len(shards), Jobs: len(jobs), Result: r})
 		if len(shards) < len(jobs) {
 			return false, nil
 		}
@@ -343,7 +344,7 @@ func (t *Trainer) playGeneration(ctx context.Context, sp *State, revp *uint64) (
 		if !more {
 			return true, nil
 		}
-		t.logf("%s", why)
+		t.report(Event{Kind: EventMoreSelfplay, Generation: gen, Round: why})
 		plan = next
 		s.Rounds = plan.Rounds
 		if rev, err = t.c.casJSON(ctx, keyState, s, rev); err != nil {
@@ -366,7 +367,7 @@ func (t *Trainer) playGeneration(ctx context.Context, sp *State, revp *uint64) (
 	if err := loop.RecordMetric(t.st, m); err != nil {
 		return s, err
 	}
-	t.logf("gen %d: self-play done: %d games, %d positions (%d in the run)", gen, counts.Games, m.Positions, m.TotalPositions)
+	t.report(Event{Kind: EventSelfplayDone, Generation: gen, Metric: m})
 	return State{State: t.stages.Next(s.State)}, nil
 }
 
@@ -477,15 +478,13 @@ func (t *Trainer) train(ctx context.Context, s State) (State, error) {
 		return t.st.Write(loop.TrainKey, data)
 	}
 	m, err := t.stages.Train(ctx, loop.TrainJob{Generation: gen, Dirs: dirs, State: stateFile,
-		Started: func(total, target int64) { t.logf("gen %d: training to step %d on %d positions", gen, target, total) },
+		Started: func(total, target int64) {
+			t.report(Event{Kind: EventTraining, Generation: gen, Target: target, Positions: total})
+		},
 		Progress: func(p train.Progress) {
-			t.logf("gen %d: step %d/%d loss %.3f (policy %.3f wdl %.3f) lr %.4g %.0f samples/s window %d",
-				gen, p.Step, p.Target, p.Losses.Total, p.Losses.Policy, p.Losses.WDL, p.Rate, p.SamplesPerS, p.Window)
+			t.report(Event{Kind: EventTrain, Generation: gen, Train: p})
 			if uploadErr == nil {
 				uploadErr = upload()
-			}
-			if t.opt.Progress != nil {
-				t.opt.Progress(p)
 			}
 		},
 		Finished: func() error {
@@ -500,7 +499,7 @@ func (t *Trainer) train(ctx context.Context, s State) (State, error) {
 	if err := loop.RecordMetric(t.st, m); err != nil {
 		return s, err
 	}
-	t.logf("gen %d: candidate %s after %d steps", gen, loop.NetKey(gen+1), m.TotalSteps)
+	t.report(Event{Kind: EventCandidate, Generation: gen, Metric: m})
 	return State{State: t.stages.Next(s.State)}, nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,8 +38,9 @@ type WorkerOptions struct {
 	// WorkDir holds the jobs' temporary files (default: the system's
 	// temporary directory).
 	WorkDir string
-	// Log receives a line per job; nil is silent.
-	Log io.Writer
+	// Progress, when set, receives the worker's reports (see EventKind),
+	// one at a time, from its goroutines; the command draws them.
+	Progress func(Event)
 	// Handler replaces the worker's own (benchmarks).
 	Handler Handler
 	// CodeVersion goes into every artifact.
@@ -82,9 +82,9 @@ type Worker struct {
 		m   *arena.Match
 	}
 
-	stop   context.CancelCauseFunc // ends Run with its cause
-	played atomic.Int64
-	log    sync.Mutex
+	stop     context.CancelCauseFunc // ends Run with its cause
+	played   atomic.Int64
+	reportMu sync.Mutex // one report at a time
 	// onJob, when set, sees every job before it is played, with its
 	// delivery count (tests).
 	onJob func(Job, uint64)
@@ -120,7 +120,7 @@ func NewWorker(ctx context.Context, c *Conn, opt WorkerOptions) (*Worker, error)
 		}
 		// The worker started before the run: wait for it.
 		if !said {
-			w.logf("waiting for run %s to start", c.Run)
+			w.report(Event{Kind: EventWaitingRun, Run: c.Run})
 		}
 		if err := c.waitChange(ctx, keyRun, 0); err != nil {
 			return nil, err
@@ -152,7 +152,7 @@ func NewWorker(ctx context.Context, c *Conn, opt WorkerOptions) (*Worker, error)
 	if w.stages, err = loop.NewStages(w.st, cfg, opt.CodeVersion); err != nil {
 		return nil, err
 	}
-	w.logf("joined run %s: artifacts in %s", c.Run, ri.Bucket)
+	w.report(Event{Kind: EventJoined, Run: c.Run, Bucket: ri.Bucket})
 	return w, nil
 }
 
@@ -227,13 +227,15 @@ func (w *Worker) BestID() string {
 	return w.best.NetworkID
 }
 
-func (w *Worker) logf(format string, a ...any) {
-	if w.opt.Log == nil {
+// report sends e, from this worker, to WorkerOptions.Progress.
+func (w *Worker) report(e Event) {
+	if w.opt.Progress == nil {
 		return
 	}
-	w.log.Lock()
-	defer w.log.Unlock()
-	fmt.Fprintf(w.opt.Log, "%s worker %s: %s\n", time.Now().UTC().Format(time.RFC3339), w.opt.Name, fmt.Sprintf(format, a...))
+	w.reportMu.Lock()
+	defer w.reportMu.Unlock()
+	e.Role, e.Name = "worker", w.opt.Name
+	w.opt.Progress(e)
 }
 
 // Run plays jobs until ctx is cancelled; jobs in progress then are handed
@@ -266,11 +268,11 @@ func (w *Worker) Run(parent context.Context) error {
 	// time it has nothing to play after a job.
 	idle := w.opt.Handler == nil
 	if idle {
-		w.logf("waiting for jobs (%d %s)", w.opt.Slots, plural(w.opt.Slots, "slot", "slots"))
+		w.report(Event{Kind: EventIdle, Slots: w.opt.Slots})
 	}
 	for ctx.Err() == nil {
 		if w.opt.UntilDone && w.done() {
-			w.logf("the run has played its %d generations", w.cfg.Generations)
+			w.report(Event{Kind: EventRunDone, Generation: w.cfg.Generations})
 			break
 		}
 		// Fetch only as many jobs as there are free slots: a job waiting in
@@ -309,7 +311,7 @@ func (w *Worker) Run(parent context.Context) error {
 			if ctx.Err() != nil {
 				break
 			}
-			w.logf("fetching jobs: %v", err)
+			w.report(Event{Kind: EventFetchFailed, Err: err})
 			time.Sleep(time.Second)
 			continue
 		}
@@ -330,10 +332,10 @@ func (w *Worker) Run(parent context.Context) error {
 		}
 		if got == 0 && len(slots) == 0 && !idle && ctx.Err() == nil && w.opt.Handler == nil {
 			idle = true
-			w.logf("waiting for jobs (%d %s)", w.opt.Slots, plural(w.opt.Slots, "slot", "slots"))
+			w.report(Event{Kind: EventIdle, Slots: w.opt.Slots})
 		}
 		if err := batch.Error(); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			w.logf("fetching jobs: %v", err)
+			w.report(Event{Kind: EventFetchFailed, Err: err})
 		}
 	}
 	cancel(nil)
@@ -376,17 +378,17 @@ func (w *Worker) watch(ctx context.Context, key string, fail context.CancelCause
 			case keyBest:
 				var b loop.Best
 				if err := json.Unmarshal(e.Value(), &b); err != nil {
-					w.logf("best: %v", err)
+					w.report(Event{Kind: EventBestUnreadable, Err: err})
 					continue
 				}
 				if _, err := w.network(b.Key, b.NetworkID); err != nil {
-					w.logf("loading the new best network: %v", err)
+					w.report(Event{Kind: EventBestFailed, Err: err})
 					continue
 				}
 				w.mu.Lock()
 				w.best = b
 				w.mu.Unlock()
-				w.logf("best network: generation %d (%s)", b.Generation, b.NetworkID)
+				w.report(Event{Kind: EventBest, Best: b})
 			}
 		}
 	}
@@ -457,7 +459,7 @@ func (w *Worker) obsolete(j *Job) bool {
 func (w *Worker) handle(ctx context.Context, m jetstream.Msg, ackWait time.Duration, maxDeliver int) {
 	var job Job
 	if err := json.Unmarshal(m.Data(), &job); err != nil {
-		w.logf("dropping a malformed job on %s: %v", m.Subject(), err)
+		w.report(Event{Kind: EventMalformed, Subject: m.Subject(), Err: err})
 		m.TermWithReason("malformed") //nolint:errcheck
 		return
 	}
@@ -467,7 +469,7 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg, ackWait time.Durat
 		return
 	}
 	if w.opt.Handler == nil && w.obsolete(&job) {
-		w.logf("%s: skipped, the run has left its stage", job.ID())
+		w.report(Event{Kind: EventSkipped, Job: job})
 		m.TermWithReason("obsolete") //nolint:errcheck
 		return
 	}
@@ -476,7 +478,7 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg, ackWait time.Durat
 		delivered = md.NumDelivered
 	}
 	if w.opt.Handler == nil {
-		w.logf("%s: taken (delivery %d)", job.ID(), delivered)
+		w.report(Event{Kind: EventTaken, Job: job, Delivery: delivered})
 	}
 	jctx, stop := context.WithCancel(ctx)
 	defer stop()
@@ -517,23 +519,23 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg, ackWait time.Durat
 		if ctx.Err() != nil {
 			// The worker is stopping, which is not the job's failure: it
 			// goes back whole, and another worker takes it at once.
-			w.logf("%s: handed back to the queue", job.ID())
+			w.report(Event{Kind: EventHandedBack, Job: job})
 			w.requeue(m, &job)
 			return
 		}
 		if errors.Is(err, ErrWorkerSetup) {
 			// Not the job's failure either: back whole for another worker,
 			// and this worker stops taking jobs.
-			w.logf("%s: handed back to the queue: %v", job.ID(), err)
+			w.report(Event{Kind: EventHandedBack, Job: job, Err: err})
 			w.requeue(m, &job)
 			w.stopWith(err)
 			return
 		}
-		w.logf("%s (delivery %d): %v", job.ID(), delivered, err)
+		w.report(Event{Kind: EventJobFailed, Job: job, Delivery: delivered, Err: err})
 		if maxDeliver > 0 && delivered >= uint64(maxDeliver) {
 			res = Result{Job: job, Worker: w.opt.Name, Error: err.Error()}
 			if perr := w.c.publishResult(ctx, &res); perr != nil {
-				w.logf("%v", perr)
+				w.report(Event{Kind: EventPublishFailed, Job: job, Err: perr})
 				return
 			}
 			m.Term() //nolint:errcheck
@@ -549,18 +551,18 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg, ackWait time.Durat
 	// The result first, then the ack: a worker dying between the two
 	// leaves a job that is played again and a result stored once.
 	if err := w.c.publishResult(ctx, &res); err != nil {
-		w.logf("%v", err)
+		w.report(Event{Kind: EventPublishFailed, Job: job, Err: err})
 		m.Nak() //nolint:errcheck
 		return
 	}
 	// A plain ack: were it lost, the job would come back, find its
 	// artifact in the store and only be reported again.
 	if err := m.Ack(); err != nil {
-		w.logf("acking %s: %v", job.ID(), err)
+		w.report(Event{Kind: EventAckFailed, Job: job, Err: err})
 	}
 	w.played.Add(1)
 	if w.opt.Handler == nil {
-		w.logf("%s done in %.1fs, result returned", job.ID(), time.Since(start).Seconds())
+		w.report(Event{Kind: EventJobDone, Job: job, Seconds: time.Since(start).Seconds()})
 	}
 }
 
@@ -578,7 +580,7 @@ func (w *Worker) requeue(m jetstream.Msg, job *Job) {
 		id = fmt.Sprintf("%s-requeued-%d", job.ID(), md.Sequence.Stream)
 	}
 	if _, err := w.c.js.PublishMsg(ctx, &nats.Msg{Subject: m.Subject(), Data: m.Data()}, jetstream.WithMsgID(id)); err != nil {
-		w.logf("%s: requeueing: %v", job.ID(), err)
+		w.report(Event{Kind: EventRequeueFailed, Job: *job, Err: err})
 		m.Nak() //nolint:errcheck // the job comes back after all, one delivery spent
 		return
 	}
@@ -586,7 +588,7 @@ func (w *Worker) requeue(m jetstream.Msg, job *Job) {
 	// worker stops; were the ack lost, that copy would come back and be
 	// played once more.
 	if err := m.DoubleAck(ctx); err != nil {
-		w.logf("%s: acknowledging the requeued copy: %v", job.ID(), err)
+		w.report(Event{Kind: EventRequeueAckFailed, Job: *job, Err: err})
 	}
 }
 
@@ -628,7 +630,7 @@ func (w *Worker) selfplay(ctx context.Context, job Job) (Result, error) {
 		if err != nil {
 			return Result{}, err
 		}
-		w.logf("%s: already in the store", job.ID())
+		w.report(Event{Kind: EventInStore, Job: job})
 		return Result{Shard: &info, Positions: info.Records}, nil
 	} else if !errors.Is(err, store.ErrNotExist) {
 		return Result{}, err
@@ -730,12 +732,4 @@ func (w *Worker) ladder(ctx context.Context, job Job) (Result, error) {
 		return Result{}, err
 	}
 	return Result{Records: recs, Games: 2}, nil
-}
-
-// plural is one when n is 1, else many.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

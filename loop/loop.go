@@ -54,7 +54,6 @@ import (
 	"github.com/palace-chess/palace/ladder"
 	"github.com/palace-chess/palace/rundir"
 	"github.com/palace-chess/palace/selfplay"
-	"github.com/palace-chess/palace/stats"
 	"github.com/palace-chess/palace/store"
 	"github.com/palace-chess/palace/train"
 )
@@ -139,8 +138,7 @@ func Run(ctx context.Context, st store.Store, cfg Config, opt Options) error {
 		// Said now, not after the hours it takes to reach the first rating.
 		if prog, err := cfg.Ladder.Program(cfg.Rules); err == nil {
 			if _, err := exec.LookPath(prog); err != nil {
-				r.logf("warning: the ladder's engine %s is not there, and the first rating (after %d promotions) will fail: install it (Debian: apt-get install fairy-stockfish), set ladder.engine, or set ladder.every to 0",
-					prog, cfg.Ladder.Every)
+				r.p.send(Event{Kind: EventEngineMissing, Program: prog, Every: cfg.Ladder.Every})
 			}
 		}
 	}
@@ -153,7 +151,7 @@ func Run(ctx context.Context, st store.Store, cfg Config, opt Options) error {
 			return err
 		}
 		if cfg.Generations > 0 && s.Generation >= cfg.Generations {
-			r.logf("run complete: %d generations", s.Generation)
+			r.p.send(Event{Kind: EventComplete, Generation: s.Generation})
 			return nil
 		}
 		if ctx.Err() != nil {
@@ -162,7 +160,7 @@ func Run(ctx context.Context, st store.Store, cfg Config, opt Options) error {
 		next, err := r.step(ctx, s)
 		if err != nil {
 			if ctx.Err() != nil {
-				r.logf("stopped in generation %d, stage %s; run again to resume", s.Generation, s.Stage)
+				r.p.send(Event{Kind: EventStopped, Generation: s.Generation, Stage: s.Stage})
 				return nil
 			}
 			return err
@@ -234,7 +232,7 @@ func newRunner(st store.Store, cfg Config, opt Options) (*runner, error) {
 			return nil, err
 		}
 		if n > 0 {
-			r.logf("removed %d temporary files that killed writes left in %s", n, filepath.Dir(lock))
+			r.p.send(Event{Kind: EventDebris, Removed: n, Dir: filepath.Dir(lock)})
 		}
 	}
 	return r, nil
@@ -305,7 +303,7 @@ func (r *runner) checkConfig(s State) error {
 	case r.config == nil || f.ConfigHash == r.config.Hash:
 		return nil
 	case f.ConfigHash == "":
-		r.logf("recorded the digest of %s in %s: from now on a changed config is refused", ConfigKey, StateKey)
+		r.p.send(Event{Kind: EventConfigRecorded})
 		return r.writeState(s)
 	}
 	return fmt.Errorf("loop: %s was edited since the run started (%s), and a run keeps its config: restore it, or start a new run directory with the new config",
@@ -330,8 +328,6 @@ func (r *runner) close() {
 		r.unlock()
 	}
 }
-
-func (r *runner) logf(format string, a ...any) { r.p.log(fmt.Sprintf(format, a...)) }
 
 // state reads state.json; a new run starts at generation 0's self-play,
 // after writing generation 0's random network as the best.
@@ -405,7 +401,7 @@ func (r *runner) step(ctx context.Context, s State) (State, error) {
 		if errors.Is(err, ErrMatchNotOver) {
 			// A record line removed since the match was over (one that
 			// its replay refused, say): its game is played again first.
-			r.logf("gen %d gate: the match in %s is not over; playing its missing games", gen+1, ArenaKey(gen+1))
+			r.p.send(Event{Kind: EventMatchNotOver, Generation: gen, Stage: StageGate})
 			if err = r.arenaStage(ctx, gen+1); err == nil {
 				err = r.gate(gen + 1)
 			}
@@ -450,7 +446,7 @@ func (r *runner) selfplay(ctx context.Context, gen int) error {
 	start := time.Now()
 	for {
 		job := r.stages.SelfplayJob(plan.Seed, plan.Games(), dirs[gen], r.st.Local(best.Key))
-		r.p.stage(gen, StageSelfplay, fmt.Sprintf("best gen %d", best.Generation))
+		r.p.stage(gen, StageSelfplay, Event{Best: best.Generation})
 		st, err := selfplay.Run(ctx, r.stages.Config.Selfplay.Config, job, selfplay.Options{Progress: r.p.selfplay(), Interval: r.opt.SelfplayInterval,
 			CodeVersion: r.opt.CodeVersion})
 		if err != nil {
@@ -467,11 +463,11 @@ func (r *runner) selfplay(ctx context.Context, gen int) error {
 		if err != nil {
 			return err
 		}
-		next, why, more := r.stages.MoreSelfplay(plan, total)
+		next, round, more := r.stages.MoreSelfplay(plan, total)
 		if !more {
 			break
 		}
-		r.logf("%s", why)
+		r.p.send(Event{Kind: EventMoreSelfplay, Round: round})
 		plan = next
 	}
 	m, err := r.stages.SelfplayMetric(plan, counts, time.Since(start))
@@ -493,11 +489,8 @@ func (r *runner) train(ctx context.Context, gen int) error {
 		return fmt.Errorf("loop: %s is not a local directory; the trainer needs one", r.st)
 	}
 	m, err := r.stages.Train(ctx, TrainJob{Generation: gen, Dirs: dirs, State: stateFile,
-		Started: func(_, target int64) { r.p.stage(gen, StageTrain, fmt.Sprintf("to step %d", target)) },
-		Progress: func(p train.Progress) {
-			r.p.status(fmt.Sprintf("step %d/%d loss %.3f (policy %.3f wdl %.3f) lr %.4g %.0f samples/s window %d",
-				p.Step, p.Target, p.Losses.Total, p.Losses.Policy, p.Losses.WDL, p.Rate, p.SamplesPerS, p.Window))
-		}})
+		Started:  func(_, target int64) { r.p.stage(gen, StageTrain, Event{Target: target}) },
+		Progress: func(p train.Progress) { r.p.send(Event{Kind: EventTrain, Train: p}) }})
 	if err != nil {
 		return err
 	}
@@ -520,11 +513,8 @@ func (r *runner) arena(ctx context.Context, gen int) (arena.Summary, error) {
 	if err != nil {
 		return arena.Summary{}, err
 	}
-	r.p.stage(gen-1, StageArena, fmt.Sprintf("%s vs %s", m.A.Name(), m.B.Name()))
-	m.Progress = func(s arena.Summary) {
-		r.p.status(fmt.Sprintf("%d games W/D/L %d/%d/%d Elo %s LLR %.2f [%.2f, %.2f]",
-			s.Games, s.WDL.Wins, s.WDL.Draws, s.WDL.Losses, s.Elo, s.LLR, s.Lower, s.Upper))
-	}
+	r.p.stage(gen-1, StageArena, Event{Players: [2]string{m.A.Name(), m.B.Name()}})
+	m.Progress = func(s arena.Summary) { r.p.send(Event{Kind: EventArena, Arena: s}) }
 	return arena.Play(ctx, *m)
 }
 
@@ -559,14 +549,7 @@ func (r *runner) gate(gen int) error {
 			return err
 		}
 	}
-	verdict := m.Verdict()
-	if m.Match != nil {
-		r.logf("gen %d gate: %s (%s): %d games W/D/L %d/%d/%d Elo %s", gen, verdict, m.Reason, m.Match.Games,
-			m.Match.WDL.Wins, m.Match.WDL.Draws, m.Match.WDL.Losses, m.Match.Elo)
-	} else {
-		r.logf("gen %d gate: %s (%s)", gen, verdict, m.Reason)
-	}
-	r.p.gate(fmt.Sprintf("gen %d %s", gen, verdict))
+	r.p.send(Event{Kind: EventGate, Generation: gen - 1, Stage: StageGate, Metric: m})
 	return r.metric(m)
 }
 
@@ -585,19 +568,12 @@ func (r *runner) ladder(ctx context.Context, gen int) error {
 	if dir == "" {
 		return fmt.Errorf("loop: %s is not a local directory; ladder records need one", r.st)
 	}
-	r.p.stage(gen, StageLadder, fmt.Sprintf("rating gen %d", best.Generation))
+	r.p.stage(gen, StageLadder, Event{Best: best.Generation})
 	m, err := r.stages.Ladder(ctx, LadderJob{Generation: gen, Best: best, Dir: dir,
-		Progress: func(e ladder.Event) {
-			if !e.Started {
-				s := e.Summary
-				r.p.status(fmt.Sprintf("%s: %d games W/D/L %d/%d/%d", e.Match, s.Games, s.WDL.Wins, s.WDL.Draws, s.WDL.Losses))
-			}
-		}})
+		Progress: func(e ladder.Event) { r.p.send(Event{Kind: EventLadder, Ladder: e}) }})
 	if err != nil {
 		return err
 	}
-	rt := m.Rating
-	r.logf("gen %d ladder: %s rated %s [%s, %s] on %s (%d games, %.0f s)", gen, rt.Player, stats.FormatElo(float64(rt.Elo)),
-		stats.FormatElo(float64(rt.Lo)), stats.FormatElo(float64(rt.Hi)), rt.Scale, rt.Games, m.Seconds)
+	r.p.send(Event{Kind: EventRated, Generation: gen, Stage: StageLadder, Metric: m})
 	return r.metric(m)
 }

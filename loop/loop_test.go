@@ -99,6 +99,20 @@ func checkEvents(t *testing.T, events []loop.Event) {
 			if e.Stage != loop.StageSelfplay {
 				t.Errorf("self-play's report in stage %s", e.Stage)
 			}
+		case loop.EventTrain:
+			if e.Stage != loop.StageTrain || e.Train.Step == 0 || e.Train.Target == 0 {
+				t.Errorf("training's figures %+v in stage %s", e.Train, e.Stage)
+			}
+		case loop.EventArena:
+			if e.Stage != loop.StageArena || e.Arena.Games == 0 {
+				t.Errorf("the match's figures %+v in stage %s", e.Arena, e.Stage)
+			}
+		case loop.EventGate:
+			// The gate's decision on the candidate its stage trained, with
+			// the match it decided on.
+			if e.Stage != loop.StageGate || e.Metric.Generation != e.Generation || e.Metric.Match == nil || e.Metric.Reason == "" {
+				t.Errorf("gate %+v", e)
+			}
 		}
 	}
 	// (Self-play is announced again for each round it adds.)
@@ -108,10 +122,10 @@ func checkEvents(t *testing.T, events []loop.Event) {
 	if want := []string{"0 selfplay", "0 train", "0 arena", "0 gate", "1 selfplay", "1 train", "1 arena", "1 gate"}; !slices.Equal(done, want) {
 		t.Errorf("stages done %v, want %v", done, want)
 	}
-	if count[loop.EventGate] != 2 || count[loop.EventStatus] == 0 || count[loop.EventSelfplay] < 4 {
+	if count[loop.EventGate] != 2 || count[loop.EventTrain] == 0 || count[loop.EventArena] == 0 || count[loop.EventSelfplay] < 4 {
 		t.Errorf("events by kind %v", count)
 	}
-	if last := events[len(events)-1]; last.Kind != loop.EventLog || last.Text != "run complete: 2 generations" {
+	if last := events[len(events)-1]; last.Kind != loop.EventComplete || last.Generation != 2 {
 		t.Errorf("last event %+v", last)
 	}
 }

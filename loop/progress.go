@@ -3,43 +3,90 @@ package loop
 import (
 	"sync"
 
+	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/ladder"
 	"github.com/palace-chess/palace/selfplay"
+	"github.com/palace-chess/palace/train"
 )
 
-// EventKind says what an Event reports.
+// EventKind says what an Event reports, and which of its fields are set.
+// A run draws nothing: every word of its status and log lines is the
+// command's (palace's cmd/palace/status.go).
 type EventKind uint8
 
 const (
-	// EventStage: a stage of Generation starts (Stage, About: what it
-	// does, e.g. "to step 1200").
+	// EventStage: a stage of Generation starts, with what it does: self-play
+	// with, or the ladder rating, the best network of generation Best;
+	// training to step Target; the arena playing Players.
 	EventStage EventKind = iota
 	// EventStageDone: a stage of Generation is complete and the run's
 	// state has moved on.
 	EventStageDone
-	// EventStatus: the running stage's figures (Text), after every train
-	// step report or arena game.
-	EventStatus
 	// EventSelfplay: self-play's own report (Selfplay).
 	EventSelfplay
-	// EventLog: a line that stays (Text).
-	EventLog
-	// EventGate: a gate's verdict (Text, e.g. "gen 3 promoted").
+	// EventTrain: training's figures (Train), after every save.
+	EventTrain
+	// EventArena: the gate's match so far (Arena), after every game.
+	EventArena
+	// EventLadder: a ladder match's report (Ladder).
+	EventLadder
+	// EventMoreSelfplay: self-play plays another round (Round).
+	EventMoreSelfplay
+	// EventGate: the gate's decision on candidate Generation+1 (Metric:
+	// Promoted, Reason, Match).
 	EventGate
+	// EventRated: the ladder's rating of the best network (Metric: Rating,
+	// Seconds).
+	EventRated
+	// EventMatchNotOver: the gate found its match (candidate
+	// Generation+1's) short of games, which are played first.
+	EventMatchNotOver
+	// EventEngineMissing: the ladder's engine, Program, is not there, and
+	// the rating due after Every promotions will fail.
+	EventEngineMissing
+	// EventDebris: Removed temporary files of killed writes were removed
+	// from Dir.
+	EventDebris
+	// EventConfigRecorded: an older state.json had the digest of the run's
+	// config recorded in it.
+	EventConfigRecorded
+	// EventComplete: the run has played its Generation generations.
+	EventComplete
+	// EventStopped: the run stopped (ctx) in generation Generation's
+	// stage Stage, where it resumes.
+	EventStopped
 )
 
-// Event is one report of a run. Generation and Stage are those of the
-// stage running (for EventLog and EventGate, of the last one announced).
+// Event is one report of a run. Generation and Stage are the stage's:
+// for EventStage and EventStageDone its own, for the figures
+// (EventSelfplay, EventTrain, EventArena, EventLadder, EventMoreSelfplay)
+// those of the last one announced, for EventGate and EventMatchNotOver
+// the gate's, for EventStopped where the run stopped.
 type Event struct {
 	Kind       EventKind
 	Generation int
 	Stage      string
-	About      string
-	Text       string
-	Selfplay   selfplay.Event
+
+	// EventStage: what the stage does.
+	Best    int       // self-play, ladder: the best network's generation
+	Target  int64     // train: the step training goes to
+	Players [2]string // arena: the candidate and the best
+
+	Selfplay selfplay.Event // EventSelfplay
+	Train    train.Progress // EventTrain
+	Arena    arena.Summary  // EventArena
+	Ladder   ladder.Event   // EventLadder
+	Round    SelfplayRound  // EventMoreSelfplay
+	Metric   Metric         // EventGate, EventRated: the stage's metric
+
+	Program string // EventEngineMissing
+	Every   int    // EventEngineMissing: ladder.every
+	Removed int    // EventDebris
+	Dir     string // EventDebris
 }
 
-// progress turns the run's reports into Events for Options.Progress,
-// one at a time; the command draws them.
+// progress sends the run's reports to Options.Progress, one at a time;
+// the command draws them.
 type progress struct {
 	mu        sync.Mutex
 	emit      func(Event)
@@ -51,39 +98,33 @@ func newProgress(emit func(Event)) *progress {
 	return &progress{emit: emit}
 }
 
+// send sends e; a stage's figures are told their stage here, as the code
+// reporting them (a train.Progress callback, say) need not know it.
 func (p *progress) send(e Event) {
 	if p.emit == nil {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if e.Kind == EventStage {
+	switch e.Kind {
+	case EventStage:
 		p.gen, p.stageName = e.Generation, e.Stage
-	}
-	if e.Kind != EventStageDone {
+	case EventSelfplay, EventTrain, EventArena, EventLadder, EventMoreSelfplay:
 		e.Generation, e.Stage = p.gen, p.stageName
 	}
 	p.emit(e)
 }
 
-// stage announces a stage.
-func (p *progress) stage(gen int, name, about string) {
-	p.send(Event{Kind: EventStage, Generation: gen, Stage: name, About: about})
+// stage announces a stage; e says what it does (Best, Target, Players).
+func (p *progress) stage(gen int, name string, e Event) {
+	e.Kind, e.Generation, e.Stage = EventStage, gen, name
+	p.send(e)
 }
 
 // stageDone says that generation gen's stage name is complete.
 func (p *progress) stageDone(gen int, name string) {
 	p.send(Event{Kind: EventStageDone, Generation: gen, Stage: name})
 }
-
-// status reports the current stage's figures.
-func (p *progress) status(s string) { p.send(Event{Kind: EventStatus, Text: s}) }
-
-// log reports a line that stays.
-func (p *progress) log(s string) { p.send(Event{Kind: EventLog, Text: s}) }
-
-// gate reports a gate's verdict.
-func (p *progress) gate(s string) { p.send(Event{Kind: EventGate, Text: s}) }
 
 // selfplay passes self-play's reports on; nil when nobody listens, so
 // that self-play does not gather them for nothing.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,13 +22,21 @@ func stopAt(gen int, stage string) func(loop.State) bool {
 	return func(s loop.State) bool { return s.Generation == gen && s.Stage == stage }
 }
 
-// logged collects a run's log lines.
-func logged(lines *[]string) func(loop.Event) {
+// logged collects a run's notices: its reports but the stages and their
+// figures (what palace draws as lines that stay).
+func logged(events *[]loop.Event) func(loop.Event) {
 	return func(e loop.Event) {
-		if e.Kind == loop.EventLog {
-			*lines = append(*lines, e.Text)
+		switch e.Kind {
+		case loop.EventStage, loop.EventStageDone, loop.EventSelfplay, loop.EventTrain, loop.EventArena, loop.EventLadder:
+		default:
+			*events = append(*events, e)
 		}
 	}
+}
+
+// has says whether events hold one of kind.
+func has(events []loop.Event, kind loop.EventKind) bool {
+	return slices.ContainsFunc(events, func(e loop.Event) bool { return e.Kind == kind })
 }
 
 // wantErr fails the test unless err names every one of parts.
@@ -88,15 +97,15 @@ func TestResumeChecksFiles(t *testing.T) {
 	// Its line removed, the game is played again and the gate decides on
 	// the match as it was played.
 	os.WriteFile(recFile, []byte(lines[0]+lines[1]+strings.Join(lines[3:], "")), 0o644)
-	var log []string
+	var log []loop.Event
 	if err := loop.Run(ctx, st, c, loop.Options{Progress: logged(&log), StopAfter: stopAt(1, loop.StageSelfplay)}); err != nil {
 		t.Fatal(err)
 	}
 	ms, _ := loop.ReadMetrics(st)
 	gate := ms[len(ms)-1]
 	if gate.Stage != loop.StageGate || gate.Match == nil || gate.Match.WDL != played.WDL || gate.Match.Games != played.Games ||
-		!strings.Contains(strings.Join(log, "\n"), "playing its missing games") {
-		t.Errorf("the gate after a record was removed: %+v (match %+v), want W-D-L %v; log %q", gate, gate.Match, played.WDL, log)
+		!slices.ContainsFunc(log, func(e loop.Event) bool { return e.Kind == loop.EventMatchNotOver && e.Generation == 0 }) {
+		t.Errorf("the gate after a record was removed: %+v (match %+v), want W-D-L %v; notices %+v", gate, gate.Match, played.WDL, log)
 	}
 
 	// Now at generation 1's self-play, with best.json naming candidate 1.
@@ -180,8 +189,8 @@ func TestResumeChecksFiles(t *testing.T) {
 			t.Errorf("%s was removed: %v", f, err)
 		}
 	}
-	if len(log) == 0 || !strings.Contains(log[0], "removed 3 temporary files") {
-		t.Errorf("log %q, want the removal said first", log)
+	if len(log) == 0 || log[0].Kind != loop.EventDebris || log[0].Removed != 3 || log[0].Dir != dir {
+		t.Errorf("notices %+v, want the removal of 3 files from %s said first", log, dir)
 	}
 }
 
@@ -235,7 +244,7 @@ func TestTrainMetricAfterKill(t *testing.T) {
 		kctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		if err := loop.Run(kctx, st, c, loop.Options{Progress: func(e loop.Event) {
-			if e.Kind == loop.EventStatus && e.Stage == loop.StageTrain {
+			if e.Kind == loop.EventTrain {
 				cancel()
 			}
 		}}); err != nil {

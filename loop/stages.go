@@ -212,16 +212,26 @@ func (s *Stages) SelfplayJob(seed uint64, games int, output, network string) sel
 		JanggiSetups: s.Config.Selfplay.JanggiSetups, Seed: seed}
 }
 
+// SelfplayRound is why self-play plays another round: the run holds
+// Positions, fewer than the MinRows training starts at, so generation
+// Generation plays Games more.
+type SelfplayRound struct {
+	Generation int
+	Positions  int64
+	MinRows    int
+	Games      int
+}
+
 // MoreSelfplay decides whether the plan, whose rounds left the run total
 // positions, needs another round: training starts at Train.MinRows. When it
-// does, it returns the plan with that round and a line saying why.
-func (s *Stages) MoreSelfplay(p SelfplayPlan, total int64) (next SelfplayPlan, why string, more bool) {
+// does, it returns the plan with that round and why, for the drivers to
+// report.
+func (s *Stages) MoreSelfplay(p SelfplayPlan, total int64) (next SelfplayPlan, why SelfplayRound, more bool) {
 	if total >= int64(s.Config.Train.MinRows) {
-		return p, "", false
+		return p, SelfplayRound{}, false
 	}
 	p.Rounds++
-	return p, fmt.Sprintf("gen %d: %d positions, training starts at %d: another %d games", p.Generation, total,
-		s.Config.Train.MinRows, s.Config.Selfplay.Games), true
+	return p, SelfplayRound{Generation: p.Generation, Positions: total, MinRows: s.Config.Train.MinRows, Games: s.Config.Selfplay.Games}, true
 }
 
 // SelfplayCounts are what a generation's self-play played, as its driver
@@ -558,12 +568,4 @@ func (s *Stages) Gate(cand int, best Best) (Metric, *Best, error) {
 		return m, nil, nil
 	}
 	return m, &Best{Generation: cand, Key: NetKey(cand), NetworkID: ck.Weights.ID()}, nil
-}
-
-// Verdict is a gate's metric's decision in words, for the log.
-func (m Metric) Verdict() string {
-	if m.Promoted {
-		return "promoted"
-	}
-	return "kept the best"
 }

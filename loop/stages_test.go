@@ -131,8 +131,8 @@ func TestSelfplayPlan(t *testing.T) {
 		t.Errorf("plan %+v: %d games", p, p.Games())
 	}
 	next, why, more := s.MoreSelfplay(p, 99)
-	if !more || next.Rounds != 2 || next.Games() != 10 || !strings.Contains(why, "another 5 games") {
-		t.Errorf("after 99 of 100 positions: %+v, %q, %v", next, why, more)
+	if !more || next.Rounds != 2 || next.Games() != 10 || why != (loop.SelfplayRound{Generation: 3, Positions: 99, MinRows: 100, Games: 5}) {
+		t.Errorf("after 99 of 100 positions: %+v, %+v, %v", next, why, more)
 	}
 	want := []loop.SelfplayBlock{{0, 0, 2}, {1, 2, 2}, {2, 4, 1}, {3, 5, 2}, {4, 7, 2}, {5, 9, 1}}
 	if got := next.Blocks(); !slices.Equal(got, want) {

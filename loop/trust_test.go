@@ -167,12 +167,12 @@ func TestRunRefusesEditedConfig(t *testing.T) {
 
 	// An older palace's state.json: the digest is recorded, then kept to.
 	st.Write(loop.StateKey, []byte(`{"version":1,"generation":0,"stage":"selfplay"}`+"\n"))
-	var log []string
+	var log []loop.Event
 	if err := loop.Run(stopped(), st, c, loop.Options{Progress: logged(&log)}); err != nil {
 		t.Fatalf("a state.json without the config's digest: %v", err)
 	}
-	if state, _ := st.Read(loop.StateKey); !strings.Contains(string(state), `"config_hash":"`) || !strings.Contains(strings.Join(log, "\n"), "recorded the digest") {
-		t.Errorf("after resuming an older state.json: %s, log %q", state, log)
+	if state, _ := st.Read(loop.StateKey); !strings.Contains(string(state), `"config_hash":"`) || !has(log, loop.EventConfigRecorded) {
+		t.Errorf("after resuming an older state.json: %s, notices %+v", state, log)
 	}
 	st.Write(loop.ConfigKey, []byte(looptest.Merge(t, looptest.TinyYAML, "seed: 7")))
 	wantErr(t, "the seed edited after the digest was recorded", loop.Run(stopped(), st, c, loop.Options{}), "(changed seed)")

@@ -15,8 +15,10 @@ import (
 
 	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/loop"
+	"github.com/palace-chess/palace/nn/gnet"
 	"github.com/palace-chess/palace/selfplay"
 	"github.com/palace-chess/palace/stats"
+	"github.com/palace-chess/palace/train"
 )
 
 // leafCommands are every command line that runs something, from the
@@ -318,8 +320,9 @@ func TestStatusLinesFit80Columns(t *testing.T) {
 	big.Elapsed = 1e15
 	s.draw(selfplayStatusLine(big))
 	v := &loopView{s: s, lastGate: "gen 41 promoted: Elo +12.3 ± 45.6 (W-D-L 100-200-100)"}
-	v.event(loop.Event{Kind: loop.EventStage, Generation: 42, Stage: loop.StageTrain, About: "to step 123456"})
-	v.event(loop.Event{Kind: loop.EventStatus, Generation: 42, Stage: loop.StageTrain, Text: "step 1234/123456 loss 3.210 (policy 2.100 wdl 1.110) lr 0.02 1234 samples/s window 1000000"})
+	v.event(loop.Event{Kind: loop.EventStage, Generation: 42, Stage: loop.StageTrain, Target: 123456})
+	v.event(loop.Event{Kind: loop.EventTrain, Generation: 42, Stage: loop.StageTrain, Train: train.Progress{Step: 1234, Target: 123456,
+		Losses: gnet.Losses{Total: 3.21, Policy: 2.1, WDL: 1.11}, Rate: 0.02, SamplesPerS: 1234, Window: 1000000}})
 	v.event(loop.Event{Kind: loop.EventSelfplay, Generation: 42, Stage: loop.StageSelfplay, Selfplay: selfplay.Event{Kind: selfplay.EventProgress, Stats: big}})
 	sum := arena.Summary{Games: 399, WDL: stats.WDL{Wins: 150, Draws: 100, Losses: 149}, LLR: -1.23, Lower: -2.94, Upper: 2.94}
 	s.draw(arenaStatusLine(sum, 800, true))

@@ -187,6 +187,6 @@ func runDistributed(cf *clusterFlags, config string, generations int, duration t
 	return cluster.Run(role.ctx, role.conn, st, cfg, cluster.RunOptions{
 		RoleOptions: role.options(work),
 		Workers:     workers,
-		Worker:      cluster.WorkerOptions{Name: "local", Log: role.log, CodeVersion: codeVersion(), Engines: engines},
+		Worker:      cluster.WorkerOptions{Name: "local", Progress: role.progress(), CodeVersion: codeVersion(), Engines: engines},
 	})
 }

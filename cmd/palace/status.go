@@ -12,14 +12,18 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/palace-chess/palace/ladder"
 	"github.com/palace-chess/palace/loop"
 	"github.com/palace-chess/palace/selfplay"
+	"github.com/palace-chess/palace/stats"
+	"github.com/palace-chess/palace/train"
 	"golang.org/x/term"
 )
 
 // The libraries report through typed callbacks (selfplay.Event,
-// loop.Event, arena.Summary, experiment.Status, train.Progress) and draw
-// nothing; this file is where palace's commands draw them.
+// loop.Event, cluster.Event, arena.Summary, experiment.Status,
+// train.Progress) and draw nothing; this file (and status_cluster.go, a
+// distributed run's lines) is where palace's commands draw them.
 
 // status draws a command's progress on w: as a status line redrawn in
 // place, cut to the terminal's width so that it never wraps, with log
@@ -101,21 +105,6 @@ func (s *status) writeLine(line []byte) {
 		s.shown = false
 	}
 	s.w.Write(line)
-}
-
-// writer is s for a library that writes its own log lines (the cluster
-// roles): each line it writes goes out as a log line. It is nil when s
-// shows nothing, which such libraries take as silence.
-func (s *status) writer() io.Writer {
-	if !s.show {
-		return nil
-	}
-	return writerFunc(func(b []byte) (int, error) {
-		for line := range strings.Lines(string(b)) {
-			s.logLine(strings.TrimSuffix(line, "\n"))
-		}
-		return len(b), nil
-	})
 }
 
 type writerFunc func([]byte) (int, error)
@@ -310,10 +299,19 @@ type loopView struct {
 func (v *loopView) event(e loop.Event) {
 	switch e.Kind {
 	case loop.EventStage:
-		v.gen, v.stage, v.about = e.Generation, e.Stage, e.About
-		v.figures("start "+e.About, true)
-	case loop.EventStatus:
-		v.figures(e.Text, false)
+		v.gen, v.stage, v.about = e.Generation, e.Stage, stageAbout(e)
+		v.figures("start "+v.about, true)
+	case loop.EventTrain:
+		v.figures(trainFigures(e.Train), false)
+	case loop.EventArena:
+		s := e.Arena
+		v.figures(fmt.Sprintf("%d games W/D/L %d/%d/%d Elo %s LLR %.2f [%.2f, %.2f]",
+			s.Games, s.WDL.Wins, s.WDL.Draws, s.WDL.Losses, s.Elo, s.LLR, s.Lower, s.Upper), false)
+	case loop.EventLadder:
+		if l := e.Ladder; !l.Started {
+			s := l.Summary
+			v.figures(fmt.Sprintf("%s: %d games W/D/L %d/%d/%d", l.Match, s.Games, s.WDL.Wins, s.WDL.Draws, s.WDL.Losses), false)
+		}
 	case loop.EventSelfplay:
 		if v.s.lines {
 			line := selfplayStatusLine(e.Selfplay.Stats)
@@ -324,11 +322,94 @@ func (v *loopView) event(e loop.Event) {
 			return
 		}
 		v.s.logLine("loop", append([]slog.Attr{slog.Int("gen", v.gen), freeText("selfplay")}, selfplayAttrs(e.Selfplay)...)...)
-	case loop.EventLog:
-		v.s.logLine("loop", freeText(e.Text))
-	case loop.EventGate:
-		v.lastGate = e.Text
+	case loop.EventStageDone:
+	default:
+		if line := loopNotice(e); line != "" {
+			v.s.logLine("loop", freeText(line))
+		}
+		if e.Kind == loop.EventGate {
+			v.lastGate = fmt.Sprintf("gen %d %s", e.Generation+1, verdict(e.Metric.Promoted))
+		}
 	}
+}
+
+// stageAbout is what a stage does, as its start says.
+func stageAbout(e loop.Event) string {
+	switch e.Stage {
+	case loop.StageSelfplay:
+		return fmt.Sprintf("best gen %d", e.Best)
+	case loop.StageTrain:
+		return fmt.Sprintf("to step %d", e.Target)
+	case loop.StageArena:
+		return fmt.Sprintf("%s vs %s", e.Players[0], e.Players[1])
+	case loop.StageLadder:
+		return fmt.Sprintf("rating gen %d", e.Best)
+	}
+	return ""
+}
+
+// loopNotice is a run's line that stays: a decision, a rating, what it
+// did on its own, why it stopped.
+func loopNotice(e loop.Event) string {
+	switch e.Kind {
+	case loop.EventEngineMissing:
+		return fmt.Sprintf("warning: the ladder's engine %s is not there, and the first rating (after %d promotions) will fail: install it (Debian: apt-get install fairy-stockfish), set ladder.engine, or set ladder.every to 0",
+			e.Program, e.Every)
+	case loop.EventDebris:
+		return fmt.Sprintf("removed %d temporary files that killed writes left in %s", e.Removed, e.Dir)
+	case loop.EventConfigRecorded:
+		return fmt.Sprintf("recorded the digest of %s in %s: from now on a changed config is refused", loop.ConfigKey, loop.StateKey)
+	case loop.EventMoreSelfplay:
+		return moreSelfplay(e.Round)
+	case loop.EventMatchNotOver:
+		return fmt.Sprintf("gen %d gate: the match in %s is not over; playing its missing games", e.Generation+1, loop.ArenaKey(e.Generation+1))
+	case loop.EventGate:
+		m := e.Metric
+		line := fmt.Sprintf("gen %d gate: %s (%s)", e.Generation+1, verdict(m.Promoted), m.Reason)
+		if s := m.Match; s != nil {
+			line += fmt.Sprintf(": %d games W/D/L %d/%d/%d Elo %s", s.Games, s.WDL.Wins, s.WDL.Draws, s.WDL.Losses, s.Elo)
+		}
+		return line
+	case loop.EventRated:
+		rt := e.Metric.Rating
+		return fmt.Sprintf("gen %d ladder: %s on %s (%d games, %.0f s)", e.Generation, rated(rt), rt.Scale, rt.Games, e.Metric.Seconds)
+	case loop.EventComplete:
+		return runComplete(e.Generation)
+	case loop.EventStopped:
+		return fmt.Sprintf("stopped in generation %d, stage %s; run again to resume", e.Generation, e.Stage)
+	}
+	return ""
+}
+
+// The words a local run's lines and a distributed run's share.
+
+// trainFigures are training's figures after a save.
+func trainFigures(p train.Progress) string {
+	return fmt.Sprintf("step %d/%d loss %.3f (policy %.3f wdl %.3f) lr %.4g %.0f samples/s window %d",
+		p.Step, p.Target, p.Losses.Total, p.Losses.Policy, p.Losses.WDL, p.Rate, p.SamplesPerS, p.Window)
+}
+
+// moreSelfplay says why self-play plays another round.
+func moreSelfplay(r loop.SelfplayRound) string {
+	return fmt.Sprintf("gen %d: %d positions, training starts at %d: another %d games", r.Generation, r.Positions, r.MinRows, r.Games)
+}
+
+// verdict is a gate's decision.
+func verdict(promoted bool) string {
+	if promoted {
+		return "promoted"
+	}
+	return "kept the best"
+}
+
+// rated is a ladder's rating of its player, with its interval.
+func rated(r *ladder.Rating) string {
+	return fmt.Sprintf("%s rated %s [%s, %s]", r.Player, stats.FormatElo(float64(r.Elo)), stats.FormatElo(float64(r.Lo)), stats.FormatElo(float64(r.Hi)))
+}
+
+// runComplete says the run has played its generations.
+func runComplete(generations int) string {
+	return fmt.Sprintf("run complete: %d generations", generations)
 }
 
 // statusLine is the status line with the stage's figures: the figures

@@ -4,14 +4,21 @@ import (
 	"context"
 	"log/slog"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/cluster"
 	"github.com/palace-chess/palace/encode"
+	"github.com/palace-chess/palace/ladder"
 	"github.com/palace-chess/palace/loop"
 	"github.com/palace-chess/palace/nn"
+	"github.com/palace-chess/palace/nn/gnet"
 	"github.com/palace-chess/palace/selfplay"
+	"github.com/palace-chess/palace/stats"
+	"github.com/palace-chess/palace/train"
 )
 
 func TestCut(t *testing.T) {
@@ -63,10 +70,14 @@ func TestStatusLog(t *testing.T) {
 	s.draw("not drawn")
 	s.update("games 1/4  W-D-L 1-0-0")
 	s.end()
-	w := s.writer()
-	w.Write([]byte("2026-01-01T00:00:00Z trainer: one\n2026-01-01T00:00:00Z trainer: two\n"))
-	if got, want := b.String(), "header\ngames 1/4  W-D-L 1-0-0\n2026-01-01T00:00:00Z trainer: one\n2026-01-01T00:00:00Z trainer: two\n"; got != want {
-		t.Errorf("log lines:\n got %q\nwant %q", got, want)
+	// A distributed run's lines, stamped.
+	l := clusterLog{s}
+	l.printf("trainer", "one")
+	l.event(cluster.Event{Kind: cluster.EventComplete, Role: "trainer", Generation: 2})
+	stamp := `\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`
+	want := regexp.MustCompile(`^header\ngames 1/4  W-D-L 1-0-0\n` + stamp + ` trainer: one\n` + stamp + ` trainer: run complete: 2 generations\n$`)
+	if got := b.String(); !want.MatchString(got) {
+		t.Errorf("log lines:\n got %q\nwant %s", got, want)
 	}
 	b.Reset()
 	none := newStatus(&b, false, true)
@@ -74,7 +85,8 @@ func TestStatusLog(t *testing.T) {
 	none.update("y")
 	none.draw("z")
 	none.end()
-	if b.Len() != 0 || none.writer() != nil {
+	clusterLog{none}.printf("trainer", "one")
+	if b.Len() != 0 {
 		t.Errorf("--progress none wrote %q", b.String())
 	}
 }
@@ -142,15 +154,16 @@ func TestSelfplayProgress(t *testing.T) {
 // drawing.
 func TestLoopView(t *testing.T) {
 	events := []loop.Event{
-		{Kind: loop.EventStage, Generation: 1, Stage: loop.StageSelfplay, About: "best gen 0"},
+		{Kind: loop.EventStage, Generation: 1, Stage: loop.StageSelfplay, Best: 0},
 		{Kind: loop.EventSelfplay, Generation: 1, Stage: loop.StageSelfplay, Selfplay: selfplay.Event{Kind: selfplay.EventDone,
 			Stats: selfplay.Stats{Target: 4, Before: 4, Elapsed: 2 * time.Second}}},
 		{Kind: loop.EventStageDone, Generation: 1, Stage: loop.StageSelfplay},
-		{Kind: loop.EventStage, Generation: 1, Stage: loop.StageTrain, About: "to step 40"},
-		{Kind: loop.EventStatus, Generation: 1, Stage: loop.StageTrain, Text: "step 10/40"},
-		{Kind: loop.EventGate, Generation: 1, Stage: loop.StageTrain, Text: "gen 2 promoted"},
-		{Kind: loop.EventLog, Generation: 1, Stage: loop.StageTrain, Text: "run complete: 2 generations"},
+		{Kind: loop.EventStage, Generation: 1, Stage: loop.StageTrain, Target: 40},
+		{Kind: loop.EventTrain, Generation: 1, Stage: loop.StageTrain, Train: train.Progress{Step: 10, Target: 40}},
+		{Kind: loop.EventGate, Generation: 1, Stage: loop.StageGate, Metric: loop.Metric{Generation: 1, Stage: loop.StageGate, Promoted: true, Reason: "gating off"}},
+		{Kind: loop.EventComplete, Generation: 2},
 	}
+	const step10 = "step 10/40 loss 0.000 (policy 0.000 wdl 0.000) lr 0 0 samples/s window 0"
 	var log strings.Builder
 	s := newStatus(&log, true, false)
 	v := &loopView{s: s}
@@ -159,10 +172,11 @@ func TestLoopView(t *testing.T) {
 	}
 	s.end()
 	lines := strings.Split(log.String(), "\n")
-	if len(lines) != 5 || lines[0] != "loop gen=1 stage=selfplay start best gen 0" ||
+	if len(lines) != 6 || lines[0] != "loop gen=1 stage=selfplay start best gen 0" ||
 		!strings.HasPrefix(lines[1], "loop gen=1 selfplay event=done elapsed_s=2.0 target=4 complete=4 ") ||
 		lines[2] != "loop gen=1 stage=train start to step 40" || // the figures wait 10 s
-		lines[3] != "loop run complete: 2 generations" || lines[4] != "" {
+		lines[3] != "loop gen 2 gate: promoted (gating off)" ||
+		lines[4] != "loop run complete: 2 generations" || lines[5] != "" {
 		t.Errorf("log lines:\n%s", log.String())
 	}
 
@@ -172,10 +186,12 @@ func TestLoopView(t *testing.T) {
 	for _, e := range events[3:] {
 		v.event(e)
 	}
-	v.event(loop.Event{Kind: loop.EventStatus, Text: "step 20/40"})
+	v.event(loop.Event{Kind: loop.EventTrain, Train: train.Progress{Step: 20, Target: 40, Losses: gnet.Losses{Total: 3.21, Policy: 2.1, WDL: 1.11},
+		Rate: 0.02, SamplesPerS: 1234, Window: 1000}})
 	s.end()
-	want := "\rstart to step 40 | gen 1 train | to step 40\x1b[K\rstep 10/40 | gen 1 train | to step 40\x1b[K" +
-		"\r\x1b[Kloop run complete: 2 generations\n\rstep 20/40 | gen 1 train | gate gen 2 promoted | to step 40\x1b[K\n"
+	want := "\rstart to step 40 | gen 1 train | to step 40\x1b[K\r" + step10 + " | gen 1 train | to step 40\x1b[K" +
+		"\r\x1b[Kloop gen 2 gate: promoted (gating off)\nloop run complete: 2 generations\n" +
+		"\rstep 20/40 loss 3.210 (policy 2.100 wdl 1.110) lr 0.02 1234 samples/s window 1000 | gen 1 train | gate gen 2 promoted | to step 40\x1b[K\n"
 	if got := term.String(); got != want {
 		t.Errorf("status line:\n got %q\nwant %q", got, want)
 	}
@@ -187,11 +203,43 @@ func TestLoopView(t *testing.T) {
 	s.width = func() int { return 100 }
 	v = &loopView{s: s, lastGate: "gen 2 promoted"}
 	long := "net:runs/quickstart-janggi/nets/gen-0003.palnet,sims=32"
-	v.event(loop.Event{Kind: loop.EventStage, Generation: 3, Stage: loop.StageArena, About: long + " vs " + long})
-	figures := "12 games W/D/L 5/2/5 Elo +0 ± 150 LLR 0.01 [-2.94, 2.94]"
-	v.event(loop.Event{Kind: loop.EventStatus, Text: figures})
+	v.event(loop.Event{Kind: loop.EventStage, Generation: 3, Stage: loop.StageArena, Players: [2]string{long, long}})
+	v.event(loop.Event{Kind: loop.EventArena, Arena: arena.Summary{Games: 12, WDL: stats.WDL{Wins: 5, Draws: 2, Losses: 5},
+		Elo: stats.EloEstimate{CI: stats.Interval{Lo: -15, Hi: 15}}, LLR: 0.01, Lower: -2.94, Upper: 2.94}})
+	figures := "12 games W/D/L 5/2/5 Elo 0 [-15, +15] LLR 0.01 [-2.94, 2.94]"
 	s.end()
 	if !strings.Contains(term.String(), "\r"+figures+" | gen 3 arena | gate gen 2 promoted | ") {
 		t.Errorf("the gate's status line at 100 columns: %q", term.String())
+	}
+}
+
+// A run's notices say what loop's own lines said before loop stopped
+// writing words.
+func TestLoopNotices(t *testing.T) {
+	match := &arena.Summary{Games: 8, WDL: stats.WDL{Wins: 3, Draws: 4, Losses: 1},
+		Elo: stats.EloEstimate{Elo: 87.6, CI: stats.Interval{Lo: -12.3, Hi: 190}}}
+	rating := &ladder.Rating{Player: "gen3:0123456789abcdef/sims=32", Scale: "xiangqi/fairy-stockfish", Elo: 1234.4, Lo: 1100, Hi: 1350.6, Games: 40}
+	for _, tc := range []struct {
+		e    loop.Event
+		want string
+	}{
+		{loop.Event{Kind: loop.EventEngineMissing, Program: "fairy-stockfish", Every: 2},
+			"warning: the ladder's engine fairy-stockfish is not there, and the first rating (after 2 promotions) will fail: install it (Debian: apt-get install fairy-stockfish), set ladder.engine, or set ladder.every to 0"},
+		{loop.Event{Kind: loop.EventDebris, Removed: 3, Dir: "runs/x"}, "removed 3 temporary files that killed writes left in runs/x"},
+		{loop.Event{Kind: loop.EventConfigRecorded}, "recorded the digest of config.yaml in state.json: from now on a changed config is refused"},
+		{loop.Event{Kind: loop.EventMoreSelfplay, Round: loop.SelfplayRound{Generation: 2, Positions: 99, MinRows: 100, Games: 5}},
+			"gen 2: 99 positions, training starts at 100: another 5 games"},
+		{loop.Event{Kind: loop.EventMatchNotOver, Generation: 2, Stage: loop.StageGate}, "gen 3 gate: the match in arena/gen-0003.jsonl is not over; playing its missing games"},
+		{loop.Event{Kind: loop.EventGate, Generation: 2, Metric: loop.Metric{Promoted: false, Reason: "SPRT rejected", Match: match}},
+			"gen 3 gate: kept the best (SPRT rejected): 8 games W/D/L 3/4/1 Elo +88 [-12, +190]"},
+		{loop.Event{Kind: loop.EventGate, Generation: 0, Metric: loop.Metric{Promoted: true, Reason: "gating off"}}, "gen 1 gate: promoted (gating off)"},
+		{loop.Event{Kind: loop.EventRated, Generation: 4, Metric: loop.Metric{Rating: rating, Seconds: 61.4}},
+			"gen 4 ladder: gen3:0123456789abcdef/sims=32 rated +1234 [+1100, +1351] on xiangqi/fairy-stockfish (40 games, 61 s)"},
+		{loop.Event{Kind: loop.EventComplete, Generation: 2}, "run complete: 2 generations"},
+		{loop.Event{Kind: loop.EventStopped, Generation: 1, Stage: loop.StageTrain}, "stopped in generation 1, stage train; run again to resume"},
+	} {
+		if got := loopNotice(tc.e); got != tc.want {
+			t.Errorf("event %d:\n got %q\nwant %q", tc.e.Kind, got, tc.want)
+		}
 	}
 }

@@ -49,7 +49,7 @@ func addClusterFlags(fs *flag.FlagSet, progress *string) *clusterFlags {
 type clusterRole struct {
 	name string
 	ctx  context.Context
-	log  io.Writer
+	log  *clusterLog // nil: --progress none
 	conn *cluster.Conn
 	stop context.CancelFunc
 }
@@ -74,12 +74,21 @@ func (f *clusterFlags) join(role string, duration time.Duration, stdout io.Write
 	return r, nil
 }
 
-// logf writes a log line as the cluster package's roles do: the time,
-// the role, what it does.
+// logf writes a log line of the role's own, as its cluster roles' are
+// written (clusterLog).
 func (r *clusterRole) logf(format string, a ...any) {
 	if r.log != nil {
-		fmt.Fprintf(r.log, "%s %s: %s\n", time.Now().UTC().Format(time.RFC3339), r.name, fmt.Sprintf(format, a...))
+		r.log.printf(r.name, format, a...)
 	}
+}
+
+// progress draws the cluster roles' and workers' reports; nil, which
+// they take as silence, when the role shows nothing.
+func (r *clusterRole) progress() func(cluster.Event) {
+	if r.log == nil {
+		return nil
+	}
+	return r.log.event
 }
 
 func (r *clusterRole) Close() {
@@ -89,7 +98,7 @@ func (r *clusterRole) Close() {
 
 // options are the role's cluster.RoleOptions, with its work directory.
 func (r *clusterRole) options(work string) cluster.RoleOptions {
-	return cluster.RoleOptions{WorkDir: work, Log: r.log, CodeVersion: codeVersion()}
+	return cluster.RoleOptions{WorkDir: work, Progress: r.progress(), CodeVersion: codeVersion()}
 }
 
 // announce says on stderr which run the role serves, and where its
@@ -156,12 +165,14 @@ func (f *clusterFlags) connect(ctx context.Context, r *clusterRole, waiting func
 	return cluster.Join(ctx, *f.nats, *f.run, name, wait)
 }
 
-func (f *clusterFlags) log(stdout io.Writer) (io.Writer, error) {
+// log is where the role's lines go: nil for --progress none; log lines
+// only for every other value.
+func (f *clusterFlags) log(stdout io.Writer) (*clusterLog, error) {
 	show, _, err := progressFlag(*f.progress, stdout)
 	if err != nil || !show {
 		return nil, err
 	}
-	return newStatus(stdout, true, false).writer(), nil
+	return &clusterLog{newStatus(stdout, true, false)}, nil
 }
 
 // store opens --bucket, or the bucket the run was started with.
@@ -209,7 +220,7 @@ func runWorker(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	defer role.Close()
 	ctx, c := role.ctx, role.conn
-	opt := cluster.WorkerOptions{Name: *name, Slots: *slots, WorkDir: *work, Log: role.log, CodeVersion: codeVersion(), UntilDone: *untilDone,
+	opt := cluster.WorkerOptions{Name: *name, Slots: *slots, WorkDir: *work, Progress: role.progress(), CodeVersion: codeVersion(), UntilDone: *untilDone,
 		Engines: engines}
 	if *cf.bucket != "" {
 		if opt.Bucket, _, err = cf.store(ctx, c); err != nil {
