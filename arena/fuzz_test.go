@@ -15,6 +15,7 @@ func FuzzParsePlayer(f *testing.F) {
 	for _, seed := range []string{
 		"random", "uniform,sims=8", "net:x.palnet,sims=800,draw=-0.1,lookahead=0,matecheck=1,evaluators=2,cache=4096",
 		"net:x,cache=100000000000", "net:x,evaluators=100000000", "net:x,sims=0", "uniform,draw=NaN",
+		"uniform,nodes=8,draw-score=-0.1", "net:x,nodes=0", "uniform,draw-score=NaN", "uniform,sims=8,nodes=8",
 		"uci:/usr/games/fairy-stockfish,nodes=1000", "uci:fsf,movetime=9223372036854775807", "uci:fsf,tc=10+0.1,timeout=30s",
 		"uci:fsf,option.Threads=2,arg=-x,protocol=ucci,notation=ranks0", "uci:,nodes=1", "net:", ",", "",
 	} {

@@ -25,15 +25,16 @@ const (
 
 // PlayerHelp describes the specs ParsePlayer reads, for a command's help.
 const PlayerHelp = `  random                                 a uniformly random legal mover
-  uniform[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,mode=M]
+  uniform[,nodes=N][,draw-score=X][,lookahead=0|1][,matecheck=0|1][,mode=M]
                                          search with equal priors and value 0 (no network)
-  net:PATH[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,mode=M][,evaluators=N][,cache=N][,kernel=K]
+  net:PATH[,nodes=N][,draw-score=X][,lookahead=0|1][,matecheck=0|1][,mode=M][,evaluators=N][,cache=N][,kernel=K]
                                          search with the network checkpoint PATH (net: or net:builtin:
                                          palace's own network for the game, nets/)
 ` + uciHelp + `
-sims defaults to 32, evaluators to 2, cache (evaluation cache entries, 0: none) to 65536;
-draw (the search's draw score, in [-1, 1]: what a draw is worth to the side choosing a
-move; below 0 it plays on rather than repeat) to 0; lookahead (play every root move and
+nodes (simulations a move) defaults to 32, evaluators to 2, cache (evaluation cache entries,
+0: none) to 65536; draw-score (in [-1, 1]: what a draw is worth to the side choosing a
+move; below 0 it plays on rather than repeat) to 0; sims and draw, their old names, still
+work (a player's name keeps them: sims=32); lookahead (play every root move and
 reply first, so a move that allows a mate in one is never chosen) and matecheck (prove
 each position the search expands won when it has a mate in one) to 1; mode (the search:
 gumbel, Gumbel AlphaZero's sequential halving, or puct, AlphaZero's) to gumbel; kernel (the network's
@@ -93,9 +94,16 @@ const (
 	MaxConcurrency = 1 << 14
 )
 
-// ParsePlayer parses random, uniform[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,mode=M],
-// net:PATH[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,mode=M][,evaluators=N][,cache=N][,kernel=K] or
-// uci:PATH[,...] (see PlayerHelp). Its errors are *SpecError.
+// specOldNames maps the old names of spec options to their names: the
+// budget is nodes and the draw score draw-score, as in the flags (README,
+// "Names"). The old ones stay what SearchLabel writes in a player's name,
+// which records keep.
+var specOldNames = map[string]string{"sims": "nodes", "draw": "draw-score"}
+
+// ParsePlayer parses random, uniform[,nodes=N][,draw-score=X][,lookahead=0|1][,matecheck=0|1][,mode=M],
+// net:PATH[,nodes=N][,draw-score=X][,lookahead=0|1][,matecheck=0|1][,mode=M][,evaluators=N][,cache=N][,kernel=K] or
+// uci:PATH[,...] (see PlayerHelp); sims= and draw= are nodes= and
+// draw-score= by their old names. Its errors are *SpecError.
 func ParsePlayer(spec string) (PlayerSpec, error) {
 	ps := PlayerSpec{Spec: spec, Search: mcts.PlayParams(defaultSpecSims), Evaluators: defaultSpecEvaluators, Cache: defaultSpecCache}
 	bad := func(format string, args ...any) error { return &SpecError{spec, fmt.Sprintf(format, args...)} }
@@ -107,7 +115,7 @@ func ParsePlayer(spec string) (PlayerSpec, error) {
 		ps.Kind = KindRandom
 	case head == "uniform":
 		ps.Kind = KindUniform
-		for _, k := range []string{"sims", "draw", "lookahead", "matecheck", "mode"} {
+		for _, k := range []string{"nodes", "draw-score", "lookahead", "matecheck", "mode"} {
 			allowed[k] = true
 		}
 	case strings.HasPrefix(head, "net:"):
@@ -115,7 +123,7 @@ func ParsePlayer(spec string) (PlayerSpec, error) {
 		if ps.Path == "" {
 			ps.Path = model.Builtin
 		}
-		for _, k := range []string{"sims", "draw", "lookahead", "matecheck", "mode", "evaluators", "cache", "kernel"} {
+		for _, k := range []string{"nodes", "draw-score", "lookahead", "matecheck", "mode", "evaluators", "cache", "kernel"} {
 			allowed[k] = true
 		}
 	case strings.HasPrefix(head, "uci:"):
@@ -127,24 +135,32 @@ func ParsePlayer(spec string) (PlayerSpec, error) {
 		ps.UCI, ps.Path = e, e.Path
 		return ps, nil
 	default:
-		return ps, bad("unknown player %q; want random, uniform[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,mode=M], net:PATH[,sims=N][,draw=X][,lookahead=0|1][,matecheck=0|1][,mode=M][,evaluators=N][,cache=N][,kernel=K] or uci:PATH,nodes=N|depth=N|movetime=MS|tc=SEC[+INC][,...]", head)
+		return ps, bad("unknown player %q; want random, uniform[,nodes=N][,draw-score=X][,lookahead=0|1][,matecheck=0|1][,mode=M], net:PATH[,nodes=N][,draw-score=X][,lookahead=0|1][,matecheck=0|1][,mode=M][,evaluators=N][,cache=N][,kernel=K] or uci:PATH,nodes=N|depth=N|movetime=MS|tc=SEC[+INC][,...]", head)
 	}
-	seen := map[string]bool{}
+	seen := map[string]string{} // an option's name: the spelling given
 	for _, opt := range opts {
-		key, val, ok := strings.Cut(opt, "=")
-		if !ok || key == "" {
+		given, val, ok := strings.Cut(opt, "=")
+		if !ok || given == "" {
 			return ps, bad("option %q: want KEY=VALUE", opt)
+		}
+		key := given
+		if name, old := specOldNames[given]; old {
+			key = name
 		}
 		if !allowed[key] {
 			if len(allowed) == 0 {
-				return ps, bad("%s takes no options, got %q", ps.Kind, key)
+				return ps, bad("%s takes no options, got %q", ps.Kind, given)
 			}
-			return ps, bad("%s has no option %q", ps.Kind, key)
+			return ps, bad("%s has no option %q", ps.Kind, given)
 		}
-		if seen[key] {
-			return ps, bad("%s given twice", key)
+		if was, ok := seen[key]; ok {
+			if was != given {
+				// As a flag and its old name together are refused.
+				return ps, bad("%s and %s are the same option (%s is its name): give one", was, given, key)
+			}
+			return ps, bad("%s given twice", given)
 		}
-		seen[key] = true
+		seen[key] = given
 		if key == "kernel" {
 			if _, err := model.ParseKernel(val); err != nil {
 				return ps, bad("kernel=%s: %v", val, err)
@@ -160,10 +176,10 @@ func ParsePlayer(spec string) (PlayerSpec, error) {
 			ps.Search.Mode = m
 			continue
 		}
-		if key == "draw" {
+		if key == "draw-score" {
 			d, err := strconv.ParseFloat(val, 64)
 			if err != nil || !(d >= -1 && d <= 1) {
-				return ps, bad("draw=%s: want a draw score in [-1, 1]", val)
+				return ps, bad("%s=%s: want a draw score in [-1, 1]", given, val)
 			}
 			ps.Search.DrawScore = d
 			continue
@@ -188,10 +204,10 @@ func ParsePlayer(spec string) (PlayerSpec, error) {
 			most = MaxEvaluators
 		}
 		if err != nil || n < least || n > most {
-			return ps, bad("%s=%s: want an integer from %d to %d", key, val, least, most)
+			return ps, bad("%s=%s: want an integer from %d to %d", given, val, least, most)
 		}
 		switch key {
-		case "sims":
+		case "nodes":
 			ps.Search.Simulations = n
 		case "evaluators":
 			ps.Evaluators = n

@@ -45,6 +45,38 @@ func TestParsePlayerSearch(t *testing.T) {
 	}
 }
 
+// A spec's budget is nodes= and its draw score draw-score=, as in the
+// flags; sims= and draw=, their old names, give the same player (whose
+// name keeps the old ones, as records hold them).
+func TestParsePlayerOldNames(t *testing.T) {
+	for name, old := range map[string]string{
+		"uniform,nodes=8":                        "uniform,sims=8",
+		"uniform,draw-score=-0.2":                "uniform,draw=-0.2",
+		"net:x,nodes=4,draw-score=0.5,mode=puct": "net:x,sims=4,draw=0.5,mode=puct",
+		"net:x,draw-score=-1,nodes=16":           "net:x,draw=-1,nodes=16",
+	} {
+		want, err := arena.ParsePlayer(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := arena.ParsePlayer(old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.Spec, got.Spec = "", ""
+		if got.Search != want.Search || got.Kind != want.Kind || got.Path != want.Path || got.Evaluators != want.Evaluators || got.Cache != want.Cache {
+			t.Errorf("%s parses to %+v, %s to %+v", old, got, name, want)
+		}
+	}
+	ps, err := arena.ParsePlayer("uniform,nodes=8,draw-score=-0.25")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := ps.Search; p.Simulations != 8 || p.DrawScore != -0.25 || arena.SearchLabel(p) != "sims=8,draw=-0.25" {
+		t.Errorf("nodes=8,draw-score=-0.25: params %+v, label %q", p, arena.SearchLabel(p))
+	}
+}
+
 func TestParsePlayerUCI(t *testing.T) {
 	for _, tc := range []struct {
 		spec, name string
@@ -90,12 +122,17 @@ func TestParsePlayerUCI(t *testing.T) {
 // A spec that does not parse says which and why, as a *SpecError.
 func TestParsePlayerErrors(t *testing.T) {
 	for spec, want := range map[string]string{
-		"foo":                  "unknown player",
-		"random,sims=8":        "random takes no options",
-		"uci:fsf":              "give the engine a limit",
-		"uci:fsf,nodes=1,x=2":  `uci has no option "x"`,
-		"uniform,sims=4,sims=": "sims given twice",
-		"net:x,mode=alphabeta": "mode=alphabeta: want gumbel or puct",
+		"foo":                            "unknown player",
+		"random,sims=8":                  "random takes no options",
+		"uci:fsf":                        "give the engine a limit",
+		"uci:fsf,nodes=1,x=2":            `uci has no option "x"`,
+		"uniform,sims=4,sims=":           "sims given twice",
+		"uniform,sims=4,nodes=8":         "sims and nodes are the same option (nodes is its name): give one",
+		"net:x,draw-score=0.1,draw=-0.1": "draw-score and draw are the same option",
+		"uniform,draw-score=2":           "draw-score=2: want a draw score in [-1, 1]",
+		"uniform,nodes=0":                "nodes=0: want an integer",
+		"random,nodes=8":                 `random takes no options, got "nodes"`,
+		"net:x,mode=alphabeta":           "mode=alphabeta: want gumbel or puct",
 	} {
 		_, err := arena.ParsePlayer(spec)
 		var se *arena.SpecError

@@ -322,7 +322,7 @@ func checkRun(t *testing.T, dir string, c loop.Config) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s := arena.Summarize(h, recs); s.Games != 2*c.Arena.Pairs {
+		if s := arena.Summarize(h, recs); s.Games != 2*c.Gate.Pairs {
 			t.Errorf("match of candidate %d: %+v", g+1, s)
 		}
 	}

@@ -34,8 +34,8 @@ func TestDistributedGateSeeding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Arena.Search.GumbelScale != 1 {
-		t.Fatalf("the gate's search has gumbel_scale %v", cfg.Arena.Search.GumbelScale)
+	if cfg.Gate.Search.GumbelScale != 1 {
+		t.Fatalf("the gate's search has gumbel_scale %v", cfg.Gate.Search.GumbelScale)
 	}
 	// The candidate: another random network, no training needed.
 	other := cfg
@@ -124,8 +124,8 @@ func TestDistributedGateSeeding(t *testing.T) {
 		dh.Seed != lh.Seed || *dh.SPRT != *lh.SPRT {
 		t.Errorf("the distributed match's header %+v, the local one's %+v", dh, lh)
 	}
-	if len(lr) != 2*cfg.Arena.Pairs || len(dr) != len(lr) {
-		t.Fatalf("%d local games, %d distributed, want %d", len(lr), len(dr), 2*cfg.Arena.Pairs)
+	if len(lr) != 2*cfg.Gate.Pairs || len(dr) != len(lr) {
+		t.Fatalf("%d local games, %d distributed, want %d", len(lr), len(dr), 2*cfg.Gate.Pairs)
 	}
 	for i := range lr {
 		if !reflect.DeepEqual(dr[i], lr[i]) {

@@ -64,7 +64,7 @@ func (g *Gatekeeper) arena(ctx context.Context, s State) (State, error) {
 	if err != nil {
 		return s, err
 	}
-	jobs := make([]Job, g.cfg.Arena.Pairs)
+	jobs := make([]Job, g.cfg.Gate.Pairs)
 	for p := range jobs {
 		jobs[p] = Job{Kind: KindArena, Generation: gen, Pair: p, Candidate: loop.NetKey(cand), Best: best.Key, BestGeneration: best.Generation}
 	}

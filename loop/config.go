@@ -29,7 +29,7 @@ type Config struct {
 	// Generations stops the run after that many generations (0: never).
 	Generations int
 	// Gating: a candidate replaces the best network only when it wins its
-	// arena match. Off, every candidate is promoted (KataGo's ungated
+	// gate match. Off, every candidate is promoted (KataGo's ungated
 	// loop) and no match is played.
 	Gating  bool
 	Network model.Config
@@ -44,7 +44,7 @@ type Config struct {
 	// Selfplay is each generation's self-play.
 	Selfplay SelfplayConfig
 	Train    train.Config
-	Arena    ArenaConfig
+	Gate     GateConfig
 	Ladder   LadderConfig
 }
 
@@ -78,9 +78,10 @@ func (s *SelfplayConfig) validate(rs *rules.RuleSet) error {
 	return nil
 }
 
-// ArenaConfig is the gate: a match between the candidate and the best
-// network. The yaml keys are a config's arena section.
-type ArenaConfig struct {
+// GateConfig is the gate: a match between the candidate and the best
+// network. The yaml keys are a config's gate section (arena, its old
+// name, is read too: ParseConfig).
+type GateConfig struct {
 	Pairs        int         `yaml:"pairs"`         // the most game pairs
 	OpeningPlies int         `yaml:"opening_plies"` // random plies of each pair's opening
 	Search       mcts.Params `yaml:"search"`
@@ -128,7 +129,7 @@ func DefaultConfig() Config {
 		NetworkSeed: 1,
 		Selfplay:    SelfplayConfig{Config: selfplay.DefaultConfig(), Games: 200},
 		Train:       train.DefaultConfig(),
-		Arena: ArenaConfig{Pairs: 50, OpeningPlies: 2, Search: mcts.PlayParams(32), Concurrency: 16, Evaluators: 2,
+		Gate: GateConfig{Pairs: 50, OpeningPlies: 2, Search: mcts.PlayParams(32), Concurrency: 16, Evaluators: 2,
 			SPRT: stats.SPRT{Elo0: 0, Elo1: 50, Alpha: 0.05, Beta: 0.05}, AcceptScore: 0.55},
 		Ladder: LadderConfig{Pairs: 5, OpeningPlies: 2, Concurrency: 4, Evaluators: 1},
 	}
@@ -152,22 +153,22 @@ func (c *Config) Validate() error {
 	if err := c.Train.Validate(); err != nil {
 		errs = append(errs, err)
 	}
-	a := &c.Arena
+	a := &c.Gate
 	if a.Pairs < 1 || a.Pairs > arena.MaxPairs {
-		errs = append(errs, fmt.Errorf("arena: pairs %d, want 1 to %d", a.Pairs, arena.MaxPairs))
+		errs = append(errs, fmt.Errorf("gate: pairs %d, want 1 to %d", a.Pairs, arena.MaxPairs))
 	}
 	if a.OpeningPlies < 0 || a.Concurrency < 1 || a.Concurrency > arena.MaxConcurrency || a.Evaluators < 1 || a.Evaluators > arena.MaxEvaluators || a.MaxPlies < 0 {
-		errs = append(errs, fmt.Errorf("arena: opening_plies %d, concurrent_games %d, evaluators %d, max_plies %d: want ≥ 0, 1 to %d, 1 to %d, ≥ 0",
+		errs = append(errs, fmt.Errorf("gate: opening_plies %d, concurrent_games %d, evaluators %d, max_plies %d: want ≥ 0, 1 to %d, 1 to %d, ≥ 0",
 			a.OpeningPlies, a.Concurrency, a.Evaluators, a.MaxPlies, arena.MaxConcurrency, arena.MaxEvaluators))
 	}
 	if err := a.Search.Validate(); err != nil {
-		errs = append(errs, fmt.Errorf("arena: search: %w", err))
+		errs = append(errs, fmt.Errorf("gate: search: %w", err))
 	}
 	if err := a.SPRT.Validate(); err != nil {
-		errs = append(errs, fmt.Errorf("arena: sprt: %w", err))
+		errs = append(errs, fmt.Errorf("gate: sprt: %w", err))
 	}
 	if !(a.AcceptScore >= 0 && a.AcceptScore <= 1) {
-		errs = append(errs, fmt.Errorf("arena: accept_score %v, want 0 to 1", a.AcceptScore))
+		errs = append(errs, fmt.Errorf("gate: accept_score %v, want 0 to 1", a.AcceptScore))
 	}
 	if err := c.Ladder.validate(c.Rules); err != nil {
 		errs = append(errs, err)
@@ -189,8 +190,11 @@ type configFile struct {
 	Network     networkFile   `yaml:"network"`
 	Selfplay    selfplay.File `yaml:"selfplay"`
 	Train       train.Config  `yaml:"train"`
-	Arena       arenaFile     `yaml:"arena"`
-	Ladder      LadderConfig  `yaml:"ladder"`
+	// Gate is the gate's section; Arena, the same section by its old
+	// name, is still read (ParseConfig refuses both).
+	Gate   yamlconf.Section[gateFile] `yaml:"gate"`
+	Arena  yamlconf.Section[gateFile] `yaml:"arena"`
+	Ladder LadderConfig               `yaml:"ladder"`
 }
 
 // networkFile is generation 0's network: its shape and its seed, or a
@@ -204,10 +208,10 @@ type networkFile struct {
 // shapeKeys are the network section's keys that a network file fixes.
 var shapeKeys = []string{"blocks", "filters", "policy_channels", "value_channels", "value_hidden", "seed"}
 
-// arenaFile is the gate's section; its simulations, when given, is the
+// gateFile is the gate's section; its simulations, when given, is the
 // search's budget (over the search section's).
-type arenaFile struct {
-	ArenaConfig `yaml:",inline"`
+type gateFile struct {
+	GateConfig  `yaml:",inline"`
 	Simulations *int `yaml:"simulations"`
 }
 
@@ -217,7 +221,7 @@ var sectionNames = func() map[string]string {
 	m := map[string]string{
 		"loop.configFile":   "the config",
 		"loop.networkFile":  "network",
-		"loop.arenaFile":    "arena",
+		"loop.gateFile":     "gate",
 		"loop.LadderConfig": "ladder",
 		"stats.SPRT":        "sprt",
 		"selfplay.File":     "selfplay",
@@ -242,7 +246,9 @@ func ParseConfig(data []byte, source string) (Config, error) {
 	c := DefaultConfig()
 	f := configFile{Generations: c.Generations, Gating: c.Gating,
 		Network:  networkFile{Config: c.Network, Seed: c.NetworkSeed},
-		Selfplay: selfplay.NewFile(c.Selfplay.Config), Train: c.Train, Arena: arenaFile{ArenaConfig: c.Arena}, Ladder: c.Ladder}
+		Selfplay: selfplay.NewFile(c.Selfplay.Config), Train: c.Train, Ladder: c.Ladder}
+	f.Gate.Value = gateFile{GateConfig: c.Gate}
+	f.Arena.Value = f.Gate.Value
 	if err := yamlconf.Decode(data, &f, sectionNames); err != nil {
 		return Config{}, fmt.Errorf("loop: %s: %w", source, err)
 	}
@@ -292,10 +298,17 @@ func ParseConfig(data []byte, source string) (Config, error) {
 		c.Selfplay.Games = *s.Games
 	}
 	c.Train = f.Train
-	c.Arena = f.Arena.ArenaConfig
+	gate := f.Gate.Value
+	if f.Arena.Given {
+		if f.Gate.Given {
+			return Config{}, fmt.Errorf("loop: %s: gate and arena are the same section (arena is its old name): give one", source)
+		}
+		gate = f.Arena.Value
+	}
+	c.Gate = gate.GateConfig
 	c.Ladder = f.Ladder
-	if f.Arena.Simulations != nil {
-		c.Arena.Search.Simulations = *f.Arena.Simulations
+	if gate.Simulations != nil {
+		c.Gate.Search.Simulations = *gate.Simulations
 	}
 	if err := c.Validate(); err != nil {
 		return Config{}, fmt.Errorf("loop: %s: %s", source, strings.TrimPrefix(err.Error(), "loop: config: "))

@@ -6,6 +6,9 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/palace-chess/palace/loop"
@@ -78,6 +81,61 @@ func TestRunConfigsLoad(t *testing.T) {
 		}
 		if err := c.Validate(); err != nil {
 			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// The gate's section is gate; arena, its old name, still reads the same
+// config: every shipped run config parses to the same values with its
+// section renamed back, and a file giving both is refused, not settled by
+// the last.
+func TestGateSectionOldName(t *testing.T) {
+	names, err := filepath.Glob(filepath.Join("..", "configs", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gateKey := regexp.MustCompile(`(?m)^gate:`)
+	renamed := 0
+	for _, name := range names {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !gateKey.Match(data) {
+			continue
+		}
+		renamed++
+		want, err := loop.ParseConfig(data, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		old := gateKey.ReplaceAll(data, []byte("arena:"))
+		got, err := loop.ParseConfig(old, name+" (arena:)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: arena: parses to %+v, gate: to %+v", name, got.Gate, want.Gate)
+		}
+	}
+	if renamed < 4 {
+		t.Errorf("%d shipped configs have a gate section, want the quickstarts and the strength configs", renamed)
+	}
+	for _, c := range []struct{ yaml, want string }{
+		{"rules: xiangqi\nseed: 1\ngate: {pairs: 7}\n", ""},
+		{"rules: xiangqi\nseed: 1\narena: {pairs: 7}\n", ""},
+		{"rules: xiangqi\nseed: 1\ngate: {pairs: 7}\narena: {pairs: 7}\n", "gate and arena are the same section"},
+		{"rules: xiangqi\nseed: 1\narena: {pairs: 0}\n", "gate: pairs 0"},
+		{"rules: xiangqi\nseed: 1\narena: {pears: 7}\n", "unknown key pears in gate"},
+	} {
+		cfg, err := loop.ParseConfig([]byte(c.yaml), "test")
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%q: %v", c.yaml, err)
+		case c.want == "" && cfg.Gate.Pairs != 7:
+			t.Errorf("%q: pairs %d, want 7", c.yaml, cfg.Gate.Pairs)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%q: error %v, want one saying %q", c.yaml, err, c.want)
 		}
 	}
 }

@@ -77,7 +77,7 @@ func (s *Stages) LadderSetup(dir string) (*LadderSetup, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loop: ladder: %w", err)
 	}
-	params := s.Config.Arena.Search
+	params := s.Config.Gate.Search
 	if l.Simulations > 0 {
 		params.Simulations = l.Simulations
 	}

@@ -1,5 +1,5 @@
 // Package loop is palace's main job: generations of self-play with the best
-// network, training on the replay window, and an arena match that decides
+// network, training on the replay window, and a gate match that decides
 // whether the trained candidate replaces the best, all in one run
 // directory (through a store.Store) that survives kill -9 at any moment.
 //

@@ -199,7 +199,7 @@ func TestConfigErrors(t *testing.T) {
 		{"rules: nosuch\nseed: 1", "rules"},
 		{"rules: xiangqi\nseed: 1\nselfplay: {concurrent_gmes: 3}", "unknown keys concurrent_gmes"},
 		{"rules: xiangqi\nseed: 1\ntrain: {window: {min_rowz: 3}}", "unknown key min_rowz in window"},
-		{"rules: xiangqi\nseed: 1\narena: {search: {simz: 3}}", "unknown key simz in search"},
+		{"rules: xiangqi\nseed: 1\ngate: {search: {simz: 3}}", "unknown key simz in search"},
 		{"rules: xiangqi\nseed: 1\nnetwork: {init: a.palnet, blocks: 4, seed: 2}", "leave out blocks, seed"},
 		{"rules: xiangqi\nseed: 1\narena: {evaluators: 100000000}", "evaluators 100000000"},
 		{"rules: xiangqi\nseed: 1\nladder: {evaluators: 100000000}", "evaluators 100000000"},
@@ -213,7 +213,7 @@ func TestConfigErrors(t *testing.T) {
 		{"rules: xiangqi\nseed: 1\nselfplay: {games: 100000000}", "games: 100000000, want 1 to 16777216"},
 		// Issue 47: values that pass a range check and later make NaN, a
 		// wrapped step count or a setting never used.
-		{"rules: xiangqi\nseed: 1\narena: {sprt: {elo0: 1e308, elo1: 1.7e308}}", "arena: sprt: stats: elo bounds 1e+308, 1.7e+308 are too far out"},
+		{"rules: xiangqi\nseed: 1\narena: {sprt: {elo0: 1e308, elo1: 1.7e308}}", "gate: sprt: stats: elo bounds 1e+308, 1.7e+308 are too far out"},
 		{"rules: xiangqi\nseed: 1\ntrain: {samples_per_position: 1e300}", "samples_per_position 1e+300, want > 0 and ≤ 1000"},
 		{"rules: xiangqi\nseed: 1\ntrain: {records: /etc}", `records "/etc", records_generations 0 are never used with records_share 0`},
 		{"rules: xiangqi\nseed: 5.0", "line 2: seed: 5.0: want a whole number written as one (5)"},
@@ -227,12 +227,12 @@ func TestConfigErrors(t *testing.T) {
 }
 
 func TestConfigDrawScore(t *testing.T) {
-	cfg, err := loop.ParseConfig([]byte("rules: xiangqi\nseed: 1\nselfplay: {search: {draw_score: -0.1}}\narena: {search: {draw_score: -0.2}}"), "t.yaml")
+	cfg, err := loop.ParseConfig([]byte("rules: xiangqi\nseed: 1\nselfplay: {search: {draw_score: -0.1}}\ngate: {search: {draw_score: -0.2}}"), "t.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Selfplay.Search.DrawScore != -0.1 || cfg.Arena.Search.DrawScore != -0.2 {
-		t.Errorf("draw scores: self-play %v, arena %v; want -0.1, -0.2", cfg.Selfplay.Search.DrawScore, cfg.Arena.Search.DrawScore)
+	if cfg.Selfplay.Search.DrawScore != -0.1 || cfg.Gate.Search.DrawScore != -0.2 {
+		t.Errorf("draw scores: self-play %v, gate %v; want -0.1, -0.2", cfg.Selfplay.Search.DrawScore, cfg.Gate.Search.DrawScore)
 	}
 	w, err := model.NewRandom(model.Config{Planes: encode.Planes, PolicySize: encode.PolicySize(), Blocks: 1, Filters: 8,
 		PolicyChannels: 2, ValueChannels: 1, ValueHidden: 8}, 1)

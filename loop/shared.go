@@ -16,11 +16,11 @@ import (
 // so that both drivers make the same games and networks from one config.
 
 // RuleSets are the run's rule sets: self-play's (with its length cap) and
-// the arena's (its own cap, else self-play's).
+// the gate's (its own cap, else self-play's).
 func RuleSets(cfg Config) (selfplayRules, arenaRules *rules.RuleSet) {
 	sp := cfg.Selfplay.RuleSet(cfg.Rules)
-	if cfg.Arena.MaxPlies > 0 {
-		return sp, cfg.Rules.WithMaxPlies(cfg.Arena.MaxPlies)
+	if cfg.Gate.MaxPlies > 0 {
+		return sp, cfg.Rules.WithMaxPlies(cfg.Gate.MaxPlies)
 	}
 	return sp, sp
 }
@@ -38,12 +38,12 @@ func generationSeed(cfg Config, gen int) uint64 { return splitmix.Mix(cfg.Seed, 
 
 // Openings are the gating matches' openings.
 func Openings(cfg Config, arenaRules *rules.RuleSet) ([]arena.Opening, error) {
-	return arena.RandomOpenings(arenaRules, cfg.Arena.Pairs, cfg.Arena.OpeningPlies, splitmix.Mix(cfg.Seed, 0x6172656e61))
+	return arena.RandomOpenings(arenaRules, cfg.Gate.Pairs, cfg.Gate.OpeningPlies, splitmix.Mix(cfg.Seed, 0x6172656e61))
 }
 
 // PlayerName is the name a gating match gives generation gen's network.
 func PlayerName(cfg Config, gen int, w *model.Weights) string {
-	return fmt.Sprintf("gen%d:%s/%s", gen, w.ID(), arena.SearchLabel(cfg.Arena.Search))
+	return fmt.Sprintf("gen%d:%s/%s", gen, w.ID(), arena.SearchLabel(cfg.Gate.Search))
 }
 
 // InitialNetwork is generation 0's network: random weights from the
@@ -84,6 +84,6 @@ func Decide(cfg Config, s arena.Summary) (promote bool, reason string) {
 	case stats.AcceptH0:
 		return false, "SPRT rejected the candidate"
 	}
-	return s.WDL.Score() >= cfg.Arena.AcceptScore,
-		fmt.Sprintf("SPRT undecided after %d pairs; score %.3f vs accept_score %.3f", s.Pentanomial.Pairs(), s.WDL.Score(), cfg.Arena.AcceptScore)
+	return s.WDL.Score() >= cfg.Gate.AcceptScore,
+		fmt.Sprintf("SPRT undecided after %d pairs; score %.3f vs accept_score %.3f", s.Pentanomial.Pairs(), s.WDL.Score(), cfg.Gate.AcceptScore)
 }

@@ -452,7 +452,7 @@ func (s *Stages) trainStart(gen int, init *model.Checkpoint, step int64) (int64,
 // openings, pairs, test, concurrency and seed both drivers play, and no
 // record file (the caller's).
 func (s *Stages) GateMatch(cand int, best Best) (*arena.Match, error) {
-	a := s.Config.Arena
+	a := s.Config.Gate
 	opt := arena.SearchOptions{Evaluators: a.Evaluators, CacheEntries: 1 << 16}
 	return s.gateMatch(cand, best, func(name string, w *model.Weights) (arena.Player, error) {
 		return arena.NewNetwork(name, w, a.Search, opt)
@@ -492,7 +492,7 @@ func (s *Stages) gateMatch(cand int, best Best, player func(name string, w *mode
 	if err != nil {
 		return nil, err
 	}
-	a := s.Config.Arena
+	a := s.Config.Gate
 	sprt := a.SPRT
 	return &arena.Match{RuleSet: s.ArenaRules, Openings: ops, A: pa, B: pb, Pairs: a.Pairs, SPRT: &sprt,
 		Concurrency: a.Concurrency, Seed: MatchSeed(s.Config, cand), CodeVersion: s.CodeVersion}, nil

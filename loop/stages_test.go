@@ -85,18 +85,18 @@ func TestGateFromRecords(t *testing.T) {
 	if edited.Result == "1-0" {
 		played[3].Result, played[3].Score = "0-1", float64(played[3].Game)
 	}
-	write(2 * c.Arena.Pairs)
+	write(2 * c.Gate.Pairs)
 	if _, _, err := s.Gate(1, best); err == nil || !strings.Contains(err.Error(), loop.ArenaKey(1)) || !strings.Contains(err.Error(), "pair 1 game 1") {
 		t.Errorf("the gate of a match with an edited result: %v", err)
 	}
 	played[3] = edited
-	write(2 * c.Arena.Pairs)
+	write(2 * c.Gate.Pairs)
 	met, promoted, err := s.Gate(1, best)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if promoted == nil || promoted.Key != loop.NetKey(1) || promoted.NetworkID != cand.Weights.ID() || !met.Promoted ||
-		met.Match == nil || met.Match.Games != 2*c.Arena.Pairs || met.Best != best.Key || !strings.Contains(met.Reason, "undecided") {
+		met.Match == nil || met.Match.Games != 2*c.Gate.Pairs || met.Best != best.Key || !strings.Contains(met.Reason, "undecided") {
 		t.Fatalf("the gate: %+v, promoted %+v", met, promoted)
 	}
 	again, promoted, err := s.Gate(1, *promoted)

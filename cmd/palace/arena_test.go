@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -63,6 +64,14 @@ func TestArenaRandomVsUniformResumes(t *testing.T) {
 		t.Errorf("the resumed run changed the records:\n%v\n%v", recs, recs2)
 	}
 
+	// The spec by its new names (nodes= for sims=) is the same player:
+	// the match resumes, nothing more to play.
+	renamed := slices.Clone(args)
+	renamed[slices.Index(renamed, "uniform,sims=8")] = "uniform,nodes=8,draw-score=0"
+	if out, err := arenaRun(t, renamed...); err != nil || !strings.Contains(out, "0 played now, 4 before") {
+		t.Errorf("uniform,nodes=8,draw-score=0 resuming uniform,sims=8's match: %v\n%s", err, out)
+	}
+
 	// Another match into the same file is refused.
 	var other []string
 	for _, a := range args {
@@ -94,6 +103,9 @@ func TestArenaBadFlags(t *testing.T) {
 		{[]string{"--player", "net:missing.palnet", "--player", "random"}, false, []string{"missing.palnet"}},
 		{[]string{"--player", "uniform,draw=-2", "--player", "random"}, true, []string{"draw=-2", "[-1, 1]"}},
 		{[]string{"--player", "uniform,draw=x", "--player", "random"}, true, []string{"draw=x"}},
+		{[]string{"--player", "uniform,draw-score=-2", "--player", "random"}, true, []string{"draw-score=-2", "[-1, 1]"}},
+		{[]string{"--player", "uniform,nodes=8,sims=8", "--player", "random"}, true, []string{"nodes and sims are the same option"}},
+		{[]string{"--player", "uniform,draw=0.1,draw-score=0.1", "--player", "random"}, true, []string{"draw and draw-score are the same option"}},
 		{[]string{"--player", "uniform,lookahead=yes", "--player", "random"}, true, []string{"lookahead=yes", "0 (off) or 1 (on)"}},
 		{[]string{"--player", "random,draw=-0.1", "--player", "random"}, true, []string{"random takes no options"}},
 		{[]string{"--player", "random", "--player", "random", "--alpha", "0.1"}, true, []string{"--sprt"}},

@@ -101,6 +101,7 @@ var flagNameRules = map[string]string{
 	"output": "out", "output-dir": "out", "outdir": "out", "outfile": "out", "o": "out",
 	"sims": "nodes", "simulations": "nodes", "playouts": "nodes", "visits": "nodes", "budget": "nodes",
 	"workdir": "work", "work-dir": "work", "quiet": "progress", "verbose": "progress",
+	"draw": "draw-score", "drawscore": "draw-score", "draw-value": "draw-score", "contempt": "draw-score",
 }
 
 var flagNameRE = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
@@ -163,8 +164,26 @@ func TestFlagNames(t *testing.T) {
 				if !isString {
 					t.Errorf("%s: want a path", where)
 				}
+			case "draw-score":
+				// One unit wherever it is typed (README, "Names").
+				g, ok := f.Value.(flag.Getter)
+				if _, isFloat := g.Get().(float64); !ok || !isFloat || !strings.Contains(f.Usage, "in [-1, 1]") {
+					t.Errorf("%s: want a draw score in [-1, 1], as configs and player specs take it", where)
+				}
 			}
 		})
+	}
+	// A player spec's options are named as the flags are (nodes=,
+	// draw-score=); their old names are only mentioned as such.
+	for cmd, help := range helps {
+		for _, old := range []string{",sims=N]", ",draw=X]"} {
+			if cmd == "arena" && strings.Contains(help, old) {
+				t.Errorf("palace %s -h offers the player-spec option %s by its old name", cmd, old)
+			}
+		}
+	}
+	if !strings.Contains(helps["arena"], "[,nodes=N][,draw-score=X]") {
+		t.Errorf("palace arena -h does not list the player spec's nodes= and draw-score=:\n%s", helps["arena"])
 	}
 	// The old names: each works, shares its new flag's value, and -h
 	// lists it only on the line of old names.

@@ -44,7 +44,7 @@ func parseExperimentFlags(args []string, stdout, stderr io.Writer) (experimentOp
 	presets := strings.Join(rules.PresetNames(), ", ")
 	fs.StringVar(&o.rulesA, "rules-a", "", "rule set A: a preset ("+presets+") or a YAML file")
 	fs.StringVar(&o.rulesB, "rules-b", "", "rule set B, of the same game as A")
-	fs.StringVar(&o.net, "net", "", "the player, on both sides: a network checkpoint FILE, uniform (search with equal priors and value 0: no network) or random (search with the hash-based random evaluator)")
+	fs.StringVar(&o.net, "net", "", "the player, on both sides: a network checkpoint FILE, uniform (search with equal priors and value 0: no network) or random-evaluator (search with the hash-based random evaluator; random, its old name, still works)")
 	fs.IntVar(&o.games, "games", 100, "game indices, each played once under A and once under B with the same opening and seed (more later extends the experiment)")
 	fs.IntVar(&o.sims, "nodes", 32, "search budget: simulations a move (self-play's Gumbel search, its noise on every move)")
 	fs.Uint64Var(&o.seed, "seed", 1, "random seed: the openings and every game's search")
@@ -63,7 +63,7 @@ func parseExperimentFlags(args []string, stdout, stderr io.Writer) (experimentOp
 	case o.rulesA == "" || o.rulesB == "":
 		return o, usageError{"give --rules-a and --rules-b: the two rule sets compared (presets: " + presets + "; or YAML files)"}
 	case o.net == "":
-		return o, usageError{"--net: give a network checkpoint, uniform or random"}
+		return o, usageError{"--net: give a network checkpoint, uniform or random-evaluator"}
 	case o.out == "":
 		return o, usageError{"--out: give the record file (FILE.jsonl; an existing one resumes)"}
 	}
@@ -214,7 +214,9 @@ func capText(rs *rules.RuleSet) string {
 // experimentPlayer makes --net's player and says what it is: the arena's
 // uniform and net players with the experiment's search (their names say
 // only its simulations: its other settings are the defaults), or a search
-// over the random evaluator.
+// over the random evaluator: random-evaluator, so that random means the
+// random mover everywhere; random, its old name, is still read here, where
+// no random mover plays.
 func experimentPlayer(o experimentOptions, rs *rules.RuleSet) (arena.Player, string, error) {
 	params := experiment.SearchParams(o.sims)
 	budget := fmt.Sprintf("%d simulations a move, Gumbel noise on every move", o.sims)
@@ -222,7 +224,7 @@ func experimentPlayer(o experimentOptions, rs *rules.RuleSet) (arena.Player, str
 	case "uniform":
 		p, err := arena.PlayerSpec{Kind: arena.KindUniform, Search: params}.NewPlayer(nil)
 		return p, "uniform evaluator, " + budget, err
-	case "random":
+	case "random-evaluator", "random":
 		p, err := arena.NewSearch(fmt.Sprintf("random-evaluator/sims=%d", o.sims), params,
 			func() (nn.Evaluator, error) { return nn.NewRandom(encode.InputSize, encode.PolicySize(), 1), nil },
 			arena.SearchOptions{Evaluators: 1})

@@ -204,13 +204,14 @@ func TestExperimentBadFlags(t *testing.T) {
 }
 
 // The other players: a network checkpoint (refused for another encoding)
-// and the random evaluator.
+// and the random evaluator, by its name and by its old one.
 func TestExperimentPlayers(t *testing.T) {
 	dir := t.TempDir()
 	w, path, old := tinyCheckpoints(t, dir)
 	for _, tc := range []struct{ net, name string }{
 		{path, "net:" + w.ID() + "/sims=2"},
-		{"random", "random-evaluator/sims=2"},
+		{"random-evaluator", "random-evaluator/sims=2"},
+		{"random", "random-evaluator/sims=2"}, // the old name: the same player
 	} {
 		out := filepath.Join(dir, strings.ReplaceAll(tc.name, "/", "_")+".jsonl")
 		stdout, _, err := experimentRun(t, context.Background(), "--rules-a", "xiangqi", "--rules-b", "xiangqi",

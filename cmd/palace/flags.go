@@ -91,7 +91,9 @@ type flagAlias struct{ old, name string }
 // --dir is only a run directory (palace run's whole state); --work is a
 // job's working state, kept to resume, whose results go elsewhere;
 // --nodes is a search's budget a move (for palace's MCTS, simulations);
-// --progress takes auto, line, log or none.
+// --draw-score is a draw's worth to the mover, in [-1, 1] as configs and
+// player specs give it; --progress takes auto, line, log or none. README's
+// "Names" extends the rules past flags.
 var flagAliases = map[string][]flagAlias{
 	"selfplay":         {{"output", "out"}},
 	"arena":            {{"records", "out"}},

@@ -208,7 +208,7 @@ func TestRunConfigsParse(t *testing.T) {
 		if c.NetworkInit != init {
 			t.Errorf("%s: network init %q, measured with %q", name, c.NetworkInit, init)
 		}
-		sp, ap := c.Selfplay.Search, c.Arena.Search
+		sp, ap := c.Selfplay.Search, c.Gate.Search
 		for what, on := range map[string]bool{
 			"selfplay root lookahead": sp.RootLookahead, "selfplay mate check": sp.MateCheck,
 			"arena root lookahead": ap.RootLookahead, "arena mate check": ap.MateCheck,
