@@ -201,12 +201,10 @@ func (m *Match) checkGames() error {
 		return errors.New("arena: no openings")
 	case m.A == nil || m.B == nil:
 		return errors.New("arena: a player is missing")
-	case m.Pairs < 1 || m.Pairs > MaxPairs:
-		return fmt.Errorf("arena: %d pairs, want 1 to %d", m.Pairs, MaxPairs)
-	case m.Concurrency > MaxConcurrency:
-		return fmt.Errorf("arena: %d games at once, want at most %d", m.Concurrency, MaxConcurrency)
 	}
-	return nil
+	// The match's openings are made already; its concurrency 0 is 1.
+	s := Settings{Pairs: m.Pairs, Concurrency: max(m.Concurrency, 1)}
+	return s.Validate()
 }
 
 // Header is the header Play writes in m's record file (started now): for

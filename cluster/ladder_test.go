@@ -35,7 +35,7 @@ func TestDistributedLadder(t *testing.T) {
 		t.Fatal(err)
 	}
 	scale, err := ladder.Calibrate(context.Background(), ladder.Calibration{
-		Settings: ladder.Settings{Pairs: 1, Seed: 1, Concurrency: 2, Dir: t.TempDir()},
+		Settings: ladder.Settings{Settings: arena.Settings{Pairs: 1, Concurrency: 2}, Seed: 1, Dir: t.TempDir()},
 		RuleSet:  rs, Program: ladder.DefaultEngine, Nodes: []int{1, 100}})
 	if err != nil {
 		t.Fatal(err)

@@ -40,17 +40,15 @@ type Config struct {
 	// Player plays both sides of every game (self-play). Its Name is
 	// recorded and must change whenever its play can.
 	Player arena.Player
-	// Games is the number of game indices: 0 to Games-1, each played once
-	// under A and once under B. A record file holding fewer resumes; asking
-	// for more later extends the experiment.
-	Games int
-	// OpeningPlies random moves (no passes) open each game, the same under
-	// A and B; 0 starts from the setup itself.
-	OpeningPlies int
+	// Settings are a match's, read as an experiment's: Pairs is the
+	// number of game indices, 0 to Pairs-1, each played once under A and
+	// once under B (a record file holding fewer resumes; asking for more
+	// later extends the experiment); OpeningPlies random moves (no passes)
+	// open each game, the same under A and B (0 starts from the setup
+	// itself); Concurrency games are played at once (0: 1).
+	arena.Settings
 	// Seed decides every game's opening and search seed.
 	Seed uint64
-	// Concurrency is the number of games played at once (0: 1).
-	Concurrency int
 	// Records is the record file: appended as games finish, read back to
 	// resume.
 	Records     string
@@ -138,6 +136,7 @@ const (
 // then the games in progress are dropped, to be played again on resume,
 // and ctx's error is returned with what is recorded.
 func Run(ctx context.Context, c Config) (Outcome, error) {
+	c.Concurrency = max(c.Concurrency, 1)
 	if err := c.check(); err != nil {
 		return Outcome{}, err
 	}
@@ -150,9 +149,9 @@ func Run(ctx context.Context, c Config) (Outcome, error) {
 
 	out := Outcome{Header: hdr}
 	played := map[arena.PairGame]bool{}
-	st := Status{Target: 2 * c.Games}
+	st := Status{Target: 2 * c.Pairs}
 	for _, r := range recs {
-		if r.Index >= c.Games {
+		if r.Index >= c.Pairs {
 			out.Beyond++
 			continue
 		}
@@ -163,7 +162,7 @@ func Run(ctx context.Context, c Config) (Outcome, error) {
 	out.Before = len(out.Records)
 	st.Recorded = out.Before
 	// Game 0 of pair i is index i under A, game 1 under B.
-	err = arena.PlayRecorded(ctx, rf, c.Games, c.Concurrency, played,
+	err = arena.PlayRecorded(ctx, rf, c.Pairs, c.Concurrency, played,
 		func(ctx context.Context, job arena.PairGame) (GameRecord, error) {
 			return c.playGame(ctx, job.Pair, job.Game)
 		},
@@ -189,13 +188,11 @@ func (c *Config) check() error {
 		return errors.New("experiment: a rule set is missing (want A and B)")
 	case c.Player == nil:
 		return errors.New("experiment: no player")
-	case c.Games < 1 || c.Games > arena.MaxPairs:
-		return fmt.Errorf("experiment: %d games, want 1 to %d", c.Games, arena.MaxPairs)
-	case c.Concurrency > arena.MaxConcurrency:
-		return fmt.Errorf("experiment: %d games at once, want at most %d", c.Concurrency, arena.MaxConcurrency)
-	case c.OpeningPlies < 0:
-		return fmt.Errorf("experiment: %d opening plies, want 0 or more", c.OpeningPlies)
-	case c.Records == "":
+	}
+	if err := c.Validate(); err != nil {
+		return fmt.Errorf("experiment: %s", strings.TrimPrefix(err.Error(), "arena: "))
+	}
+	if c.Records == "" {
 		return errors.New("experiment: no record file")
 	}
 	for _, rs := range []*rules.RuleSet{c.A, c.B} {

@@ -59,7 +59,7 @@ func replay(t *testing.T, rs *rules.RuleSet, r GameRecord) {
 // and seed; the records replay to their recorded results.
 func TestPairedGamesStartAlike(t *testing.T) {
 	a, b := capped(t, "janggi", 40, ""), capped(t, "janggiclassic", 40, "")
-	c := Config{A: a, B: b, Player: uniformPlayer(t, 4), Games: 6, OpeningPlies: 3, Seed: 7, Concurrency: 2,
+	c := Config{A: a, B: b, Player: uniformPlayer(t, 4), Settings: arena.Settings{Pairs: 6, OpeningPlies: 3, Concurrency: 2}, Seed: 7,
 		Records: filepath.Join(t.TempDir(), "exp.jsonl")}
 	out := run(t, c)
 	if len(out.Records) != 12 || out.Played != 12 || out.Before != 0 {
@@ -113,7 +113,7 @@ func TestPairedGamesStartAlike(t *testing.T) {
 func TestPairedAgainstItself(t *testing.T) {
 	a := capped(t, "janggi", 40, "")
 	b := capped(t, "janggi", 40, "name: janggi-again\n")
-	out := run(t, Config{A: a, B: b, Player: uniformPlayer(t, 4), Games: 8, OpeningPlies: 2, Seed: 3, Concurrency: 3,
+	out := run(t, Config{A: a, B: b, Player: uniformPlayer(t, 4), Settings: arena.Settings{Pairs: 8, OpeningPlies: 2, Concurrency: 3}, Seed: 3,
 		Records: filepath.Join(t.TempDir(), "exp.jsonl")})
 	for i := 0; i < len(out.Records); i += 2 {
 		ga, gb := out.Records[i], out.Records[i+1]
@@ -141,7 +141,7 @@ func TestPairedAgainstItself(t *testing.T) {
 func TestPairedObviousDifference(t *testing.T) {
 	a := capped(t, "janggi", 40, "")
 	b := capped(t, "janggi", 12, "counting: false\n")
-	out := run(t, Config{A: a, B: b, Player: uniformPlayer(t, 4), Games: 12, Seed: 5, Concurrency: 2,
+	out := run(t, Config{A: a, B: b, Player: uniformPlayer(t, 4), Settings: arena.Settings{Pairs: 12, Concurrency: 2}, Seed: 5,
 		Records: filepath.Join(t.TempDir(), "exp.jsonl")})
 	an := Analyze(out.Header, out.Records)
 	if an.Pairs != 12 {
@@ -169,7 +169,7 @@ func TestPairedObviousDifference(t *testing.T) {
 func TestResumeExact(t *testing.T) {
 	a, b := capped(t, "janggi", 30, ""), capped(t, "janggiclassic", 30, "")
 	dir := t.TempDir()
-	base := Config{A: a, B: b, Player: uniformPlayer(t, 4), Games: 6, OpeningPlies: 2, Seed: 11, Concurrency: 2}
+	base := Config{A: a, B: b, Player: uniformPlayer(t, 4), Settings: arena.Settings{Pairs: 6, OpeningPlies: 2, Concurrency: 2}, Seed: 11}
 
 	whole := base
 	whole.Records = filepath.Join(dir, "whole.jsonl")
@@ -214,16 +214,16 @@ func TestResumeExact(t *testing.T) {
 	// Three game indices, then six: the same six pairs again.
 	grown := base
 	grown.Records = filepath.Join(dir, "grown.jsonl")
-	grown.Games = 3
+	grown.Pairs = 3
 	if out := run(t, grown); out.Played != 6 {
 		t.Errorf("3 games: played %d, want 6", out.Played)
 	}
-	grown.Games = 6
+	grown.Pairs = 6
 	if out := run(t, grown); out.Before != 6 || out.Played != 6 || !reflect.DeepEqual(out.Records, want) {
 		t.Errorf("grown to 6 games: %d before, %d played, same records %v", out.Before, out.Played, reflect.DeepEqual(out.Records, want))
 	}
 	// Fewer games than the file holds: nothing is played, the rest left out.
-	grown.Games = 2
+	grown.Pairs = 2
 	if out := run(t, grown); out.Played != 0 || len(out.Records) != 4 || out.Beyond != 8 {
 		t.Errorf("2 games of 6 recorded: played %d, %d records, %d beyond; want 0, 4, 8", out.Played, len(out.Records), out.Beyond)
 	}
@@ -236,7 +236,7 @@ func TestResumeExact(t *testing.T) {
 func TestRecordFileErrors(t *testing.T) {
 	a, b := capped(t, "janggi", 20, ""), capped(t, "janggiclassic", 20, "")
 	dir := t.TempDir()
-	c := Config{A: a, B: b, Player: uniformPlayer(t, 2), Games: 2, Seed: 1, Records: filepath.Join(dir, "exp.jsonl")}
+	c := Config{A: a, B: b, Player: uniformPlayer(t, 2), Settings: arena.Settings{Pairs: 2}, Seed: 1, Records: filepath.Join(dir, "exp.jsonl")}
 	run(t, c)
 	good, err := os.ReadFile(c.Records)
 	if err != nil {
@@ -318,13 +318,13 @@ func TestConfigErrors(t *testing.T) {
 		c    Config
 		want string
 	}{
-		{Config{A: jg, B: xq, Player: p, Games: 1, Records: rec}, "janggi is for janggi and xiangqi for xiangqi; an experiment compares two rule sets of the same game"},
-		{Config{A: jg, Player: p, Games: 1, Records: rec}, "rule set is missing"},
-		{Config{A: jg, B: jg, Games: 1, Records: rec}, "no player"},
-		{Config{A: jg, B: jg, Player: p, Records: rec}, "0 games"},
-		{Config{A: jg, B: jg, Player: p, Games: 1, OpeningPlies: -1, Records: rec}, "-1 opening plies"},
-		{Config{A: jg, B: jg, Player: p, Games: 1}, "no record file"},
-		{Config{A: jg, B: &rules.RuleSet{Name: "odd", Game: rules.Janggi, Repetition: 1}, Player: p, Games: 1, Records: rec}, `rule set "odd"`},
+		{Config{A: jg, B: xq, Player: p, Settings: arena.Settings{Pairs: 1}, Records: rec}, "janggi is for janggi and xiangqi for xiangqi; an experiment compares two rule sets of the same game"},
+		{Config{A: jg, Player: p, Settings: arena.Settings{Pairs: 1}, Records: rec}, "rule set is missing"},
+		{Config{A: jg, B: jg, Settings: arena.Settings{Pairs: 1}, Records: rec}, "no player"},
+		{Config{A: jg, B: jg, Player: p, Records: rec}, "pairs 0"},
+		{Config{A: jg, B: jg, Player: p, Settings: arena.Settings{Pairs: 1, OpeningPlies: -1}, Records: rec}, "opening_plies -1"},
+		{Config{A: jg, B: jg, Player: p, Settings: arena.Settings{Pairs: 1}}, "no record file"},
+		{Config{A: jg, B: &rules.RuleSet{Name: "odd", Game: rules.Janggi, Repetition: 1}, Player: p, Settings: arena.Settings{Pairs: 1}, Records: rec}, `rule set "odd"`},
 	} {
 		_, err := Run(context.Background(), tc.c)
 		if err == nil || !strings.HasPrefix(err.Error(), "experiment: ") || !strings.Contains(err.Error(), tc.want) {
@@ -340,7 +340,7 @@ func TestConfigErrors(t *testing.T) {
 // stays.
 func TestPlayerError(t *testing.T) {
 	a := capped(t, "janggi", 20, "")
-	c := Config{A: a, B: a, Player: failing{}, Games: 2, Records: filepath.Join(t.TempDir(), "exp.jsonl")}
+	c := Config{A: a, B: a, Player: failing{}, Settings: arena.Settings{Pairs: 2}, Records: filepath.Join(t.TempDir(), "exp.jsonl")}
 	_, err := Run(context.Background(), c)
 	if err == nil || !strings.Contains(err.Error(), "no move today") || !strings.Contains(err.Error(), "game 0") {
 		t.Errorf("a failing player: %v, want its error, naming the game", err)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/palace-chess/palace/arena"
@@ -17,15 +18,12 @@ import (
 
 // Settings shared by calibrations and ratings.
 type Settings struct {
-	// Pairs is the number of game pairs of each match (a rung's, or a
-	// calibration's neighbouring rungs').
-	Pairs int
-	// OpeningPlies random plies start each pair's opening, drawn from
-	// Seed (one opening per pair, the same for every rung).
-	OpeningPlies int
-	Seed         uint64
-	// Concurrency is the number of games played at once.
-	Concurrency int
+	// Settings are each match's (a rung's, or a calibration's
+	// neighbouring rungs'): its pairs, the random plies of each pair's
+	// opening, drawn from Seed (one opening per pair, the same for every
+	// rung), and its games at once (0: 1).
+	arena.Settings
+	Seed uint64
 	// Dir holds the matches' record files; a ladder run again with the
 	// same Dir resumes.
 	Dir         string
@@ -47,12 +45,12 @@ type Event struct {
 
 // Check reports settings that cannot work.
 func (s *Settings) Check() error {
-	switch {
-	case s.Pairs < 1:
-		return fmt.Errorf("ladder: %d pairs a match, want at least 1", s.Pairs)
-	case s.OpeningPlies < 0:
-		return fmt.Errorf("ladder: %d opening plies", s.OpeningPlies)
-	case s.Dir == "":
+	m := s.Settings
+	m.Concurrency = max(m.Concurrency, 1)
+	if err := m.Validate(); err != nil {
+		return fmt.Errorf("ladder: %s", strings.TrimPrefix(err.Error(), "arena: "))
+	}
+	if s.Dir == "" {
 		return errors.New("ladder: no directory for the records")
 	}
 	return nil

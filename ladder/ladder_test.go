@@ -223,7 +223,7 @@ func TestCalibrateRateResume(t *testing.T) {
 	rs := *mustPreset(t, "xiangqi")
 	rs.MaxPlies = 60 // short games
 	dir := t.TempDir()
-	cal := Calibration{Settings: Settings{Pairs: 2, OpeningPlies: 2, Seed: 3, Concurrency: 2, Dir: filepath.Join(dir, "cal")},
+	cal := Calibration{Settings: Settings{Settings: arena.Settings{Pairs: 2, OpeningPlies: 2, Concurrency: 2}, Seed: 3, Dir: filepath.Join(dir, "cal")},
 		RuleSet: &rs, Program: fsfPath, Nodes: []int{1, 30, 1000}, Below: []string{"random"}, Span: 2}
 	scale, err := Calibrate(context.Background(), cal)
 	if err != nil {
@@ -249,7 +249,7 @@ func TestCalibrateRateResume(t *testing.T) {
 	}
 
 	job := func(sub string) Job {
-		return Job{Settings: Settings{Pairs: 2, OpeningPlies: 2, Seed: 5, Concurrency: 2, Dir: filepath.Join(dir, sub)},
+		return Job{Settings: Settings{Settings: arena.Settings{Pairs: 2, OpeningPlies: 2, Concurrency: 2}, Seed: 5, Dir: filepath.Join(dir, sub)},
 			Scale: scale, RuleSet: &rs, Player: arena.Random{}}
 	}
 	whole, err := Rate(context.Background(), job("whole"))

@@ -82,11 +82,11 @@ func (s *SelfplayConfig) validate(rs *rules.RuleSet) error {
 // network. The yaml keys are a config's gate section (arena, its old
 // name, is read too: ParseConfig).
 type GateConfig struct {
-	Pairs        int         `yaml:"pairs"`         // the most game pairs
-	OpeningPlies int         `yaml:"opening_plies"` // random plies of each pair's opening
-	Search       mcts.Params `yaml:"search"`
-	Concurrency  int         `yaml:"concurrent_games"`
-	Evaluators   int         `yaml:"evaluators"` // per player
+	// Settings are the match's pairs (at most), opening plies and games
+	// at once.
+	arena.Settings `yaml:",inline"`
+	Search         mcts.Params `yaml:"search"`
+	Evaluators     int         `yaml:"evaluators"` // per player
 	// SPRT's keys are its fields' names in lower case (elo0, elo1, alpha,
 	// beta), yaml's default.
 	SPRT stats.SPRT `yaml:"sprt"`
@@ -103,19 +103,17 @@ type GateConfig struct {
 type LadderConfig struct {
 	// Every is the number of promotions between ratings (0: never).
 	Every int `yaml:"every"`
-	// Pairs is the number of game pairs against each rung.
-	Pairs int `yaml:"pairs"`
+	// Settings are each rung's match: its pairs, opening plies and games
+	// at once.
+	arena.Settings `yaml:",inline"`
 	// Simulations is the network's search budget (0: the gate's); the
 	// rest of its search is the gate's.
 	Simulations int `yaml:"simulations"`
 	// Engine is the rungs' program ("": the scale's); Scale a scale file
 	// ("": the built-in scale of the run's rule set).
-	Engine string `yaml:"engine"`
-	Scale  string `yaml:"scale"`
-	// OpeningPlies random plies start each pair's opening.
-	OpeningPlies int `yaml:"opening_plies"`
-	Concurrency  int `yaml:"concurrent_games"`
-	Evaluators   int `yaml:"evaluators"` // network copies
+	Engine     string `yaml:"engine"`
+	Scale      string `yaml:"scale"`
+	Evaluators int    `yaml:"evaluators"` // network copies
 }
 
 // DefaultConfig is a configuration with every default filled in; Rules and
@@ -129,9 +127,10 @@ func DefaultConfig() Config {
 		NetworkSeed: 1,
 		Selfplay:    SelfplayConfig{Config: selfplay.DefaultConfig(), Games: 200},
 		Train:       train.DefaultConfig(),
-		Gate: GateConfig{Pairs: 50, OpeningPlies: 2, Search: mcts.PlayParams(32), Concurrency: 16, Evaluators: 2,
+		Gate: GateConfig{Settings: arena.Settings{Pairs: 50, OpeningPlies: 2, Concurrency: 16},
+			Search: mcts.PlayParams(32), Evaluators: 2,
 			SPRT: stats.SPRT{Elo0: 0, Elo1: 50, Alpha: 0.05, Beta: 0.05}, AcceptScore: 0.55},
-		Ladder: LadderConfig{Pairs: 5, OpeningPlies: 2, Concurrency: 4, Evaluators: 1},
+		Ladder: LadderConfig{Settings: arena.Settings{Pairs: 5, OpeningPlies: 2, Concurrency: 4}, Evaluators: 1},
 	}
 }
 
@@ -154,12 +153,10 @@ func (c *Config) Validate() error {
 		errs = append(errs, err)
 	}
 	a := &c.Gate
-	if a.Pairs < 1 || a.Pairs > arena.MaxPairs {
-		errs = append(errs, fmt.Errorf("gate: pairs %d, want 1 to %d", a.Pairs, arena.MaxPairs))
-	}
-	if a.OpeningPlies < 0 || a.Concurrency < 1 || a.Concurrency > arena.MaxConcurrency || a.Evaluators < 1 || a.Evaluators > arena.MaxEvaluators || a.MaxPlies < 0 {
-		errs = append(errs, fmt.Errorf("gate: opening_plies %d, concurrent_games %d, evaluators %d, max_plies %d: want ≥ 0, 1 to %d, 1 to %d, ≥ 0",
-			a.OpeningPlies, a.Concurrency, a.Evaluators, a.MaxPlies, arena.MaxConcurrency, arena.MaxEvaluators))
+	errs = append(errs, settingsErrors("gate", &a.Settings)...)
+	if a.Evaluators < 1 || a.Evaluators > arena.MaxEvaluators || a.MaxPlies < 0 {
+		errs = append(errs, fmt.Errorf("gate: evaluators %d, max_plies %d: want 1 to %d, ≥ 0",
+			a.Evaluators, a.MaxPlies, arena.MaxEvaluators))
 	}
 	if err := a.Search.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("gate: search: %w", err))
@@ -337,21 +334,32 @@ func givenNetworkKeys(data []byte) ([]string, error) {
 // validate reports what cannot work in the ladder section of a run under
 // rule set rs; with Every 0 nothing is checked beyond the numbers.
 func (l *LadderConfig) validate(rs *rules.RuleSet) error {
-	var errs []error
-	if l.Every < 0 || l.Pairs < 1 || l.Pairs > arena.MaxPairs || l.Simulations < 0 || l.OpeningPlies < 0 || l.Concurrency < 1 || l.Concurrency > arena.MaxConcurrency || l.Evaluators < 1 || l.Evaluators > arena.MaxEvaluators {
-		errs = append(errs, fmt.Errorf("every %d, pairs %d, simulations %d, opening_plies %d, concurrent_games %d, evaluators %d: want ≥ 0, 1 to %d, ≥ 0, ≥ 0, 1 to %d, 1 to %d",
-			l.Every, l.Pairs, l.Simulations, l.OpeningPlies, l.Concurrency, l.Evaluators, arena.MaxPairs, arena.MaxConcurrency, arena.MaxEvaluators))
+	errs := settingsErrors("ladder", &l.Settings)
+	if l.Every < 0 || l.Simulations < 0 || l.Evaluators < 1 || l.Evaluators > arena.MaxEvaluators {
+		errs = append(errs, fmt.Errorf("ladder: every %d, simulations %d, evaluators %d: want ≥ 0, ≥ 0, 1 to %d",
+			l.Every, l.Simulations, l.Evaluators, arena.MaxEvaluators))
 	}
 	if l.Every > 0 && len(errs) == 0 {
 		if _, err := l.scale(rs); err != nil {
 			// The section already says ladder.
-			errs = append(errs, errors.New(strings.TrimPrefix(err.Error(), "ladder: ")))
+			errs = append(errs, fmt.Errorf("ladder: %s", strings.TrimPrefix(err.Error(), "ladder: ")))
 		}
 	}
-	if len(errs) > 0 {
-		return fmt.Errorf("ladder: %w", errors.Join(errs...))
+	return errors.Join(errs...)
+}
+
+// settingsErrors are the match settings of section out of their bounds,
+// each named by its key in the section: "gate: pairs 0, want 1 to 1048576".
+func settingsErrors(section string, s *arena.Settings) []error {
+	var bounds arena.BoundErrors
+	if !errors.As(s.Validate(), &bounds) {
+		return nil
 	}
-	return nil
+	errs := make([]error, len(bounds))
+	for i, b := range bounds {
+		errs[i] = fmt.Errorf("%s: %s", section, b.Setting())
+	}
+	return errs
 }
 
 // scale is the ladder's scale: its file, or the built-in one of the run's

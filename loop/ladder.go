@@ -83,8 +83,8 @@ func (s *Stages) LadderSetup(dir string) (*LadderSetup, error) {
 	}
 	// One seed for every generation: the same openings each time, so
 	// that ratings along a run differ by the networks alone.
-	set := ladder.Settings{Pairs: l.Pairs, OpeningPlies: l.OpeningPlies, Seed: splitmix.Mix(s.Config.Seed, 0x6c6164646572),
-		Concurrency: l.Concurrency, Dir: dir, CodeVersion: s.CodeVersion}
+	set := ladder.Settings{Settings: l.Settings, Seed: splitmix.Mix(s.Config.Seed, 0x6c6164646572),
+		Dir: dir, CodeVersion: s.CodeVersion}
 	return &LadderSetup{Scale: scale, Rules: rs, Settings: set, Search: params}, nil
 }
 

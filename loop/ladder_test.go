@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/ladder"
 	"github.com/palace-chess/palace/loop"
 	"github.com/palace-chess/palace/loop/looptest"
@@ -95,7 +96,7 @@ func TestRunWithLadder(t *testing.T) {
 	}
 	scaleFile := filepath.Join(t.TempDir(), "scale.json")
 	scale, err := ladder.Calibrate(context.Background(), ladder.Calibration{
-		Settings: ladder.Settings{Pairs: 1, Seed: 1, Concurrency: 2, Dir: t.TempDir()},
+		Settings: ladder.Settings{Settings: arena.Settings{Pairs: 1, Concurrency: 2}, Seed: 1, Dir: t.TempDir()},
 		RuleSet:  rs, Program: ladder.DefaultEngine, Nodes: []int{1, 100}})
 	if err != nil {
 		t.Fatal(err)

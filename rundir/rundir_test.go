@@ -194,8 +194,8 @@ func TestCollectRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	exp := filepath.Join(dir, "exp.jsonl")
-	if _, err := experiment.Run(context.Background(), experiment.Config{A: a, B: b, Player: arena.Random{}, Games: 2,
-		OpeningPlies: 2, Seed: 1, Records: exp}); err != nil {
+	if _, err := experiment.Run(context.Background(), experiment.Config{A: a, B: b, Player: arena.Random{},
+		Settings: arena.Settings{Pairs: 2, OpeningPlies: 2}, Seed: 1, Records: exp}); err != nil {
 		t.Fatal(err)
 	}
 	var got []string

@@ -24,11 +24,12 @@ func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	maxPlies := fs.Int("max-plies", 0, "cap each game's length at this many plies, openings included (0: the rule set's own cap)")
 	var specs stringList
 	fs.Var(&specs, "player", arenaPlayerHelp)
-	pairs := fs.Int("pairs", 50, "game pairs to play at most (each opening twice, colours swapped)")
+	set := arena.Settings{Pairs: 50, OpeningPlies: 2, Concurrency: 8}
+	setHelp := arena.FlagHelp{Pairs: "game pairs to play at most (each opening twice, colours swapped)",
+		OpeningPlies: "random plies in each opening"}
+	set.AddFlags(fs, setHelp)
 	openings := fs.Int("openings", 0, "distinct random openings, used in turn by the pairs (default: one per pair)")
-	openingPlies := fs.Int("opening-plies", 2, "random plies in each opening")
 	seed := fs.Uint64("seed", 1, "random seed: the openings and each game's seeds")
-	concurrency := fs.Int("concurrency", 8, "games played at once")
 	records := fs.String("out", "arena.jsonl", "match record file: a game per line as it finishes; an existing file resumes the same match (the same flags), one holding another match is refused")
 	sprtFlag := fs.String("sprt", "", "sequential test ELO0,ELO1 (logistic Elo of A over B): stop once H0 (Elo = ELO0) or H1 (Elo = ELO1) is accepted; empty: play every pair")
 	alpha := fs.Float64("alpha", 0.05, "SPRT: probability of accepting H1 when H0 holds")
@@ -56,31 +57,24 @@ func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	err := checkLowerBounds(
 		lowerBound{flag: "max-plies", value: *maxPlies, want: "0 (the rule set's cap) or more"},
-		lowerBound{flag: "pairs", value: *pairs, min: 1},
 		lowerBound{flag: "openings", value: *openings, want: "at least 1 (0: one per pair)"},
-		lowerBound{flag: "opening-plies", value: *openingPlies},
-		lowerBound{flag: "concurrency", value: *concurrency, min: 1},
 	)
 	if err != nil {
 		return err
 	}
-	// A match of more pairs than this would run for years; an opening
-	// beyond the pairs' would never be played, and each is found and kept
-	// before the first game.
-	if *pairs > arena.MaxPairs {
-		return usagef("--pairs %d: want at most %d", *pairs, arena.MaxPairs)
+	if err := checkSettings(&set, setHelp); err != nil {
+		return err
 	}
-	if *concurrency > arena.MaxConcurrency {
-		return usagef("--concurrency %d: want at most %d", *concurrency, arena.MaxConcurrency)
-	}
-	if *openings > *pairs {
-		return usagef("--openings %d: more than the %d pairs would never be played", *openings, *pairs)
+	// An opening beyond the pairs' would never be played, and each is
+	// found and kept before the first game.
+	if *openings > set.Pairs {
+		return usagef("--openings %d: more than the %d pairs would never be played", *openings, set.Pairs)
 	}
 	if *records == "" {
 		return usageError{"--out: want a file name"}
 	}
 	if *openings == 0 {
-		*openings = *pairs
+		*openings = set.Pairs
 	}
 	sprt, err := parseSPRT(fs, *sprtFlag, *alpha, *beta)
 	if err != nil {
@@ -120,7 +114,7 @@ func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 		players[i] = p
 	}
-	ops, err := arena.RandomOpenings(rs, *openings, *openingPlies, *seed)
+	ops, err := arena.RandomOpenings(rs, *openings, set.OpeningPlies, *seed)
 	if err != nil {
 		return err
 	}
@@ -131,7 +125,7 @@ func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if _, err := os.Stat(*records); err == nil {
 		if h, recs, err := arena.ReadRecords(*records); err == nil {
 			another = h.A != players[0].Name() || h.B != players[1].Name() || h.RuleSet != rs.String() ||
-				h.Pairs != *pairs || h.Seed != *seed || h.Openings != len(ops)
+				h.Pairs != set.Pairs || h.Seed != *seed || h.Openings != len(ops)
 			if !another {
 				before = len(recs)
 			}
@@ -140,15 +134,15 @@ func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 
 	m := arena.Match{
 		RuleSet: rs, Openings: ops, A: players[0], B: players[1],
-		Pairs: *pairs, SPRT: sprt, Concurrency: *concurrency, Records: *records,
+		Pairs: set.Pairs, SPRT: sprt, Concurrency: set.Concurrency, Records: *records,
 		Seed: *seed, CodeVersion: codeVersion(),
 	}
-	maxGames := 2 * *pairs
+	maxGames := 2 * set.Pairs
 	status := newStatus(stdout, show, line)
 	defer status.end()
 	if show {
 		header := fmt.Sprintf("arena: %s (A) vs %s (B), %s, %d pairs, %d openings of %d plies, records %s",
-			m.A.Name(), m.B.Name(), rs, *pairs, len(ops), *openingPlies, *records)
+			m.A.Name(), m.B.Name(), rs, set.Pairs, len(ops), set.OpeningPlies, *records)
 		if before > 0 {
 			header += fmt.Sprintf(" (resuming with %d games)", before)
 		}
@@ -173,7 +167,7 @@ func runArena(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	}
 	status.end()
 	writeArenaSummary(stdout, arenaReport{
-		sum: sum, rs: rs, specs: parsed, players: players, sprt: sprt, pairs: *pairs, records: *records,
+		sum: sum, rs: rs, specs: parsed, players: players, sprt: sprt, pairs: set.Pairs, records: *records,
 		played: after - before, resumed: before, interrupted: interrupted,
 	})
 	if interrupted {

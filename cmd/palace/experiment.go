@@ -26,17 +26,24 @@ func runExperiment(args []string, stdin io.Reader, stdout, stderr io.Writer) err
 type experimentOptions struct {
 	rulesA, rulesB string
 	net            string
-	games, sims    int
-	seed           uint64
-	maxPlies       int
-	openingPlies   int
-	concurrency    int
-	evaluators     int
-	cache          int
-	out            string
-	json           bool
-	show, line     bool
+	// match holds --games (its pairs: game indices), --opening-plies and
+	// --concurrency.
+	match      arena.Settings
+	sims       int
+	seed       uint64
+	maxPlies   int
+	evaluators int
+	cache      int
+	out        string
+	json       bool
+	show, line bool
 }
+
+// experimentSettingsHelp is the help of an experiment's match settings'
+// flags: its pairs are game indices, --games.
+var experimentSettingsHelp = arena.FlagHelp{PairsFlag: "games",
+	Pairs:        "game indices, each played once under A and once under B with the same opening and seed (more later extends the experiment)",
+	OpeningPlies: "random plies (no passes) opening each game, the same under A and B; 0 starts from the setup (janggi: the 16 setups in turn)"}
 
 func parseExperimentFlags(args []string, stdout, stderr io.Writer) (experimentOptions, error) {
 	var o experimentOptions
@@ -45,12 +52,11 @@ func parseExperimentFlags(args []string, stdout, stderr io.Writer) (experimentOp
 	fs.StringVar(&o.rulesA, "rules-a", "", "rule set A: a preset ("+presets+") or a YAML file")
 	fs.StringVar(&o.rulesB, "rules-b", "", "rule set B, of the same game as A")
 	fs.StringVar(&o.net, "net", "", "the player, on both sides: a network checkpoint FILE, uniform (search with equal priors and value 0: no network) or random-evaluator (search with the hash-based random evaluator; random, its old name, still works)")
-	fs.IntVar(&o.games, "games", 100, "game indices, each played once under A and once under B with the same opening and seed (more later extends the experiment)")
+	o.match = arena.Settings{Pairs: 100, OpeningPlies: 0, Concurrency: 8}
+	o.match.AddFlags(fs, experimentSettingsHelp)
 	fs.IntVar(&o.sims, "nodes", 32, "search budget: simulations a move (self-play's Gumbel search, its noise on every move)")
 	fs.Uint64Var(&o.seed, "seed", 1, "random seed: the openings and every game's search")
 	fs.IntVar(&o.maxPlies, "max-plies", 400, "cap every game at this many plies, opening included, adjudicated by each rule set (a rule set's own smaller cap stays; 0: the rule sets' own caps)")
-	fs.IntVar(&o.openingPlies, "opening-plies", 0, "random plies (no passes) opening each game, the same under A and B; 0 starts from the setup (janggi: the 16 setups in turn)")
-	fs.IntVar(&o.concurrency, "concurrency", 8, "games played at once")
 	fs.IntVar(&o.evaluators, "evaluators", 2, "network copies (a batcher each) the games share")
 	fs.IntVar(&o.cache, "cache", 65536, "evaluation cache entries (0: none)")
 	fs.StringVar(&o.out, "out", "", "record file: a game per line as it finishes; an existing file resumes the same experiment, one holding another is refused")
@@ -68,24 +74,22 @@ func parseExperimentFlags(args []string, stdout, stderr io.Writer) (experimentOp
 		return o, usageError{"--out: give the record file (FILE.jsonl; an existing one resumes)"}
 	}
 	err := checkLowerBounds(
-		lowerBound{flag: "games", value: o.games, min: 1},
 		lowerBound{flag: "nodes", value: o.sims, min: 1},
 		lowerBound{flag: "max-plies", value: o.maxPlies, want: "0 (the rule sets' own caps) or more"},
-		lowerBound{flag: "opening-plies", value: o.openingPlies},
-		lowerBound{flag: "concurrency", value: o.concurrency, min: 1},
 		lowerBound{flag: "evaluators", value: o.evaluators, min: 1},
 		lowerBound{flag: "cache", value: o.cache, want: "0 (none) or more"},
 	)
 	if err != nil {
 		return o, err
 	}
-	// Each of these reaches an allocation (a list of the games, a search
-	// a game at once, a network copy, cache entries).
+	if err := checkSettings(&o.match, experimentSettingsHelp); err != nil {
+		return o, err
+	}
+	// Each of these reaches an allocation (a network copy, cache entries).
 	for _, b := range []struct {
 		flag       string
 		value, max int
-	}{{"games", o.games, arena.MaxPairs}, {"concurrency", o.concurrency, arena.MaxConcurrency},
-		{"evaluators", o.evaluators, arena.MaxEvaluators}, {"cache", o.cache, nn.MaxCacheEntries}} {
+	}{{"evaluators", o.evaluators, arena.MaxEvaluators}, {"cache", o.cache, nn.MaxCacheEntries}} {
 		if b.value > b.max {
 			return o, usagef("--%s %d: want at most %d", b.flag, b.value, b.max)
 		}
@@ -123,14 +127,14 @@ func experimentCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 		return fmt.Errorf("--net %s: %w", o.net, err)
 	}
 
-	total := 2 * o.games
+	total := 2 * o.match.Pairs
 	status := newStatus(o.progressOut(stdout, stderr), o.show, o.line)
 	defer status.end()
-	c := experiment.Config{A: sets[0], B: sets[1], Player: player, Games: o.games, OpeningPlies: o.openingPlies,
-		Seed: o.seed, Concurrency: o.concurrency, Records: o.out, CodeVersion: codeVersion()}
+	c := experiment.Config{A: sets[0], B: sets[1], Player: player, Settings: o.match,
+		Seed: o.seed, Records: o.out, CodeVersion: codeVersion()}
 	if o.show {
 		status.logLine(fmt.Sprintf("experiment: %s (A) vs %s (B), %s, %d games each, records %s",
-			sets[0], sets[1], player.Name(), o.games, o.out))
+			sets[0], sets[1], player.Name(), o.match.Pairs, o.out))
 		first := firstMoverName(sets[0])
 		c.Progress = func(s experiment.Status) { status.update(experimentStatusLine(s, first)) }
 	}
@@ -146,7 +150,7 @@ func experimentCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 	status.end()
 	an := experiment.Analyze(res.Header, res.Records)
 	if o.json {
-		doc := experimentJSON{Records: o.out, Games: o.games, Recorded: len(res.Records), Played: res.Played,
+		doc := experimentJSON{Records: o.out, Games: o.match.Pairs, Recorded: len(res.Records), Played: res.Played,
 			Before: res.Before, Interrupted: interrupted, RulesA: res.Header.A, RulesB: res.Header.B, Analysis: an}
 		data, err := json.MarshalIndent(doc, "", "  ")
 		if err != nil {
@@ -163,7 +167,7 @@ func experimentCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 		fmt.Fprintf(stdout, "experiment %s: %d of %d games (%d played now, %d before), records %s\n",
 			state, len(res.Records), total, res.Played, res.Before, o.out)
 		if res.Beyond > 0 {
-			fmt.Fprintf(stdout, "  (%d more recorded games, of indices past --games %d, left out)\n", res.Beyond, o.games)
+			fmt.Fprintf(stdout, "  (%d more recorded games, of indices past --games %d, left out)\n", res.Beyond, o.match.Pairs)
 		}
 		fmt.Fprintf(stdout, "  caps    %s; %s\n", capText(sets[0]), capText(sets[1]))
 		fmt.Fprintf(stdout, "  search  %s\n", about)

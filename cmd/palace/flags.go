@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/rules"
 )
 
@@ -345,4 +346,24 @@ func checkLowerBounds(bounds ...lowerBound) error {
 		return usagef("--%s %d: want %s", b.flag, b.value, want)
 	}
 	return nil
+}
+
+// checkSettings returns the usage error of the first match setting out of
+// its bounds (arena.Settings.Validate decides them), in its flag's words
+// as checkLowerBounds says them: "--concurrency 100000000: want at most
+// 16384". help is what the settings' flags were added with.
+func checkSettings(s *arena.Settings, help arena.FlagHelp) error {
+	var bounds arena.BoundErrors
+	if !errors.As(s.Validate(), &bounds) {
+		return nil
+	}
+	b := bounds[0]
+	name := b.Flag
+	if b.Key == "pairs" && help.PairsFlag != "" {
+		name = help.PairsFlag
+	}
+	if b.Value < b.Min {
+		return checkLowerBounds(lowerBound{flag: name, value: b.Value, min: b.Min})
+	}
+	return usagef("--%s %d: want at most %d", name, b.Value, b.Max)
 }

@@ -135,25 +135,19 @@ type ladderFlags struct {
 // holds; --work for a calibration, whose result is its --out).
 func addLadderSettings(fs *flag.FlagSet, pairs int, dirFlag, dir, dirUsage string) *ladderFlags {
 	f := &ladderFlags{dirFlag: dirFlag}
-	fs.IntVar(&f.Pairs, "pairs", pairs, "game pairs a match (one opening, colours swapped)")
-	fs.IntVar(&f.OpeningPlies, "opening-plies", 2, "random plies in each pair's opening")
+	f.Settings.Settings = arena.Settings{Pairs: pairs, OpeningPlies: 2, Concurrency: 2}
+	f.Settings.Settings.AddFlags(fs, ladderSettingsHelp)
 	fs.Uint64Var(&f.Seed, "seed", 1, "random seed: the openings and each game's seeds")
-	fs.IntVar(&f.Concurrency, "concurrency", 2, "games played at once")
 	fs.StringVar(&f.Dir, dirFlag, dir, dirUsage)
 	return f
 }
 
+// ladderSettingsHelp is the help of a ladder's match settings' flags.
+var ladderSettingsHelp = arena.FlagHelp{Pairs: "game pairs a match (one opening, colours swapped)"}
+
 func (f *ladderFlags) check() error {
-	err := checkLowerBounds(
-		lowerBound{flag: "pairs", value: f.Pairs, min: 1},
-		lowerBound{flag: "opening-plies", value: f.OpeningPlies},
-		lowerBound{flag: "concurrency", value: f.Concurrency, min: 1},
-	)
-	if err != nil {
+	if err := checkSettings(&f.Settings.Settings, ladderSettingsHelp); err != nil {
 		return err
-	}
-	if f.Pairs > arena.MaxPairs || f.Concurrency > arena.MaxConcurrency {
-		return usagef("--pairs %d, --concurrency %d: want at most %d and %d", f.Pairs, f.Concurrency, arena.MaxPairs, arena.MaxConcurrency)
 	}
 	if f.Dir == "" {
 		return usagef("--%s: want a directory", f.dirFlag)

@@ -117,7 +117,7 @@ func TestLadderUsage(t *testing.T) {
 		{[]string{"ladder"}, "--player SPEC"},
 		{[]string{"ladder", "--player", "net:missing.palnet"}, "missing.palnet"},
 		{[]string{"ladder", "--player", "random", "--pairs", "0"}, "--pairs 0"},
-		{[]string{"ladder", "--player", "random", "--pairs", "1000000000000"}, "--pairs 1000000000000, --concurrency 2: want at most 1048576 and 16384"},
+		{[]string{"ladder", "--player", "random", "--pairs", "1000000000000"}, "--pairs 1000000000000: want at most 1048576"},
 		{[]string{"ladder", "--player", "random", "--rules", "janggimodern"}, "no built-in scale for janggimodern"},
 		{[]string{"ladder", "--player", "random", "--scale", "/nonexistent.json"}, "nonexistent"},
 		{[]string{"ladder", "calibrate"}, "--out FILE"},
