@@ -189,17 +189,7 @@ func TestWorkerWorkDir(t *testing.T) {
 // plays the job: with MaxDeliver 1, a plain failure would have ended the
 // run.
 func TestWorkerSetupFailureRequeues(t *testing.T) {
-	url := looptest.NATS(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c, err := Connect(ctx, url, "rq", "test", Settings{AckWait: 5 * time.Second, MaxDeliver: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if err := c.enqueue(ctx, []Job{{Kind: KindSelfplay, Shard: 7}}); err != nil {
-		t.Fatal(err)
-	}
+	ctx, c := oneJobQueued(t, "rq")
 	broken, err := NewWorker(ctx, c, WorkerOptions{Name: "broken", Handler: func(context.Context, Job) (Result, error) {
 		return Result{}, fmt.Errorf("%w: disk full", ErrWorkerSetup)
 	}})
@@ -215,17 +205,7 @@ func TestWorkerSetupFailureRequeues(t *testing.T) {
 // A worker stopped while it plays hands its job back whole: with
 // MaxDeliver 1, a nak would have spent the job's only delivery.
 func TestWorkerStopHandsJobBack(t *testing.T) {
-	url := looptest.NATS(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c, err := Connect(ctx, url, "st", "test", Settings{AckWait: 5 * time.Second, MaxDeliver: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if err := c.enqueue(ctx, []Job{{Kind: KindSelfplay, Shard: 7}}); err != nil {
-		t.Fatal(err)
-	}
+	ctx, c := oneJobQueued(t, "st")
 	taken := make(chan struct{})
 	stopping, err := NewWorker(ctx, c, WorkerOptions{Name: "stopping", Slots: 2, Handler: func(jctx context.Context, _ Job) (Result, error) {
 		close(taken)
@@ -244,6 +224,25 @@ func TestWorkerStopHandsJobBack(t *testing.T) {
 		t.Fatalf("the stopped worker's Run: %v", err)
 	}
 	playedWhole(ctx, t, c)
+}
+
+// oneJobQueued connects to a new server as run name with MaxDeliver 1 and
+// queues self-play job 7: one delivery, so a job spent on anything but
+// its own failure is lost.
+func oneJobQueued(t *testing.T, name string) (context.Context, *Conn) {
+	t.Helper()
+	url := looptest.NATS(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	c, err := Connect(ctx, url, name, "test", Settings{AckWait: 5 * time.Second, MaxDeliver: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	if err := c.enqueue(ctx, []Job{{Kind: KindSelfplay, Shard: 7}}); err != nil {
+		t.Fatal(err)
+	}
+	return ctx, c
 }
 
 // playedWhole runs a worker that plays job 7 of a test's queue and checks
