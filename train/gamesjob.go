@@ -266,17 +266,7 @@ func checkGamesWorkDir(dir string) error {
 	if _, err := os.Stat(filepath.Join(dir, gamesJobName)); err == nil {
 		return nil
 	}
-	entries, _ := os.ReadDir(dir)
-	var other []string
-	for _, e := range entries {
-		name := e.Name()
-		if name == gamesLockName || atomicfile.IsTemp(name) {
-			continue
-		}
-		if other = append(other, name); len(other) == 3 {
-			break
-		}
-	}
+	other := atomicfile.OtherFiles(dir, gamesLockName)
 	if len(other) > 0 {
 		return fmt.Errorf("train: %s is not a palace train job (no %s) and holds other files (%s); give a new or empty work directory", dir, gamesJobName, strings.Join(other, ", "))
 	}

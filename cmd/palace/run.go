@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -95,7 +94,7 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	case errors.Is(err, store.ErrNotExist):
 		// A new run goes into a new or empty directory: its files would
 		// mix with another job's (a self-play directory, a checkout).
-		if other := otherFiles(*dir, "run.lock"); len(other) > 0 {
+		if other := atomicfile.OtherFiles(*dir, "run.lock"); len(other) > 0 {
 			return fmt.Errorf("%s is not a run (no %s) and holds other files (%s); give a new or empty --dir", *dir, loop.ConfigKey, strings.Join(other, ", "))
 		}
 		if data == nil {
@@ -137,24 +136,6 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	return interruption(ctx, "the same command resumes the run in %s", *dir)
-}
-
-// otherFiles lists (up to three of) the entries of dir that a job killed
-// before it wrote its description would not have left: anything but its
-// lock file and temporary files. A new job goes only where there is none.
-func otherFiles(dir, lock string) []string {
-	entries, _ := os.ReadDir(dir)
-	var other []string
-	for _, e := range entries {
-		name := e.Name()
-		if name == lock || atomicfile.IsTemp(name) {
-			continue
-		}
-		if other = append(other, name); len(other) == 3 {
-			break
-		}
-	}
-	return other
 }
 
 // runDistributed is palace run --distributed: the trainer, the gatekeeper

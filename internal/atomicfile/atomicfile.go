@@ -243,6 +243,24 @@ func CheckNotInput(out string, inputs ...string) error {
 	return nil
 }
 
+// OtherFiles lists (up to three of) the entries of dir that a job killed
+// before it wrote its description would not have left: anything but its
+// lock file and temporary files. A new job goes only where there is none.
+func OtherFiles(dir, lock string) []string {
+	entries, _ := os.ReadDir(dir)
+	var other []string
+	for _, e := range entries {
+		name := e.Name()
+		if name == lock || IsTemp(name) {
+			continue
+		}
+		if other = append(other, name); len(other) == 3 {
+			break
+		}
+	}
+	return other
+}
+
 // IsTemp reports whether name is a temporary file's as Write names them
 // ("." + the target's name + ".tmp-" + a random suffix of letters and
 // digits; palace's other crash-safe writers, the shard writer's and the

@@ -246,3 +246,24 @@ func TestCheckNotInput(t *testing.T) {
 		}
 	}
 }
+
+// OtherFiles passes over the lock and a killed write's temporary file,
+// and names at most three of the rest, in name order.
+func TestOtherFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"job.lock", ".state.tmp-abc123"} {
+		os.WriteFile(filepath.Join(dir, name), nil, 0o644)
+	}
+	if got := OtherFiles(dir, "job.lock"); len(got) != 0 {
+		t.Errorf("a directory of a lock and a temporary file: %q", got)
+	}
+	for _, name := range []string{"d", "a", "c", "b"} {
+		os.WriteFile(filepath.Join(dir, name), nil, 0o644)
+	}
+	if got := OtherFiles(dir, "job.lock"); !slices.Equal(got, []string{"a", "b", "c"}) {
+		t.Errorf("OtherFiles = %q, want [a b c]", got)
+	}
+	if got := OtherFiles(filepath.Join(dir, "missing"), "job.lock"); len(got) != 0 {
+		t.Errorf("a missing directory: %q", got)
+	}
+}
