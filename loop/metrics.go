@@ -177,3 +177,35 @@ func parseMetric(line []byte) (Metric, error) {
 	}
 	return m, nil
 }
+
+// RatingPoint is a ladder rating with the compute spent to reach it.
+type RatingPoint struct {
+	// Generation is the network rated (the ladder stage's generation + 1).
+	Generation int
+	// Hours are the run's stages' time up to the rating: self-play,
+	// training and gates (the ladders themselves, a measurement, are left
+	// out). Games are the self-play games up to it.
+	Hours  float64
+	Games  int
+	Rating *ladder.Rating
+}
+
+// RatingPoints are a run's ladder ratings in the order of its metrics:
+// what palace report prints and draws, and palace serve shows.
+func RatingPoints(ms []Metric) []RatingPoint {
+	var out []RatingPoint
+	seconds, games := 0.0, 0
+	for _, m := range ms {
+		switch m.Stage {
+		case StageLadder:
+			if m.Rating != nil {
+				out = append(out, RatingPoint{Generation: m.Generation + 1, Hours: seconds / 3600, Games: games, Rating: m.Rating})
+			}
+			continue
+		case StageSelfplay:
+			games += m.Games
+		}
+		seconds += m.Seconds
+	}
+	return out
+}

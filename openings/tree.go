@@ -453,3 +453,12 @@ func (t *Tree) RuleSets() []string {
 	sort.Strings(names)
 	return names
 }
+
+// RuleSet is the rule set of the tree's games named name (name@hash, as
+// RuleSets lists them), or nil.
+func (t *Tree) RuleSet(name string) *rules.RuleSet {
+	if i, ok := t.rsIndex[name]; ok {
+		return t.ruleSets[i]
+	}
+	return nil
+}

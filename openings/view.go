@@ -85,6 +85,18 @@ func (t *Tree) View() (*View, error) {
 // (every start position when empty) after moves, listing the positions and
 // moves of at least minGames games.
 func (t *Tree) Select(fen, moves string, minGames int) (*View, error) {
+	return t.selectView(fen, moves, minGames, -1)
+}
+
+// Explore is Select one move deep, for browsing a large tree a position
+// at a time: the selected positions with their moves, and the positions
+// those moves lead to without theirs.
+func (t *Tree) Explore(fen, moves string, minGames int) (*View, error) {
+	return t.selectView(fen, moves, minGames, 1)
+}
+
+// selectView is Select, walking levels moves below the roots (-1: all).
+func (t *Tree) selectView(fen, moves string, minGames, levels int) (*View, error) {
 	if minGames < 0 {
 		return nil, fmt.Errorf("openings: minimum games %d: want 0 or more", minGames)
 	}
@@ -100,8 +112,8 @@ func (t *Tree) Select(fen, moves string, minGames int) (*View, error) {
 	// node walk came from (nil at a root): when that node is the one n
 	// was first reached from, n's position is one move away instead of a
 	// replay from its start.
-	var walk func(n, from int32, parent *rules.Position) (int, error)
-	walk = func(n, from int32, parent *rules.Position) (int, error) {
+	var walk func(n, from int32, parent *rules.Position, level int) (int, error)
+	walk = func(n, from int32, parent *rules.Position, level int) (int, error) {
 		if id, ok := ids[n]; ok {
 			return id, nil
 		}
@@ -124,9 +136,12 @@ func (t *Tree) Select(fen, moves string, minGames int) (*View, error) {
 			p.Setup = rules.JanggiSetup(nd.setup/4).String() + "," + rules.JanggiSetup(nd.setup%4).String()
 		}
 		v.Positions = append(v.Positions, p)
+		if level == levels {
+			return id, nil
+		}
 		for _, e := range t.sortedEdges(n, minGames) {
 			ed := &t.edges[e]
-			next, err := walk(ed.to, n, &pos)
+			next, err := walk(ed.to, n, &pos, level+1)
 			if err != nil {
 				return 0, err
 			}
@@ -139,7 +154,7 @@ func (t *Tree) Select(fen, moves string, minGames int) (*View, error) {
 		if int(t.nodes[n].games) < minGames {
 			continue
 		}
-		id, err := walk(n, -1, nil)
+		id, err := walk(n, -1, nil, 0)
 		if err != nil {
 			return nil, err
 		}

@@ -44,6 +44,7 @@ func commandTable() map[string]command {
 		"arena":      {"play a match between players (palace networks, UCI/UCCI engines, a random mover) and report W/D/L, Elo and the SPRT", runArena, nil},
 		"openings":   {"opening statistics from game records: move frequencies, W/D/L and scores with 95% intervals per position; janggi setup matrix", runOpenings, nil},
 		"net":        {"create (init), describe (info), measure (bench) and evaluate (eval) networks", runNet, netSubcommands},
+		"serve":      {"a local web app over runs, games and records: dashboards, a game viewer, the opening explorer, play a network", runServe, nil},
 		"search":     {"search a position with MCTS (a network, or a uniform evaluator)", runSearch, nil},
 		"selfplay":   {"play games against itself and write training shards (resumes where it stopped)", runSelfplay, nil},
 		"shard":      {"describe (inspect) one shard, or check (verify) a shard directory and replay its games", runShard, shardSubcommands},

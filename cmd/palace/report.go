@@ -81,7 +81,7 @@ type reportRun struct {
 	dir     string
 	st      store.Store
 	metrics []loop.Metric
-	ratings []ratingPoint
+	ratings []loop.RatingPoint
 }
 
 func readReportRun(dir string) (reportRun, error) {
@@ -100,42 +100,7 @@ func readReportRun(dir string) (reportRun, error) {
 	if err != nil {
 		return reportRun{}, err
 	}
-	return reportRun{dir: dir, st: st, metrics: ms, ratings: ratingPoints(ms)}, nil
-}
-
-// ratingPoint is a ladder rating with the compute spent to reach it.
-type ratingPoint struct {
-	gen int
-	// hours are the run's stages' time up to the rating (self-play,
-	// training and gates: the ladders themselves, a measurement, are
-	// left out); games are the self-play games up to it.
-	hours     float64
-	games     int
-	elo       float64
-	lo, hi    float64
-	player    string
-	scale     string
-	rungGames int
-}
-
-// ratingPoints are a run's ladder ratings in the order of its metrics.
-func ratingPoints(ms []loop.Metric) []ratingPoint {
-	var out []ratingPoint
-	seconds, games := 0.0, 0
-	for _, m := range ms {
-		switch m.Stage {
-		case loop.StageLadder:
-			if r := m.Rating; r != nil {
-				out = append(out, ratingPoint{gen: m.Generation + 1, hours: seconds / 3600, games: games, elo: float64(r.Elo),
-					lo: float64(r.Lo), hi: float64(r.Hi), player: r.Player, scale: r.Scale, rungGames: r.Games})
-			}
-			continue
-		case loop.StageSelfplay:
-			games += m.Games
-		}
-		seconds += m.Seconds
-	}
-	return out
+	return reportRun{dir: dir, st: st, metrics: ms, ratings: loop.RatingPoints(ms)}, nil
 }
 
 // writeRatings prints a run's ladder ratings, if it has any.
@@ -143,12 +108,13 @@ func writeRatings(w io.Writer, run reportRun) error {
 	if len(run.ratings) == 0 {
 		return nil
 	}
-	fmt.Fprintf(w, "ladder ratings (%s; hours of self-play, training and gates):\n", run.ratings[0].scale)
+	fmt.Fprintf(w, "ladder ratings (%s; hours of self-play, training and gates):\n", run.ratings[0].Rating.Scale)
 	tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "network\thours\tself-play games\trating\t95% interval\tladder games\t")
 	for _, p := range run.ratings {
-		fmt.Fprintf(tw, "gen %d\t%.2f\t%d\t%s\t[%s, %s]\t%d\t\n", p.gen, p.hours, p.games, stats.FormatElo(p.elo),
-			stats.FormatElo(p.lo), stats.FormatElo(p.hi), p.rungGames)
+		r := p.Rating
+		fmt.Fprintf(tw, "gen %d\t%.2f\t%d\t%s\t[%s, %s]\t%d\t\n", p.Generation, p.Hours, p.Games, stats.FormatElo(float64(r.Elo)),
+			stats.FormatElo(float64(r.Lo)), stats.FormatElo(float64(r.Hi)), r.Games)
 	}
 	return tw.Flush()
 }
@@ -166,7 +132,7 @@ func compareRuns(w io.Writer, runs []reportRun, out string, noCharts bool) error
 			return err
 		}
 		for _, p := range run.ratings {
-			scales[p.scale] = true
+			scales[p.Rating.Scale] = true
 		}
 	}
 	if len(scales) > 1 {
@@ -197,9 +163,9 @@ func ratingCharts(runs []reportRun, dir string) ([]string, error) {
 		var h, g chart.Series
 		h.Name, g.Name = name, name
 		for _, p := range run.ratings {
-			h.X, g.X = append(h.X, p.hours), append(g.X, float64(p.games))
+			h.X, g.X = append(h.X, p.Hours), append(g.X, float64(p.Games))
 			for _, s := range []*chart.Series{&h, &g} {
-				s.Y, s.Lo, s.Hi = append(s.Y, p.elo), append(s.Lo, p.lo), append(s.Hi, p.hi)
+				s.Y, s.Lo, s.Hi = append(s.Y, float64(p.Rating.Elo)), append(s.Lo, float64(p.Rating.Lo)), append(s.Hi, float64(p.Rating.Hi))
 			}
 		}
 		byHours, byGames = append(byHours, h), append(byGames, g)
