@@ -248,7 +248,7 @@ func viewGame(g *gamerec.Game, rs *rules.RuleSet) (*gameView, error) {
 	if rs.Game == rules.Janggi {
 		v.Notations = []string{"janggi", "iccs", "wxf"}
 	} else {
-		v.Notations = []string{"iccs", "wxf", "chinese"}
+		v.Notations = []string{"wxf", "iccs", "chinese"}
 	}
 	var buf []byte
 	moves := g.MoveList()

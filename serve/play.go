@@ -21,6 +21,7 @@ import (
 	"github.com/palace-chess/palace/gib"
 	"github.com/palace-chess/palace/mcts"
 	"github.com/palace-chess/palace/nn/model"
+	"github.com/palace-chess/palace/notation"
 	"github.com/palace-chess/palace/pgn"
 	"github.com/palace-chess/palace/rules"
 )
@@ -96,6 +97,7 @@ type playState struct {
 }
 
 type engineView struct {
+	// Move and PV are in ICCS.
 	Move   string  `json:"move"`
 	Value  float32 `json:"value"` // to the engine
 	Visits int     `json:"visits"`
@@ -416,11 +418,13 @@ func (ss *session) engineMove() error {
 	if err := ss.search.RunWith(ss.game, o, &res); err != nil {
 		return fmt.Errorf("serve: play: the engine's search: %w", err)
 	}
+	// ICCS, whatever the page's notation: a line of moves ahead cannot
+	// be written in notations that read the position without playing it.
 	var pv []string
 	for _, m := range res.PV {
-		pv = append(pv, m.Text(rules.Ranks1))
+		pv = append(pv, string(notation.AppendICCS(nil, m)))
 	}
-	ss.engine = &engineView{Move: res.Best.Text(rules.Ranks1), Value: res.Value, Visits: res.Simulations, PV: strings.Join(pv, " ")}
+	ss.engine = &engineView{Move: string(notation.AppendICCS(nil, res.Best)), Value: res.Value, Visits: res.Simulations, PV: strings.Join(pv, " ")}
 	ss.game.Play(res.Best)
 	return nil
 }
@@ -506,6 +510,19 @@ func (ss *session) record() gamerec.Game {
 		g.Result, g.Reason = gamerec.Unknown, gamerec.ReasonUnfinished
 	}
 	return g
+}
+
+// handlePlayState is a game's state as it stands: the page takes a game
+// up again after a reload (its address keeps the game's id).
+func (s *Server) handlePlayState(w http.ResponseWriter, r *http.Request) {
+	ss, ok := s.session(w, r)
+	if !ok {
+		return
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	ss.lastUsed = time.Now()
+	s.writeJSON(w, ss.state())
 }
 
 // handlePlaySave sends the game as PGN or .gib.

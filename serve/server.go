@@ -94,6 +94,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /ladder/{root}/{path...}", s.handleLadder)
 	s.mux.HandleFunc("GET /play", s.handlePlayPage)
 	s.mux.HandleFunc("POST /api/play", s.handlePlayStart)
+	s.mux.HandleFunc("GET /api/play/{id}", s.handlePlayState)
 	s.mux.HandleFunc("POST /api/play/{id}/move", s.handlePlayMove)
 	s.mux.HandleFunc("GET /api/play/{id}/save/{format}", s.handlePlaySave)
 }

@@ -55,8 +55,10 @@ function drawBoard(container, game, board, opts) {
   line(3, 0, 5, 2); line(5, 0, 3, 2); line(3, 7, 5, 9); line(5, 7, 3, 9);
   if (!janggi) {
     const [, y] = point(0, 4, false);
-    const t = el("text", { x: MARGIN + 4 * CELL, y: y + CELL / 2 + 6, "text-anchor": "middle", "font-size": 20, fill: "#5b3a1a", "letter-spacing": 40 }, svg);
-    t.textContent = "楚河  漢界";
+    for (const [f, words] of [[2, "楚 河"], [6, "漢 界"]]) {
+      const t = el("text", { x: MARGIN + f * CELL, y: y + CELL / 2 + 7, "text-anchor": "middle", "font-size": 21, fill: "#5b3a1a" }, svg);
+      t.textContent = words;
+    }
   } else {
     for (const [f, r] of [[1, 2], [7, 2], [1, 7], [7, 7], [0, 3], [2, 3], [4, 3], [6, 3], [8, 3], [0, 6], [2, 6], [4, 6], [6, 6], [8, 6]]) {
       const [x, y] = point(f, r, false);
@@ -388,7 +390,11 @@ function playPage() {
     return data;
   }
   function render() {
+    state.legal = state.legal || [];
+    state.moves = state.moves || [];
     area.hidden = false;
+    area.dataset.session = state.id;
+    if (window.location.hash !== "#" + state.id) history.replaceState(null, "", "#" + state.id);
     const flip = state.human === "black";
     const lastPly = state.moves.length ? state.moves[state.moves.length - 1] : null;
     const last = lastPly && !lastPly.pass ? { from: lastPly.from, to: lastPly.to } : null;
@@ -417,7 +423,7 @@ function playPage() {
       status.textContent = (state.to_move === state.human ? "Your move" : "palace is thinking") + (state.in_check ? " — check!" : "") + " · " + state.budget + " · " + state.network;
     }
     const e = state.engine;
-    document.getElementById("play-engine").textContent = e ? "palace played " + e.move + " after " + e.visits + " visits, value " + (e.value >= 0 ? "+" : "") + e.value.toFixed(2) + " to itself; expects " + e.pv : "";
+    document.getElementById("play-engine").textContent = e ? "palace played " + e.move + " (ICCS) after " + e.visits + " visits, value " + (e.value >= 0 ? "+" : "") + e.value.toFixed(2) + " to itself; expects " + e.pv : "";
     document.getElementById("play-pass").hidden = !state.legal || !state.legal.some((m) => m.pass);
     document.getElementById("save-pgn").href = "/api/play/" + state.id + "/save/pgn";
     const gibLink = document.getElementById("save-gib");
@@ -455,6 +461,12 @@ function playPage() {
     try { state = await post("/api/play", req); selected = null; render(); } catch (e) { errorLine.textContent = e.message; }
     busy = false;
   });
+  // A reload takes the game up again: its id is the address's fragment.
+  if (window.location.hash.length > 1) {
+    fetch("/api/play/" + window.location.hash.slice(1), { cache: "no-store" }).then(async (resp) => {
+      if (resp.ok) { state = await resp.json(); render(); }
+    });
+  }
   document.getElementById("play-pass").onclick = () => send("pass");
   document.getElementById("play-resign").onclick = () => { if (state && !state.over) send("resign"); };
 }
