@@ -205,6 +205,32 @@ type explorerPage struct {
 	Setups    []setupView
 	Board     boardData
 	Built     string
+	// Sources are the files below a directory, each its own explorer:
+	// the filter by source file.
+	Sources []crumb
+}
+
+// maxSources bounds the source files an explorer offers.
+const maxSources = 200
+
+// sources lists the games and record files below t (a directory).
+func (s *Server) sources(t target) []crumb {
+	var out []crumb
+	_ = filepath.WalkDir(t.path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || len(out) >= maxSources {
+			return fs.SkipAll
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		switch classify(p, false) {
+		case kindGames, kindMatch, kindExperiment:
+			rel := s.roots[t.root].rel(p)
+			out = append(out, crumb{strings.TrimPrefix(strings.TrimPrefix(rel, t.rel), "/"), link("explorer", t.root, rel)})
+		}
+		return nil
+	})
+	return out
 }
 
 type rootChoice struct {
@@ -291,6 +317,9 @@ func (s *Server) handleExplorer(w http.ResponseWriter, r *http.Request) {
 	}
 	p.Name = s.name(t)
 	p.Built = time.Since(start).Round(time.Millisecond).String()
+	if t.isDir {
+		p.Sources = s.sources(t)
+	}
 	s.render(w, http.StatusOK, "explorer.html", page{Title: "Openings: " + p.Name, Crumbs: s.crumbs(t), Data: p})
 }
 

@@ -596,3 +596,27 @@ func TestExperimentAndLadderPages(t *testing.T) {
 		t.Errorf("a rung's games: %d\n%s", code, body)
 	}
 }
+
+// TestCompareListsRuns: the runs right below a served directory are
+// offered for the overlay, each with its data's address.
+func TestCompareListsRuns(t *testing.T) {
+	parent := t.TempDir()
+	for _, name := range []string{"a", "b"} {
+		src := copyTree(t, tinyRun(t))
+		if err := os.Rename(src, filepath.Join(parent, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.MkdirAll(filepath.Join(parent, "not-a-run"), 0o755)
+	ts := newServer(t, Options{Paths: []string{parent}})
+	code, body := get(t, ts, "/compare")
+	if code != 200 || strings.Count(body, `name="run"`) != 2 || !strings.Contains(body, `data-api="/api/run/0/a"`) || !strings.Contains(body, `data-api="/api/run/0/b"`) {
+		t.Fatalf("compare: %d\n%s", code, body)
+	}
+	if code, body := get(t, ts, "/compare?run=0/b"); code != 200 || strings.Count(body, " checked") != 1 {
+		t.Fatalf("one run chosen: %d\n%s", code, body)
+	}
+	if code, _ := get(t, ts, "/api/run/0/b"); code != 200 {
+		t.Errorf("a run below the served directory: %d", code)
+	}
+}

@@ -92,6 +92,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /explorer/{root}/{path...}", s.handleExplorer)
 	s.mux.HandleFunc("GET /experiment/{root}/{path...}", s.handleExperiment)
 	s.mux.HandleFunc("GET /ladder/{root}/{path...}", s.handleLadder)
+	s.mux.HandleFunc("GET /compare", s.handleCompare)
 	s.mux.HandleFunc("GET /play", s.handlePlayPage)
 	s.mux.HandleFunc("POST /api/play", s.handlePlayStart)
 	s.mux.HandleFunc("GET /api/play/{id}", s.handlePlayState)

@@ -373,6 +373,14 @@ function explorerBoard() {
 
 document.addEventListener("DOMContentLoaded", () => {
   if (document.getElementById("explorer-data")) explorerBoard();
+  // The source file: its own explorer, with the same filters, from the start.
+  const src = document.getElementById("source-select");
+  if (src) src.addEventListener("change", () => {
+    if (!src.value) return;
+    const q = new URLSearchParams(window.location.search);
+    for (const k of ["fen", "rs", "moves"]) q.delete(k);
+    window.location.href = src.value + "?" + q.toString();
+  });
 });
 
 // Play: the person's moves go to the server, which checks them against
@@ -473,4 +481,28 @@ function playPage() {
 
 document.addEventListener("DOMContentLoaded", () => {
   if (document.getElementById("play-form")) playPage();
+});
+
+// Compare: the chosen runs' ratings and gates on shared charts, a series
+// a run.
+async function comparePage() {
+  const picks = [...document.querySelectorAll("#compare-form input[name=run]:checked")];
+  const runs = [];
+  for (const p of picks) {
+    try {
+      const resp = await fetch(p.dataset.api, { cache: "no-store" });
+      if (resp.ok) runs.push({ name: p.dataset.name, v: await resp.json() });
+    } catch (e) { /* a run mid-write: left out */ }
+  }
+  const series = (f) => runs.map((r) => ({ name: r.name, points: f(r.v) }));
+  lineChart(document.getElementById("cmp-rating"), series((v) => (v.ratings || []).map((x) => ({ x: x.hours, y: x.elo, lo: x.lo, hi: x.hi }))), { xlabel: "hours", empty: "no ladder ratings" });
+  lineChart(document.getElementById("cmp-rating-games"), series((v) => (v.ratings || []).map((x) => ({ x: x.games, y: x.elo, lo: x.lo, hi: x.hi }))), { xlabel: "self-play games", empty: "no ladder ratings" });
+  lineChart(document.getElementById("cmp-gate"), series((v) => (v.generations || []).filter((g) => g.gate).map((g) => ({ x: g.gen + 1, y: g.gate.elo, lo: g.gate.lo, hi: g.gate.hi, filled: g.gate.promoted }))), { xlabel: "candidate generation", zero: true, empty: "no gates" });
+  lineChart(document.getElementById("cmp-loss"), series((v) => (v.generations || []).filter((g) => g.policy_loss !== undefined).map((g) => ({ x: g.gen, y: g.policy_loss }))), { xlabel: "generation", yfmt: (y) => y.toFixed(2), empty: "no training" });
+  const scales = new Set(runs.flatMap((r) => (r.v.ratings || []).map((x) => x.scale)));
+  document.getElementById("cmp-note").textContent = scales.size > 1 ? "The runs were rated on " + scales.size + " different scales: their ratings do not compare." : "";
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  if (document.getElementById("compare-form")) comparePage();
 });
