@@ -105,6 +105,7 @@ type cachedTree struct {
 	// built serializes the building of one key.
 	once sync.Once
 	err  error
+	took time.Duration
 }
 
 const treesKept = 4
@@ -137,15 +138,17 @@ func signature(path string) (string, error) {
 	return fmt.Sprintf("%d/%d/%d", n, size, latest.UnixNano()), nil
 }
 
-func (c *treeCache) get(t target, f openings.Filter) (*openings.Tree, error) {
+// get is the tree of t's games under f, built or kept, and how long its
+// building took.
+func (c *treeCache) get(t target, f openings.Filter) (*openings.Tree, time.Duration, error) {
 	if t.isDir {
 		if err := checkNoLinks(t.path); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
 	sig, err := signature(t.path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	gens := ""
 	if f.Generations != nil {
@@ -172,7 +175,9 @@ func (c *treeCache) get(t target, f openings.Filter) (*openings.Tree, error) {
 	e.once.Do(func() {
 		build := f
 		build.MinGames, build.Position, build.Moves = 0, "", ""
+		start := time.Now()
 		e.tree, e.err = openings.Build([]string{t.path}, build)
+		e.took = time.Since(start)
 	})
 	if e.err != nil {
 		c.mu.Lock()
@@ -184,7 +189,7 @@ func (c *treeCache) get(t target, f openings.Filter) (*openings.Tree, error) {
 		}
 		c.mu.Unlock()
 	}
-	return e.tree, e.err
+	return e.tree, e.took, e.err
 }
 
 // explorerPage is what explorer.html shows.
@@ -305,7 +310,7 @@ func (s *Server) handleExplorer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	start := time.Now()
-	tree, err := s.trees.get(t, f)
+	tree, took, err := s.trees.get(t, f)
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -316,7 +321,7 @@ func (s *Server) handleExplorer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Name = s.name(t)
-	p.Built = time.Since(start).Round(time.Millisecond).String()
+	p.Built = fmt.Sprintf("tree built in %v, page in %v", took.Round(time.Millisecond), time.Since(start).Round(100*time.Microsecond))
 	if t.isDir {
 		p.Sources = s.sources(t)
 	}
