@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,6 +22,7 @@ import (
 	"github.com/palace-chess/palace/loop"
 	"github.com/palace-chess/palace/loop/looptest"
 	"github.com/palace-chess/palace/nn/model"
+	"github.com/palace-chess/palace/rundir"
 	"github.com/palace-chess/palace/selfplay"
 	"github.com/palace-chess/palace/store"
 )
@@ -329,6 +331,34 @@ func checkRun(t *testing.T, dir string, c loop.Config) {
 	for _, m := range ms {
 		if m.Stage == loop.StageGate && !m.Promoted {
 			t.Errorf("gate of generation %d: %+v", m.Generation, m)
+		}
+	}
+	// The workers files: every stage's games, each counted once, by the
+	// workers that played them.
+	games := map[string]int{}
+	for _, role := range []string{"trainer", "gatekeeper"} {
+		data, err := st.Read(rundir.WorkersKey(role))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := rundir.ParseWorkers(data, role)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range w.Entries {
+			n := 0
+			for name, j := range e.Workers {
+				if name != "A" && name != "B" && name != "C" || j.Jobs == 0 {
+					t.Errorf("%s: worker %q %+v", e.Key, name, j)
+				}
+				n += j.Games
+			}
+			games[e.Kind+" "+strconv.Itoa(e.Generation)] += n
+		}
+	}
+	for g, rep := range reps {
+		if games["selfplay "+strconv.Itoa(g)] != rep.Games || games["arena "+strconv.Itoa(g)] != 2*c.Gate.Pairs {
+			t.Errorf("generation %d: the workers files count %v; %d self-play games, %d match games", g, games, rep.Games, 2*c.Gate.Pairs)
 		}
 	}
 }

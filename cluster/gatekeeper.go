@@ -191,6 +191,7 @@ func (g *Gatekeeper) collectPairs(ctx context.Context, kind string, gen int, job
 	have := map[[2]int]arena.GameRecord{}
 	var recs []arena.GameRecord
 	var sum arena.Summary
+	workers := workerTally{}
 	err := g.c.followResults(ctx, kind, gen, func(r *Result) (bool, error) {
 		if r.Job.Pair < 0 || r.Job.Pair >= len(jobs) || r.Job != jobs[r.Job.Pair] || len(r.Records) != 2 {
 			return false, nil // another match's pair (a gate redone after a crash, another rung's), or a malformed one
@@ -206,6 +207,9 @@ func (g *Gatekeeper) collectPairs(ctx context.Context, kind string, gen int, job
 				fresh = true
 			}
 		}
+		if fresh {
+			workers.add(r, len(r.Records), 0)
+		}
 		recs = slices.Collect(maps.Values(have)) // in any order: Summarize and WriteRecords sort them
 		sum = arena.Summarize(h, recs)
 		if fresh && added != nil {
@@ -218,6 +222,9 @@ func (g *Gatekeeper) collectPairs(ctx context.Context, kind string, gen int, job
 		return sum.Done, g.st.Write(key, buf.Bytes())
 	})
 	if err != nil {
+		return nil, sum, err
+	}
+	if err := g.recordWorkers(gen, kind, key, workers); err != nil {
 		return nil, sum, err
 	}
 	slices.SortFunc(recs, func(a, b arena.GameRecord) int { return (a.Pair*2 + a.Game) - (b.Pair*2 + b.Game) })

@@ -323,6 +323,7 @@ func (t *Trainer) playGeneration(ctx context.Context, sp *State, revp *uint64) (
 	shards := map[int]*Result{}
 	var own int64
 	var counts loop.SelfplayCounts
+	workers := workerTally{}
 	err = t.c.followResults(ctx, KindSelfplay, gen, func(r *Result) (bool, error) {
 		n := r.Job.Shard
 		if r.Shard == nil || n < 0 || n >= len(jobs) || shards[n] != nil {
@@ -332,6 +333,7 @@ func (t *Trainer) playGeneration(ctx context.Context, sp *State, revp *uint64) (
 			return false, fmt.Errorf("cluster: gen %d: the result of %s is of another job (%+v, want %+v)", gen, r.Job.ID(), r.Job, jobs[n])
 		}
 		shards[n] = r
+		workers.add(r, r.Job.Games, r.Shard.Records)
 		own += r.Shard.Records
 		counts.Plies += r.Plies
 		counts.Evaluations += r.Evals
@@ -357,6 +359,9 @@ func (t *Trainer) playGeneration(ctx context.Context, sp *State, revp *uint64) (
 		return s, err
 	}
 	if err := t.commitGeneration(gen, shards, len(jobs)); err != nil {
+		return s, err
+	}
+	if err := t.recordWorkers(gen, KindSelfplay, loop.SelfplayKey(gen), workers); err != nil {
 		return s, err
 	}
 	counts.Playing = time.Since(start)

@@ -33,6 +33,18 @@ type runView struct {
 	Split   map[string]float64 `json:"split"`
 	Seconds float64            `json:"seconds"`
 	Games   int                `json:"games"`
+	// Workers are a distributed run's workers (its roles' workers files),
+	// busiest first; none for a local run.
+	Workers []workerView `json:"workers,omitempty"`
+}
+
+type workerView struct {
+	Name      string         `json:"name"`
+	Jobs      map[string]int `json:"jobs"`
+	Games     int            `json:"games"`
+	Positions int64          `json:"positions"`
+	Seconds   float64        `json:"seconds"`
+	Last      time.Time      `json:"last"`
 }
 
 // genView is one generation: its self-play, training and the gate of
@@ -160,6 +172,21 @@ func readRun(dir, name string) (*runView, error) {
 		v.Generations = append(v.Generations, *g)
 	}
 	sort.Slice(v.Generations, func(i, j int) bool { return v.Generations[i].Gen < v.Generations[j].Gen })
+	var files []*rundir.Workers
+	for _, role := range []string{"trainer", "gatekeeper"} {
+		data, err := st.Read(rundir.WorkersKey(role))
+		if err != nil {
+			continue // a local run has none
+		}
+		w, err := rundir.ParseWorkers(data, name+"/"+rundir.WorkersKey(role))
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, w)
+	}
+	for _, t := range rundir.Totals(files...) {
+		v.Workers = append(v.Workers, workerView{Name: t.Name, Jobs: t.Jobs, Games: t.Games, Positions: t.Positions, Seconds: t.Seconds, Last: t.Last})
+	}
 	for _, p := range loop.RatingPoints(ms) {
 		r := p.Rating
 		v.Ratings = append(v.Ratings, ratingView{Gen: p.Generation, Hours: p.Hours, Games: p.Games, Elo: r.Elo, Lo: r.Lo, Hi: r.Hi, Scale: r.Scale})

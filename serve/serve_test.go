@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/encode"
@@ -188,6 +189,26 @@ func TestPagesOverARun(t *testing.T) {
 		if g.Gate == nil || g.Gate.Wins+g.Gate.Draws+g.Gate.Losses == 0 || g.PolicyLoss == nil || g.Games == 0 {
 			t.Errorf("generation %d: %+v", g.Gen, g)
 		}
+	}
+	if len(v.Workers) != 0 {
+		t.Errorf("a local run shows workers: %+v", v.Workers)
+	}
+	// A distributed run's workers files (the cluster's tests check what
+	// the roles write).
+	var wf rundir.Workers
+	wf.Put(rundir.WorkersEntry{Generation: 0, Kind: "selfplay", Key: "selfplay/gen-0000", Time: time.Now(),
+		Workers: map[string]rundir.WorkerJobs{"host-a": {Jobs: 3, Games: 24, Positions: 700}, "host-b": {Jobs: 1, Games: 8}}})
+	data, _ := json.Marshal(&wf)
+	os.MkdirAll(filepath.Join(run, rundir.WorkersDir), 0o755)
+	os.WriteFile(filepath.Join(run, rundir.WorkersKey("trainer")), data, 0o644)
+	before = snapshot(t, run)
+	_, body = get(t, ts, "/api/run/0/")
+	v = runView{}
+	if err := json.Unmarshal([]byte(body), &v); err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Workers) != 2 || v.Workers[0].Name != "host-a" || v.Workers[0].Jobs["selfplay"] != 3 || v.Workers[1].Games != 8 {
+		t.Errorf("workers: %+v", v.Workers)
 	}
 	code, body = get(t, ts, "/run/0/")
 	if code != 200 || !strings.Contains(body, `id="run-data"`) || !strings.Contains(body, `data-api="/api/run/0/"`) {

@@ -309,6 +309,21 @@ function runDashboard() {
     ], { xlabel: "generation", yfmt: (y) => y.toFixed(2), empty: "no training yet" });
     lineChart(document.getElementById("chart-speed"), [{ name: "games/h", points: gens.filter((g) => g.games_per_hour).map((g) => ({ x: g.gen, y: g.games_per_hour })) }],
       { xlabel: "generation", empty: "no self-play yet" });
+    const ws = v.workers || [];
+    document.getElementById("workers-box").hidden = ws.length === 0;
+    const wbody = document.querySelector("#workers tbody");
+    wbody.replaceChildren();
+    for (const w of ws) {
+      const tr = document.createElement("tr");
+      for (const [text, cls] of [[w.name, ""], [w.jobs.selfplay || 0, "n"], [w.jobs.arena || 0, "n"], [w.jobs.ladder || 0, "n"],
+        [w.games.toLocaleString("en"), "n"], [w.positions.toLocaleString("en"), "n"], [new Date(w.last).toLocaleString(), ""]]) {
+        const td = document.createElement("td");
+        td.textContent = text;
+        td.className = cls;
+        tr.appendChild(td);
+      }
+      wbody.appendChild(tr);
+    }
     const body = document.querySelector("#generations tbody");
     body.replaceChildren();
     for (const g of gens) {
