@@ -246,6 +246,7 @@ type rootChoice struct {
 }
 
 type positionView struct {
+	First    string // Red or Cho: whose view White is
 	FEN      string
 	RuleSet  string
 	Setup    string
@@ -349,15 +350,26 @@ func explore(tree *openings.Tree, q explorerQuery, base, gamesBase string) (*exp
 		fen, rs = root.FEN, root.RuleSet
 	}
 	if len(starts.Roots) > 1 {
+		// The rule set names a root only where the roots have several.
+		ruleSets := map[string]bool{}
+		for _, id := range starts.Roots {
+			ruleSets[starts.Positions[id].RuleSet] = true
+		}
 		for _, id := range starts.Roots {
 			root := &starts.Positions[id]
-			label := root.RuleSet
-			if root.Setup != "" {
-				label += " " + root.Setup
-			} else if root.FEN != rules.XiangqiStartFEN {
-				label += " " + root.FEN
+			var label []string
+			if len(ruleSets) > 1 {
+				label = append(label, root.RuleSet)
 			}
-			p.Roots = append(p.Roots, rootChoice{Label: label, Games: root.Games, URL: base + "?" + q.values(root.FEN, root.RuleSet, "").Encode(),
+			if root.Setup != "" {
+				label = append(label, root.Setup)
+			} else if root.FEN != rules.XiangqiStartFEN {
+				label = append(label, root.FEN)
+			}
+			if len(label) == 0 {
+				label = append(label, "the start position")
+			}
+			p.Roots = append(p.Roots, rootChoice{Label: strings.Join(label, " "), Games: root.Games, URL: base + "?" + q.values(root.FEN, root.RuleSet, "").Encode(),
 				Current: root.FEN == fen && root.RuleSet == rs})
 		}
 	}
@@ -418,7 +430,11 @@ func explore(tree *openings.Tree, q explorerQuery, base, gamesBase string) (*exp
 	gq := q.values(here.FEN, here.RuleSet, "")
 	gq.Del("moves")
 	gq.Del("n")
-	p.Here = &positionView{FEN: here.FEN, RuleSet: here.RuleSet, Setup: here.Setup, Side: side, Games: here.Games, Unscored: here.Unscored,
+	first := "Red"
+	if rset.Game == rules.Janggi {
+		first = "Cho"
+	}
+	p.Here = &positionView{First: first, FEN: here.FEN, RuleSet: here.RuleSet, Setup: here.Setup, Side: side, Games: here.Games, Unscored: here.Unscored,
 		White: here.White, Bar: barOf(here.White), GamesURL: gamesBase + "?" + gq.Encode()}
 	down := func(m string) string {
 		return base + "?" + q.values(fen, here.RuleSet, strings.TrimSpace(q.Moves+" "+m)).Encode()

@@ -54,8 +54,16 @@ type session struct {
 	search   *mcts.Search
 	visits   int
 	moveTime time.Duration
-	netName  string
-	lastUsed time.Time
+	// clock is each side's time left when the game has a clock (White's
+	// first), inc the increment a move; turn is when the side to move's
+	// clock started.
+	clock     *[2]time.Duration
+	inc       time.Duration
+	clockBase time.Duration
+	turn      time.Time
+	flagged   *rules.Color
+	netName   string
+	lastUsed  time.Time
 	// engine is what the last search said.
 	engine *engineView
 	// resigned is who resigned, if anyone did.
@@ -72,7 +80,12 @@ type playRequest struct {
 	Side       string `json:"side"` // white, black
 	Visits     int    `json:"visits"`
 	MoveTimeMS int    `json:"move_time_ms"`
-	FEN        string `json:"fen,omitempty"`
+	// ClockSeconds, when set, gives both sides a clock of that many
+	// seconds with IncrementSeconds added after each move: the engine
+	// spends its own, and a side whose clock runs out loses.
+	ClockSeconds     float64 `json:"clock_seconds"`
+	IncrementSeconds float64 `json:"increment_seconds"`
+	FEN              string  `json:"fen,omitempty"`
 }
 
 // playState is what the page draws after each move.
@@ -94,6 +107,9 @@ type playState struct {
 	InCheck   bool        `json:"in_check,omitempty"`
 	Engine    *engineView `json:"engine,omitempty"`
 	Budget    string      `json:"budget"`
+	// ClockMS is each side's time left (White's first) when the game has
+	// a clock.
+	ClockMS *[2]int64 `json:"clock_ms,omitempty"`
 }
 
 type engineView struct {
@@ -200,7 +216,13 @@ func (s *Server) newSession(req playRequest) (*session, error) {
 	if req.MoveTimeMS < 0 || moveTime > maxMoveTime {
 		return nil, fmt.Errorf("serve: play: move time %d ms: want 0 to %d", req.MoveTimeMS, maxMoveTime.Milliseconds())
 	}
-	if req.Visits == 0 && moveTime == 0 {
+	if req.ClockSeconds < 0 || req.ClockSeconds > 6*3600 || req.IncrementSeconds < 0 || req.IncrementSeconds > 600 {
+		return nil, fmt.Errorf("serve: play: clock %g s + %g s: want up to 6 hours and an increment up to 10 minutes", req.ClockSeconds, req.IncrementSeconds)
+	}
+	if req.ClockSeconds > 0 && moveTime > 0 {
+		return nil, errors.New("serve: play: a clock or seconds a move, not both")
+	}
+	if req.Visits == 0 && moveTime == 0 && req.ClockSeconds == 0 {
 		req.Visits = 800
 	}
 	human := rules.White
@@ -225,7 +247,13 @@ func (s *Server) newSession(req playRequest) (*session, error) {
 	}
 	// Room first: a network is not loaded for a session that cannot be held.
 	ss := &session{id: newSessionID(), rs: rs, game: game, human: human, visits: req.Visits, moveTime: moveTime,
-		netName: name, lastUsed: time.Now(), started: time.Now()}
+		netName: name, lastUsed: time.Now(), started: time.Now(), turn: time.Now()}
+	if req.ClockSeconds > 0 {
+		base := time.Duration(req.ClockSeconds * float64(time.Second))
+		ss.clock = &[2]time.Duration{base, base}
+		ss.clockBase = base
+		ss.inc = time.Duration(req.IncrementSeconds * float64(time.Second))
+	}
 	if err := s.sessions.add(ss, s.opt.MaxSessions); err != nil {
 		return nil, err
 	}
@@ -235,7 +263,7 @@ func (s *Server) newSession(req playRequest) (*session, error) {
 		return nil, fmt.Errorf("serve: play: network %s: %w", name, err)
 	}
 	p := mcts.PlayParams(max(req.Visits, 1))
-	if moveTime > 0 && req.Visits == 0 {
+	if (moveTime > 0 || ss.clock != nil) && req.Visits == 0 {
 		p.Simulations = maxVisits
 	}
 	p.Seed = 1
@@ -245,6 +273,7 @@ func (s *Server) newSession(req playRequest) (*session, error) {
 		return nil, fmt.Errorf("serve: play: %w", err)
 	}
 	ss.search = search
+	ss.turn = time.Now() // the clock starts once the network is loaded
 	return ss, nil
 }
 
@@ -374,6 +403,10 @@ func (s *Server) handlePlayMove(w http.ResponseWriter, r *http.Request) {
 		s.failJSON(w, err)
 		return
 	}
+	if !ss.charge() {
+		s.writeJSON(w, ss.state())
+		return
+	}
 	ss.game.Play(m)
 	if !ss.over() {
 		if err := ss.engineMove(); err != nil {
@@ -408,12 +441,40 @@ func (ss *session) parseMove(text string) (rules.Move, error) {
 	return m, nil
 }
 
+// charge takes the time since the side to move's clock started off its
+// clock, adds the increment and starts the other side's; false when the
+// clock ran out first (the side lost on time).
+func (ss *session) charge() bool {
+	now := time.Now()
+	side := ss.game.Position().SideToMove()
+	if ss.clock != nil {
+		ss.clock[side] -= now.Sub(ss.turn)
+		if ss.clock[side] < 0 {
+			ss.clock[side] = 0
+			ss.flagged = &side
+			return false
+		}
+		ss.clock[side] += ss.inc
+	}
+	ss.turn = now
+	return true
+}
+
+// engineShare is the part of its time left the engine spends on a move
+// (besides most of its increment).
+const engineShare = 25
+
 // engineMove searches and plays the engine's move.
 func (ss *session) engineMove() error {
 	var res mcts.Result
 	o := mcts.RunOptions{}
 	if ss.moveTime > 0 {
 		o.Deadline = time.Now().Add(ss.moveTime)
+	}
+	if ss.clock != nil {
+		left := ss.clock[ss.game.Position().SideToMove()]
+		spend := min(left/engineShare+ss.inc*3/4, left*3/4)
+		o.Deadline = time.Now().Add(spend)
 	}
 	if err := ss.search.RunWith(ss.game, o, &res); err != nil {
 		return fmt.Errorf("serve: play: the engine's search: %w", err)
@@ -425,19 +486,31 @@ func (ss *session) engineMove() error {
 		pv = append(pv, string(notation.AppendICCS(nil, m)))
 	}
 	ss.engine = &engineView{Move: string(notation.AppendICCS(nil, res.Best)), Value: res.Value, Visits: res.Simulations, PV: strings.Join(pv, " ")}
+	if !ss.charge() {
+		return nil // the engine's own flag fell: it loses on time
+	}
 	ss.game.Play(res.Best)
 	return nil
 }
 
 func (ss *session) over() bool {
-	return ss.resigned != nil || ss.game.Result().Over() || ss.game.Ply() >= maxPlayPlies
+	return ss.resigned != nil || ss.flagged != nil || ss.game.Result().Over() || ss.game.Ply() >= maxPlayPlies
 }
 
 func (ss *session) state() playState {
 	st := playState{ID: ss.id, Game: ss.rs.Game.String(), RuleSet: ss.rs.String(), Network: ss.netName,
 		Human: colorName(ss.human), ToMove: colorName(ss.game.Position().SideToMove()), Board: boardString(ss.game.Position()),
 		Engine: ss.engine, InCheck: ss.game.InCheck()}
+	if ss.clock != nil {
+		st.ClockMS = &[2]int64{ss.clock[0].Milliseconds(), ss.clock[1].Milliseconds()}
+		if !ss.over() {
+			// The side to move's clock runs from ss.turn.
+			st.ClockMS[ss.game.Position().SideToMove()] -= time.Since(ss.turn).Milliseconds()
+		}
+	}
 	switch {
+	case ss.clock != nil:
+		st.Budget = fmt.Sprintf("a clock of %v + %v a move", ss.clockBase, ss.inc)
 	case ss.visits > 0 && ss.moveTime > 0:
 		st.Budget = fmt.Sprintf("%d visits or %v a move", ss.visits, ss.moveTime)
 	case ss.moveTime > 0:
@@ -498,6 +571,11 @@ func (ss *session) record() gamerec.Game {
 	case ss.resigned != nil:
 		g.Result, g.Reason = gamerec.WhiteWins, gamerec.ReasonResignation
 		if *ss.resigned == rules.White {
+			g.Result = gamerec.BlackWins
+		}
+	case ss.flagged != nil:
+		g.Result, g.Reason = gamerec.WhiteWins, gamerec.ReasonTime
+		if *ss.flagged == rules.White {
 			g.Result = gamerec.BlackWins
 		}
 	case r.Over():

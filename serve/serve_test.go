@@ -550,6 +550,24 @@ func TestPlay(t *testing.T) {
 	}
 }
 
+// TestPlayClock: with a clock, the engine spends its own time and a
+// person whose clock runs out loses on time.
+func TestPlayClock(t *testing.T) {
+	ts := newServer(t, Options{Paths: []string{t.TempDir()}})
+	code, st, body := postJSON(t, ts, "/api/play", `{"rules": "xiangqi", "net": "none", "side": "black", "clock_seconds": 2, "increment_seconds": 0.1}`)
+	if code != 200 || st.ClockMS == nil || len(st.Moves) != 1 || st.ClockMS[0] >= 2100 || st.ClockMS[0] < 1000 || st.Engine.Visits == 0 {
+		t.Fatalf("a clock game, the engine first: %d %s", code, body)
+	}
+	time.Sleep(2200 * time.Millisecond)
+	code, st, body = postJSON(t, ts, "/api/play/"+st.ID+"/move", `{"move": "h10g8"}`)
+	if code != 200 || !st.Over || st.Result != "1-0" || st.Reason != "time" || len(st.Moves) != 1 {
+		t.Fatalf("a move after the clock ran out: %d %s", code, body)
+	}
+	if code, _, body := postJSON(t, ts, "/api/play", `{"rules": "xiangqi", "clock_seconds": 60, "move_time_ms": 100}`); code == 200 {
+		t.Errorf("a clock and seconds a move both taken: %s", body)
+	}
+}
+
 // TestExperimentAndLadderPages: an experiment's record shows both rule
 // sets with the switch that differs and the analysis palace experiment
 // prints; a ladder directory its rating and each rung's games.

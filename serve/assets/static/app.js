@@ -405,7 +405,24 @@ function playPage() {
   const errorLine = document.getElementById("play-error");
   const area = document.getElementById("play-area");
   const board = document.getElementById("board");
-  let state = null, selected = null, busy = false;
+  let state = null, selected = null, busy = false, shownAt = 0;
+  const fmtClock = (ms) => { ms = Math.max(0, ms); const s = Math.floor(ms / 1000); return Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0"); };
+  // The clocks tick here between the server's answers, which set them.
+  function tick() {
+    const box = document.getElementById("clocks");
+    if (!state || !state.clock_ms) { box.hidden = true; return; }
+    box.hidden = false;
+    const you = state.human === "white" ? 0 : 1;
+    const moving = state.to_move === "white" ? 0 : 1;
+    const left = state.clock_ms.slice();
+    if (!state.over) left[moving] -= Date.now() - shownAt;
+    const youEl = document.getElementById("clock-you"), engEl = document.getElementById("clock-engine");
+    youEl.textContent = fmtClock(left[you]);
+    engEl.textContent = fmtClock(left[1 - you]);
+    youEl.classList.toggle("running", !state.over && moving === you);
+    engEl.classList.toggle("running", !state.over && moving !== you);
+  }
+  setInterval(tick, 200);
   async function post(url, body) {
     const resp = await fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
     const data = await resp.json();
@@ -413,6 +430,8 @@ function playPage() {
     return data;
   }
   function render() {
+    shownAt = Date.now();
+    tick();
     state.legal = state.legal || [];
     state.moves = state.moves || [];
     area.hidden = false;
@@ -478,7 +497,10 @@ function playPage() {
       rules: document.getElementById("play-rules").value, net: document.getElementById("play-net").value,
       side: document.getElementById("play-side").value, visits: parseInt(document.getElementById("play-visits").value, 10) || 0,
       move_time_ms: Math.round(seconds * 1000),
+      clock_seconds: (parseFloat(document.getElementById("play-clock").value) || 0) * 60,
+      increment_seconds: parseFloat(document.getElementById("play-increment").value) || 0,
     };
+    if (req.clock_seconds > 0 && !(parseInt(document.getElementById("play-visits").value, 10) > 0 && seconds === 0)) req.visits = 0;
     if (seconds > 0 && !document.getElementById("play-visits").value) req.visits = 0;
     busy = true;
     try { state = await post("/api/play", req); selected = null; render(); } catch (e) { errorLine.textContent = e.message; }
