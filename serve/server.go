@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -185,7 +187,7 @@ func (s *Server) target(r *http.Request) (target, error) {
 	if rel == "" {
 		t.isDir = s.roots[i].dir
 	} else {
-		info, err := lstat(p)
+		info, err := os.Lstat(p)
 		if err != nil {
 			return target{}, err
 		}
@@ -209,7 +211,7 @@ func link(kind string, root int, rel string) string {
 		if i > 0 {
 			u += "/"
 		}
-		u += pathEscape(elem)
+		u += url.PathEscape(elem)
 	}
 	return u
 }

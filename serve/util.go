@@ -3,13 +3,7 @@ package serve
 import (
 	"fmt"
 	"html/template"
-	"net/url"
-	"os"
 )
-
-func pathEscape(s string) string { return url.PathEscape(s) }
-
-func lstat(p string) (os.FileInfo, error) { return os.Lstat(p) }
 
 var templateFuncs = template.FuncMap{
 	// add sums numbers of one kind (the page's SVG coordinates).
