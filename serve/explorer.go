@@ -3,9 +3,11 @@ package serve
 import (
 	"fmt"
 	"io/fs"
+	"math"
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -398,7 +400,7 @@ func explore(tree *openings.Tree, q explorerQuery, base, gamesBase string) (*exp
 		p.Notations = []string{"wxf", "iccs", "chinese"}
 	}
 	nt := q.Notation
-	if !contains(p.Notations, nt) {
+	if !slices.Contains(p.Notations, nt) {
 		nt = p.Notations[0]
 		p.Query.Notation = ""
 	}
@@ -487,15 +489,6 @@ func moveText(g *rules.Game, m rules.Move, nt string) string {
 	return string(notation.AppendICCS(nil, m))
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // setupView is janggi's setup matrix as the page draws it: a heat map
 // of Cho's score by Cho's setup (rows) and Han's (columns), with totals.
 type setupView struct {
@@ -560,18 +553,11 @@ func setupMatrixView(m *openings.SetupMatrix) setupView {
 // heatFill colours Cho's score: green above one half, red below, white
 // at it.
 func heatFill(score float64) string {
-	t := min(1, 2*abs(score-0.5))
+	t := min(1, 2*math.Abs(score-0.5))
 	base := [3]float64{28, 122, 50}
 	if score < 0.5 {
 		base = [3]float64{179, 19, 27}
 	}
 	c := func(x float64) int { return int(255 + (x-255)*t*0.75) }
 	return fmt.Sprintf("rgb(%d,%d,%d)", c(base[0]), c(base[1]), c(base[2]))
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
