@@ -320,32 +320,7 @@ func (an Analysis) WriteText(w io.Writer) error {
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
-	rows := []row{
-		{label: an.FirstMover + " score", a: fmtScore(an.A.Score), b: fmtScore(an.B.Score), d: an.Diff.Score, diff: fmtDiff(an.Diff.Score, 1, "%+.3f", "")},
-		pctRow(an.FirstMover+" wins", an.A.Wins, an.B.Wins, an.Diff.Wins),
-		pctRow("draws", an.A.Draws, an.B.Draws, an.Diff.Draws),
-		pctRow(an.SecondMover+" wins", an.A.Losses, an.B.Losses, an.Diff.Losses),
-		{label: "length (plies)", a: fmtMean(an.A.Length), b: fmtMean(an.B.Length), d: an.Diff.Length, diff: fmtDiff(an.Diff.Length, 1, "%+.1f", "")},
-	}
-	if an.Game == "janggi" || an.A.Passes.Mean > 0 || an.B.Passes.Mean > 0 {
-		rows = append(rows, row{label: "passes", a: fmtMean(an.A.Passes), b: fmtMean(an.B.Passes), d: an.Diff.Passes, diff: fmtDiff(an.Diff.Passes, 1, "%+.2f", "")})
-	}
-	labels := make([]string, 0, len(an.A.Reasons))
-	for label := range an.A.Reasons {
-		labels = append(labels, label)
-	}
-	// The commonest ends first.
-	slices.SortFunc(labels, func(x, y string) int {
-		nx := an.A.Reasons[x].Count + an.B.Reasons[x].Count
-		ny := an.A.Reasons[y].Count + an.B.Reasons[y].Count
-		if nx != ny {
-			return int(ny - nx)
-		}
-		return strings.Compare(x, y)
-	})
-	for _, label := range labels {
-		rows = append(rows, pctRow("ends: "+label, an.A.Reasons[label], an.B.Reasons[label], an.Diff.Reasons[label]))
-	}
+	rows := an.rows()
 
 	cells := [][]string{{"", "A: " + ruleName(an.A.Rules), "B: " + ruleName(an.B.Rules), "B − A", "p", "exact p", ""}}
 	for _, r := range rows {
@@ -402,6 +377,39 @@ func (an Analysis) WriteText(w io.Writer) error {
 		"  shows p < 0.05 by chance.\n", an.Pairs)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// rows are the analysis's measures, a row each, as WriteText and the
+// report list them: the score, the shares, the length, passes in janggi,
+// then the ends, the commonest first.
+func (an Analysis) rows() []row {
+	rows := []row{
+		{label: an.FirstMover + " score", a: fmtScore(an.A.Score), b: fmtScore(an.B.Score), d: an.Diff.Score, diff: fmtDiff(an.Diff.Score, 1, "%+.3f", "")},
+		pctRow(an.FirstMover+" wins", an.A.Wins, an.B.Wins, an.Diff.Wins),
+		pctRow("draws", an.A.Draws, an.B.Draws, an.Diff.Draws),
+		pctRow(an.SecondMover+" wins", an.A.Losses, an.B.Losses, an.Diff.Losses),
+		{label: "length (plies)", a: fmtMean(an.A.Length), b: fmtMean(an.B.Length), d: an.Diff.Length, diff: fmtDiff(an.Diff.Length, 1, "%+.1f", "")},
+	}
+	if an.Game == "janggi" || an.A.Passes.Mean > 0 || an.B.Passes.Mean > 0 {
+		rows = append(rows, row{label: "passes", a: fmtMean(an.A.Passes), b: fmtMean(an.B.Passes), d: an.Diff.Passes, diff: fmtDiff(an.Diff.Passes, 1, "%+.2f", "")})
+	}
+	labels := make([]string, 0, len(an.A.Reasons))
+	for label := range an.A.Reasons {
+		labels = append(labels, label)
+	}
+	// The commonest ends first.
+	slices.SortFunc(labels, func(x, y string) int {
+		nx := an.A.Reasons[x].Count + an.B.Reasons[x].Count
+		ny := an.A.Reasons[y].Count + an.B.Reasons[y].Count
+		if nx != ny {
+			return int(ny - nx)
+		}
+		return strings.Compare(x, y)
+	})
+	for _, label := range labels {
+		rows = append(rows, pctRow("ends: "+label, an.A.Reasons[label], an.B.Reasons[label], an.Diff.Reasons[label]))
+	}
+	return rows
 }
 
 func pctRow(label string, a, b Rate, d Diff) row {

@@ -2,7 +2,6 @@ package serve
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"sort"
@@ -59,9 +58,8 @@ func (s *Server) handleExperiment(w http.ResponseWriter, r *http.Request) {
 	}
 	an := experiment.Analyze(h, recs)
 	p := experimentPage{Name: s.name(t), Analysis: an, GamesURL: link("games", t.root, t.rel)}
-	if p.Switches, err = switches(a, b); err != nil {
-		s.fail(w, err)
-		return
+	for _, sw := range experiment.Switches(a, b) {
+		p.Switches = append(p.Switches, switchRow{Name: sw[0], A: sw[1], B: sw[2], Differs: sw[1] != sw[2]})
 	}
 	rate := func(x experiment.Rate) string {
 		return fmt.Sprintf("%.1f%% [%.1f, %.1f]", 100*float64(x.Rate), 100*float64(x.Lo), 100*float64(x.Hi))
@@ -100,48 +98,4 @@ func (s *Server) handleExperiment(w http.ResponseWriter, r *http.Request) {
 	}
 	p.Text = text.String()
 	s.render(w, http.StatusOK, "experiment.html", page{Title: "Experiment " + p.Name, Crumbs: s.crumbs(t), Data: p})
-}
-
-// switches lists both rule sets' fields, as their JSON names them.
-func switches(a, b *rules.RuleSet) ([]switchRow, error) {
-	fields := func(rs *rules.RuleSet) (map[string]any, error) {
-		data, err := json.Marshal(rs)
-		if err != nil {
-			return nil, fmt.Errorf("serve: %w", err)
-		}
-		m := map[string]any{}
-		return m, json.Unmarshal(data, &m)
-	}
-	fa, err := fields(a)
-	if err != nil {
-		return nil, err
-	}
-	fb, err := fields(b)
-	if err != nil {
-		return nil, err
-	}
-	keys := map[string]bool{}
-	for k := range fa {
-		keys[k] = true
-	}
-	for k := range fb {
-		keys[k] = true
-	}
-	var names []string
-	for k := range keys {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	var out []switchRow
-	for _, k := range names {
-		av, bv := fmt.Sprint(fa[k]), fmt.Sprint(fb[k])
-		if fa[k] == nil {
-			av = "—"
-		}
-		if fb[k] == nil {
-			bv = "—"
-		}
-		out = append(out, switchRow{Name: k, A: av, B: bv, Differs: av != bv})
-	}
-	return out, nil
 }

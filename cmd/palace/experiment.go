@@ -35,6 +35,7 @@ type experimentOptions struct {
 	evaluators int
 	cache      int
 	out        string
+	report     string
 	json       bool
 	show, line bool
 }
@@ -60,6 +61,7 @@ func parseExperimentFlags(args []string, stdout, stderr io.Writer) (experimentOp
 	fs.IntVar(&o.evaluators, "evaluators", 2, "network copies (a batcher each) the games share")
 	fs.IntVar(&o.cache, "cache", 65536, "evaluation cache entries (0: none)")
 	fs.StringVar(&o.out, "out", "", "record file: a game per line as it finishes; an existing file resumes the same experiment, one holding another is refused")
+	fs.StringVar(&o.report, "report", "", "also write a report a researcher can cite into this directory: report.md (rule sets, outcomes with intervals and tests, a methods paragraph), analysis.json, outcomes.png, ends.png")
 	progress := addProgressFlag(fs)
 	fs.BoolVar(&o.json, "json", false, "print the analysis as JSON instead of the table (progress then goes to stderr)")
 	if err := parseFlags(fs, args); err != nil {
@@ -72,6 +74,11 @@ func parseExperimentFlags(args []string, stdout, stderr io.Writer) (experimentOp
 		return o, usageError{"--net: give a network checkpoint, uniform or random-evaluator"}
 	case o.out == "":
 		return o, usageError{"--out: give the record file (FILE.jsonl; an existing one resumes)"}
+	}
+	if o.report != "" {
+		if err := checkOwnDir("report", o.report, experiment.IsReportFile); err != nil {
+			return o, err
+		}
 	}
 	err := checkLowerBounds(
 		lowerBound{flag: "nodes", value: o.sims, min: 1},
@@ -173,6 +180,15 @@ func experimentCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 		fmt.Fprintf(stdout, "  search  %s\n", about)
 		if err := an.WriteText(stdout); err != nil {
 			return err
+		}
+	}
+	if o.report != "" {
+		files, err := experiment.WriteReport(o.report, res.Header, an, experiment.Report{Search: about, Records: o.out, CodeVersion: codeVersion()})
+		for _, f := range files {
+			fmt.Fprintf(stderr, "experiment: report %s\n", f)
+		}
+		if err != nil {
+			return fmt.Errorf("--report: %w", err)
 		}
 	}
 	if interrupted {

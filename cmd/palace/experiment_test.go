@@ -233,3 +233,40 @@ func TestExperimentPlayers(t *testing.T) {
 		t.Errorf("a checkpoint of another encoding: %v", err)
 	}
 }
+
+// TestExperimentReport: --report writes the report's files, the methods
+// paragraph naming both rule sets by hash, and a directory holding other
+// files is refused before any game.
+func TestExperimentReport(t *testing.T) {
+	dir := t.TempDir()
+	out, report := filepath.Join(dir, "exp.jsonl"), filepath.Join(dir, "report")
+	_, stderr, err := experimentRun(t, context.Background(), experimentArgs(out, 4, "--report", report)...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for _, f := range []string{experiment.ReportMarkdown, experiment.ReportJSON, experiment.ReportOutcomes, experiment.ReportEnds} {
+		if info, err := os.Stat(filepath.Join(report, f)); err != nil || info.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(report, experiment.ReportMarkdown))
+	h, _, err := experiment.ReadRecords(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b, _ := h.RuleSets()
+	for _, want := range []string{"## Methods", a.String(), b.String(), "Each of 4 game indices", "McNemar", "| draws |"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
+		}
+	}
+	other := filepath.Join(dir, "other")
+	os.MkdirAll(other, 0o755)
+	os.WriteFile(filepath.Join(other, "notes.txt"), []byte("mine"), 0o644)
+	if _, _, err := experimentRun(t, context.Background(), experimentArgs(filepath.Join(dir, "exp2.jsonl"), 2, "--report", other)...); err == nil || !strings.Contains(err.Error(), "notes.txt") {
+		t.Errorf("a report directory holding another file: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "exp2.jsonl")); err == nil {
+		t.Error("the refused experiment played games")
+	}
+}
