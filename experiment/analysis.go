@@ -132,9 +132,11 @@ type Analysis struct {
 	Game string `json:"game"`
 	// FirstMover and SecondMover are the sides' names: red and black, or
 	// cho and han.
-	FirstMover   string `json:"first_mover"`
-	SecondMover  string `json:"second_mover"`
-	Player       string `json:"player"`
+	FirstMover  string `json:"first_mover"`
+	SecondMover string `json:"second_mover"`
+	Player      string `json:"player"`
+	// PlayerB, when set, played B's games (Player A's).
+	PlayerB      string `json:"player_b,omitempty"`
 	Seed         uint64 `json:"seed"`
 	OpeningPlies int    `json:"opening_plies"`
 	// Pairs counts the game indices played under both rule sets: the
@@ -149,7 +151,7 @@ type Analysis struct {
 
 // Analyze compares the rule sets on the game indices recorded under both.
 func Analyze(h Header, recs []GameRecord) Analysis {
-	an := Analysis{FirstMover: "red", SecondMover: "black", Player: h.Player, Seed: h.Seed,
+	an := Analysis{FirstMover: "red", SecondMover: "black", Player: h.Player, PlayerB: h.PlayerB, Seed: h.Seed,
 		OpeningPlies: h.OpeningPlies}
 	if h.A != nil {
 		an.Game = h.A.Game.String()
@@ -309,7 +311,11 @@ type row struct {
 // and p-values, and which differences are significant.
 func (an Analysis) WriteText(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "  A       %s\n  B       %s\n  player  %s (both sides)\n", an.A.Rules, an.B.Rules, an.Player)
+	if an.PlayerB != "" {
+		fmt.Fprintf(&b, "  A       %s, played by %s\n  B       %s, played by %s\n", an.A.Rules, an.Player, an.B.Rules, an.PlayerB)
+	} else {
+		fmt.Fprintf(&b, "  A       %s\n  B       %s\n  player  %s (both sides)\n", an.A.Rules, an.B.Rules, an.Player)
+	}
 	fmt.Fprintf(&b, "  pairs   %d (game i under A and under B: the same opening, %d random plies, and seed)", an.Pairs, an.OpeningPlies)
 	if an.Unpaired > 0 {
 		fmt.Fprintf(&b, "; %s without its pair left out", plural(an.Unpaired, "game"))

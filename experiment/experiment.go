@@ -40,6 +40,9 @@ type Config struct {
 	// Player plays both sides of every game (self-play). Its Name is
 	// recorded and must change whenever its play can.
 	Player arena.Player
+	// PlayerB, when set, plays rule set B's games instead (Player then
+	// plays A's): a player per rule set, each trained under its own rules.
+	PlayerB arena.Player
 	// Settings are a match's, read as an experiment's: Pairs is the
 	// number of game indices, 0 to Pairs-1, each played once under A and
 	// once under B (a record file holding fewer resumes; asking for more
@@ -214,15 +217,22 @@ func SameGame(a, b *rules.RuleSet) error {
 }
 
 func (c *Config) header() Header {
-	return Header{Kind: recordSpec.Kind, A: c.A, B: c.B, Player: c.Player.Name(), OpeningPlies: c.OpeningPlies,
+	h := Header{Kind: recordSpec.Kind, A: c.A, B: c.B, Player: c.Player.Name(), OpeningPlies: c.OpeningPlies,
 		Seed: c.Seed, Stamp: jsonlrec.NewStamp(c.CodeVersion)}
+	if c.PlayerB != nil {
+		h.PlayerB = c.PlayerB.Name()
+	}
+	return h
 }
 
 // playGame plays game index i under rule set side (0: A, 1: B).
 func (c *Config) playGame(ctx context.Context, i, side int) (GameRecord, error) {
-	rs := c.A
+	rs, player := c.A, c.Player
 	if side == 1 {
 		rs = c.B
+		if c.PlayerB != nil {
+			player = c.PlayerB
+		}
 	}
 	o, err := OpeningFor(c.A, c.B, c.OpeningPlies, c.Seed, i)
 	if err != nil {
@@ -235,7 +245,7 @@ func (c *Config) playGame(ctx context.Context, i, side int) (GameRecord, error) 
 	seed := GameSeed(c.Seed, i)
 	// One mover plays both sides: self-play, with one search tree reused
 	// across both sides' moves.
-	mv, err := c.Player.NewGame(splitmix.Mix(seed, moverSeed))
+	mv, err := player.NewGame(splitmix.Mix(seed, moverSeed))
 	if err != nil {
 		return GameRecord{}, fmt.Errorf("experiment: game %d: %w", i, err)
 	}
@@ -256,7 +266,7 @@ func (c *Config) playGame(ctx context.Context, i, side int) (GameRecord, error) 
 			return GameRecord{}, fmt.Errorf("experiment: game %d under %s, ply %d: %w", i, rs.Name, g.Ply()+1, err)
 		}
 		if !g.IsLegal(m) {
-			return GameRecord{}, fmt.Errorf("experiment: game %d under %s: %s played the illegal move %s in %s", i, rs.Name, c.Player.Name(), m, g.Position().FEN())
+			return GameRecord{}, fmt.Errorf("experiment: game %d under %s: %s played the illegal move %s in %s", i, rs.Name, player.Name(), m, g.Position().FEN())
 		}
 		g.Play(m)
 	}

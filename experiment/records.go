@@ -26,11 +26,13 @@ const (
 type Header struct {
 	jsonlrec.Kind
 	// A and B are the two rule sets, every switch written out.
-	A            *rules.RuleSet `json:"a"`
-	B            *rules.RuleSet `json:"b"`
-	Player       string         `json:"player"`
-	OpeningPlies int            `json:"opening_plies"`
-	Seed         uint64         `json:"seed"`
+	A      *rules.RuleSet `json:"a"`
+	B      *rules.RuleSet `json:"b"`
+	Player string         `json:"player"`
+	// PlayerB, when set, played B's games (Player then played A's).
+	PlayerB      string `json:"player_b,omitempty"`
+	OpeningPlies int    `json:"opening_plies"`
+	Seed         uint64 `json:"seed"`
 	jsonlrec.Stamp
 }
 
@@ -142,6 +144,9 @@ func sameExperiment(got, want Header) error {
 	if got.Player != want.Player {
 		diffs = append(diffs, fmt.Sprintf("player %s, not %s", got.Player, want.Player))
 	}
+	if got.PlayerB != want.PlayerB {
+		diffs = append(diffs, fmt.Sprintf("B's player %q, not %q", got.PlayerB, want.PlayerB))
+	}
 	if got.Seed != want.Seed {
 		diffs = append(diffs, fmt.Sprintf("seed %d, not %d", got.Seed, want.Seed))
 	}
@@ -209,7 +214,11 @@ func ReadGames(path string, fn func(g *gamerec.Game, rs *rules.RuleSet) error) e
 	for i := range recs {
 		r := &recs[i]
 		g := r.AsGame(ids[r.side()])
-		g.Source, g.Index, g.Date, g.White, g.Black = path, i+1, date, h.Player, h.Player
+		player := h.Player
+		if r.side() == 1 && h.PlayerB != "" {
+			player = h.PlayerB
+		}
+		g.Source, g.Index, g.Date, g.White, g.Black = path, i+1, date, player, player
 		g.Tags = map[string]string{"Index": strconv.Itoa(r.Index), "Rules": r.Rules, "Opening": r.Opening}
 		if err := fn(&g, sets[r.side()]); err != nil {
 			return err

@@ -161,8 +161,13 @@ func reportMarkdown(h Header, a, b *rules.RuleSet, an Analysis, r Report) string
 	s.WriteString("\n## Methods\n\n")
 	fmt.Fprintf(&s, "We compared two rule sets of %s: A, `%s`, and B, `%s` (palace's names and hashes; every switch of each is listed above). ",
 		an.Game, a.String(), b.String())
-	fmt.Fprintf(&s, "Each of %d game indices was played once under A and once under B by the same player, %s, on both sides (self-play; %s). ",
-		an.Pairs, an.Player, r.Search)
+	if an.PlayerB != "" {
+		fmt.Fprintf(&s, "Each of %d game indices was played once under A, by %s on both sides, and once under B, by %s on both sides: a player per rule set (self-play; %s). ",
+			an.Pairs, an.Player, an.PlayerB, r.Search)
+	} else {
+		fmt.Fprintf(&s, "Each of %d game indices was played once under A and once under B by the same player, %s, on both sides (self-play; %s). ",
+			an.Pairs, an.Player, r.Search)
+	}
 	if an.OpeningPlies > 0 {
 		fmt.Fprintf(&s, "Game i under A and game i under B started from the same opening, %d random plies drawn from seed %d and game i, and searched with the same seed. ", an.OpeningPlies, an.Seed)
 	} else {

@@ -25,7 +25,7 @@ func runExperiment(args []string, stdin io.Reader, stdout, stderr io.Writer) err
 // experimentOptions are palace experiment's flags, checked.
 type experimentOptions struct {
 	rulesA, rulesB string
-	net            string
+	net, netB      string
 	// match holds --games (its pairs: game indices), --opening-plies and
 	// --concurrency.
 	match      arena.Settings
@@ -53,6 +53,7 @@ func parseExperimentFlags(args []string, stdout, stderr io.Writer) (experimentOp
 	fs.StringVar(&o.rulesA, "rules-a", "", "rule set A: a preset ("+presets+") or a YAML file")
 	fs.StringVar(&o.rulesB, "rules-b", "", "rule set B, of the same game as A")
 	fs.StringVar(&o.net, "net", "", "the player, on both sides: a network checkpoint FILE, uniform (search with equal priors and value 0: no network) or random-evaluator (search with the hash-based random evaluator; random, its old name, still works)")
+	fs.StringVar(&o.netB, "net-b", "", "B's player, when each rule set has its own (a network trained under B); --net then plays A's games")
 	o.match = arena.Settings{Pairs: 100, OpeningPlies: 0, Concurrency: 8}
 	o.match.AddFlags(fs, experimentSettingsHelp)
 	fs.IntVar(&o.sims, "nodes", 32, "search budget: simulations a move (self-play's Gumbel search, its noise on every move)")
@@ -129,15 +130,23 @@ func experimentCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 	if err := experiment.SameGame(sets[0], sets[1]); err != nil {
 		return usagef("--rules-a %s --rules-b %s: %s", o.rulesA, o.rulesB, strings.TrimPrefix(err.Error(), "experiment: "))
 	}
-	player, about, err := experimentPlayer(o, sets[0])
+	player, about, err := experimentPlayer(o, o.net, sets[0])
 	if err != nil {
 		return fmt.Errorf("--net %s: %w", o.net, err)
+	}
+	var playerB arena.Player
+	if o.netB != "" {
+		var aboutB string
+		if playerB, aboutB, err = experimentPlayer(o, o.netB, sets[1]); err != nil {
+			return fmt.Errorf("--net-b %s: %w", o.netB, err)
+		}
+		about = "A: " + about + "; B: " + aboutB
 	}
 
 	total := 2 * o.match.Pairs
 	status := newStatus(o.progressOut(stdout, stderr), o.show, o.line)
 	defer status.end()
-	c := experiment.Config{A: sets[0], B: sets[1], Player: player, Settings: o.match,
+	c := experiment.Config{A: sets[0], B: sets[1], Player: player, PlayerB: playerB, Settings: o.match,
 		Seed: o.seed, Records: o.out, CodeVersion: codeVersion()}
 	if o.show {
 		status.logLine(fmt.Sprintf("experiment: %s (A) vs %s (B), %s, %d games each, records %s",
@@ -237,10 +246,10 @@ func capText(rs *rules.RuleSet) string {
 // over the random evaluator: random-evaluator, so that random means the
 // random mover everywhere; random, its old name, is still read here, where
 // no random mover plays.
-func experimentPlayer(o experimentOptions, rs *rules.RuleSet) (arena.Player, string, error) {
+func experimentPlayer(o experimentOptions, net string, rs *rules.RuleSet) (arena.Player, string, error) {
 	params := experiment.SearchParams(o.sims)
 	budget := fmt.Sprintf("%d simulations a move, Gumbel noise on every move", o.sims)
-	switch o.net {
+	switch net {
 	case "uniform":
 		p, err := arena.PlayerSpec{Kind: arena.KindUniform, Search: params}.NewPlayer(nil)
 		return p, "uniform evaluator, " + budget, err
@@ -250,8 +259,8 @@ func experimentPlayer(o experimentOptions, rs *rules.RuleSet) (arena.Player, str
 			arena.SearchOptions{Evaluators: 1})
 		return p, "random evaluator, " + budget, err
 	}
-	p, err := arena.PlayerSpec{Kind: arena.KindNet, Path: o.net, Search: params, Evaluators: o.evaluators, Cache: o.cache}.NewPlayer(rs)
-	return p, fmt.Sprintf("%s, %s", o.net, budget), err
+	p, err := arena.PlayerSpec{Kind: arena.KindNet, Path: net, Search: params, Evaluators: o.evaluators, Cache: o.cache}.NewPlayer(rs)
+	return p, fmt.Sprintf("%s, %s", net, budget), err
 }
 
 // experimentStatusLine is the running tally after a game.

@@ -270,3 +270,29 @@ func TestExperimentReport(t *testing.T) {
 		t.Error("the refused experiment played games")
 	}
 }
+
+// TestExperimentPlayerPerRuleSet: --net-b plays B's games; the record,
+// the analysis and the report name both players.
+func TestExperimentPlayerPerRuleSet(t *testing.T) {
+	dir := t.TempDir()
+	out, report := filepath.Join(dir, "exp.jsonl"), filepath.Join(dir, "report")
+	stdout, stderr, err := experimentRun(t, context.Background(), append(experimentArgs(out, 2, "--json", "--report", report), "--net-b", "random-evaluator")...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	var doc struct {
+		Player  string `json:"player"`
+		PlayerB string `json:"player_b"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || !strings.HasPrefix(doc.PlayerB, "random-evaluator") || doc.Player == doc.PlayerB {
+		t.Fatalf("players %+v (%v)", doc, err)
+	}
+	md, _ := os.ReadFile(filepath.Join(report, experiment.ReportMarkdown))
+	if !strings.Contains(string(md), "a player per rule set") {
+		t.Errorf("the report does not say B had its own player:\n%s", md)
+	}
+	// Resumed with another B player, the record is refused.
+	if _, _, err := experimentRun(t, context.Background(), experimentArgs(out, 2)...); err == nil || !strings.Contains(err.Error(), "B's player") {
+		t.Errorf("resumed without --net-b: %v", err)
+	}
+}
