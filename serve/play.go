@@ -36,7 +36,7 @@ const (
 	// server's cores for.
 	maxVisits   = 100000
 	maxMoveTime = 60 * time.Second
-	// maxPlies ends a play game that goes on past any rule's limit.
+	// maxPlayPlies ends a play game that goes on past any rule's limit.
 	maxPlayPlies = 1000
 )
 
@@ -473,7 +473,7 @@ func (ss *session) engineMove() error {
 	}
 	if ss.clock != nil {
 		left := ss.clock[ss.game.Position().SideToMove()]
-		spend := min(left/engineShare+ss.inc*3/4, left*3/4)
+		spend := min(left/engineShare+ss.inc*3/4, left*3/4, maxMoveTime)
 		o.Deadline = time.Now().Add(spend)
 	}
 	if err := ss.search.RunWith(ss.game, o, &res); err != nil {
