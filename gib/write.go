@@ -167,28 +167,6 @@ func resultTag(g *gamerec.Game, game *rules.Game) string {
 	return winner + " 완승"
 }
 
-func hanjaPiece(pc rules.Piece) string {
-	switch pc.Type() {
-	case rules.King:
-		return "將"
-	case rules.Advisor:
-		return "士"
-	case rules.Elephant:
-		return "象"
-	case rules.Horse:
-		return "馬"
-	case rules.Chariot:
-		return "車"
-	case rules.Cannon:
-		return "包"
-	case rules.Soldier:
-		if pc.Color() == rules.White {
-			return "卒"
-		}
-		return "兵"
-	}
-	return "?"
-}
 
 // AppendMove appends m, a move of g's position, as .gib records and
 // Korean players write it: the from-square, the piece in Hangul, the
@@ -214,25 +192,31 @@ func appendSquare(dst []byte, s rules.Square) []byte {
 	return append(dst, byte('0'+row), byte('1'+s.File()))
 }
 
-func hangulPiece(pc rules.Piece) string {
-	switch pc.Type() {
-	case rules.King:
-		return "장"
-	case rules.Advisor:
-		return "사"
-	case rules.Elephant:
-		return "상"
-	case rules.Horse:
-		return "마"
-	case rules.Chariot:
-		return "차"
-	case rules.Cannon:
-		return "포"
-	case rules.Soldier:
-		if pc.Color() == rules.White {
-			return "졸"
-		}
-		return "병"
-	}
-	return "?"
+// pieceNames are each piece type's name as records write it, Cho's then
+// Han's (they differ for a soldier), each in Hangul then in hanja.
+var pieceNames = map[rules.PieceType][2][2]string{
+	rules.King:     {{"장", "將"}, {"장", "將"}},
+	rules.Advisor:  {{"사", "士"}, {"사", "士"}},
+	rules.Elephant: {{"상", "象"}, {"상", "象"}},
+	rules.Horse:    {{"마", "馬"}, {"마", "馬"}},
+	rules.Chariot:  {{"차", "車"}, {"차", "車"}},
+	rules.Cannon:   {{"포", "包"}, {"포", "包"}},
+	rules.Soldier:  {{"졸", "卒"}, {"병", "兵"}},
 }
+
+// pieceName is pc's name in Hangul (hanja 0) or hanja (1).
+func pieceName(pc rules.Piece, hanja int) string {
+	names, ok := pieceNames[pc.Type()]
+	if !ok {
+		return "?"
+	}
+	side := 0
+	if pc.Color() == rules.Black {
+		side = 1
+	}
+	return names[side][hanja]
+}
+
+func hangulPiece(pc rules.Piece) string { return pieceName(pc, 0) }
+
+func hanjaPiece(pc rules.Piece) string { return pieceName(pc, 1) }

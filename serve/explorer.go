@@ -294,11 +294,28 @@ type boardData struct {
 	Legal []legalMove `json:"legal"`
 }
 
+// legalMove is a legal move as the board's script takes it: its squares
+// (none for a pass) and what a click on it does (a URL, or the move to
+// send).
 type legalMove struct {
 	From [2]int `json:"from"`
 	To   [2]int `json:"to"`
 	URL  string `json:"url"`
 	Pass bool   `json:"pass,omitempty"`
+}
+
+// legalMoves lists g's legal moves, each with url(m).
+func legalMoves(g *rules.Game, url func(rules.Move) string) []legalMove {
+	var out []legalMove
+	for _, m := range g.LegalMoves(nil) {
+		lm := legalMove{URL: url(m), Pass: m.IsPass()}
+		if !m.IsPass() {
+			lm.From = [2]int{m.From().File(), m.From().Rank()}
+			lm.To = [2]int{m.To().File(), m.To().Rank()}
+		}
+		out = append(out, lm)
+	}
+	return out
 }
 
 func (s *Server) handleExplorer(w http.ResponseWriter, r *http.Request) {
@@ -394,11 +411,7 @@ func explore(tree *openings.Tree, q explorerQuery, base, gamesBase string) (*exp
 	if err != nil {
 		return nil, fmt.Errorf("serve: %w", err)
 	}
-	if rset.Game == rules.Janggi {
-		p.Notations = []string{"janggi", "iccs", "wxf"}
-	} else {
-		p.Notations = []string{"wxf", "iccs", "chinese"}
-	}
+	p.Notations = notationsOf(rset)
 	nt := q.Notation
 	if !slices.Contains(p.Notations, nt) {
 		nt = p.Notations[0]
@@ -458,14 +471,7 @@ func explore(tree *openings.Tree, q explorerQuery, base, gamesBase string) (*exp
 		p.Moves = append(p.Moves, row)
 	}
 	p.Board = boardData{Game: rset.Game.String(), Board: boardString(game.Position())}
-	for _, m := range game.LegalMoves(nil) {
-		lm := legalMove{URL: down(m.Text(rules.Ranks1)), Pass: m.IsPass()}
-		if !m.IsPass() {
-			lm.From = [2]int{m.From().File(), m.From().Rank()}
-			lm.To = [2]int{m.To().File(), m.To().Rank()}
-		}
-		p.Board.Legal = append(p.Board.Legal, lm)
-	}
+	p.Board.Legal = legalMoves(game, func(m rules.Move) string { return down(m.Text(rules.Ranks1)) })
 	if rset.Game == rules.Janggi && q.Moves == "" {
 		for _, m := range tree.Setups() {
 			if m.RuleSet == here.RuleSet {

@@ -13,8 +13,6 @@ import (
 	"github.com/palace-chess/palace/datasets"
 	"github.com/palace-chess/palace/encode"
 	"github.com/palace-chess/palace/gamerec"
-	"github.com/palace-chess/palace/gib"
-	"github.com/palace-chess/palace/notation"
 	"github.com/palace-chess/palace/openings"
 	"github.com/palace-chess/palace/rules"
 	"github.com/palace-chess/palace/rundir"
@@ -245,12 +243,7 @@ func viewGame(g *gamerec.Game, rs *rules.RuleSet) (*gameView, error) {
 	}
 	v := &gameView{Game: rs.Game.String(), RuleSet: g.RuleSet, Where: g.Where(), White: g.White, Black: g.Black, Date: g.Date,
 		Setup: g.Setup, Result: g.Result, Reason: g.Reason, Network: g.Network, Gen: g.Generation}
-	if rs.Game == rules.Janggi {
-		v.Notations = []string{"janggi", "iccs", "wxf"}
-	} else {
-		v.Notations = []string{"wxf", "iccs", "chinese"}
-	}
-	var buf []byte
+	v.Notations = notationsOf(rs)
 	moves := g.MoveList()
 	for k, text := range moves {
 		v.Boards = append(v.Boards, boardString(game.Position()))
@@ -263,12 +256,8 @@ func viewGame(g *gamerec.Game, rs *rules.RuleSet) (*gameView, error) {
 			p.From = [2]int{m.From().File(), m.From().Rank()}
 			p.To = [2]int{m.To().File(), m.To().Rank()}
 		}
-		p.Text["iccs"] = string(notation.AppendICCS(buf[:0], m))
-		p.Text["wxf"] = string(notation.AppendWXF(buf[:0], game, m))
-		if rs.Game == rules.Janggi {
-			p.Text["janggi"] = string(gib.AppendMove(buf[:0], game, m))
-		} else {
-			p.Text["chinese"] = string(notation.AppendChinese(buf[:0], game, m, false))
+		for _, nt := range v.Notations {
+			p.Text[nt] = moveText(game, m, nt)
 		}
 		if k < len(g.Scores) && g.Scores[k].Given() {
 			p.Score = g.Scores[k].String()
@@ -278,6 +267,15 @@ func viewGame(g *gamerec.Game, rs *rules.RuleSet) (*gameView, error) {
 	}
 	v.Boards = append(v.Boards, boardString(game.Position()))
 	return v, nil
+}
+
+// notationsOf are the notations a game of rs is shown in, the default
+// first: janggi's numeric one, WXF for xiangqi.
+func notationsOf(rs *rules.RuleSet) []string {
+	if rs.Game == rules.Janggi {
+		return []string{"janggi", "iccs", "wxf"}
+	}
+	return []string{"wxf", "iccs", "chinese"}
 }
 
 // boardString is the board as 90 FEN letters ('.' for empty), rank 10

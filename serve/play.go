@@ -528,16 +528,12 @@ func (ss *session) state() playState {
 		st.Result, st.Reason = rec.Result, rec.Reason
 		st.Count = rec.Count
 	} else if ss.game.Position().SideToMove() == ss.human {
-		for _, m := range ss.game.LegalMoves(nil) {
-			lm := legalMove{URL: m.Text(rules.Ranks1), Pass: m.IsPass()}
+		st.Legal = legalMoves(ss.game, func(m rules.Move) string {
 			if m.IsPass() {
-				lm.URL = "pass"
-			} else {
-				lm.From = [2]int{m.From().File(), m.From().Rank()}
-				lm.To = [2]int{m.To().File(), m.To().Rank()}
+				return "pass"
 			}
-			st.Legal = append(st.Legal, lm)
-		}
+			return m.Text(rules.Ranks1)
+		})
 	}
 	return st
 }
