@@ -167,7 +167,6 @@ func resultTag(g *gamerec.Game, game *rules.Game) string {
 	return winner + " 완승"
 }
 
-
 // AppendMove appends m, a move of g's position, as .gib records and
 // Korean players write it: the from-square, the piece in Hangul, the
 // to-square (79졸78; Han's soldier is 병), or 한수쉼 for a pass. Squares are
