@@ -3,6 +3,7 @@ package experiment
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -218,4 +219,72 @@ func Switches(a, b *rules.RuleSet) [][3]string {
 		out = append(out, [3]string{k, va, vb})
 	}
 	return out
+}
+
+// WriteSensitivity compares experiments of the same rule sets at rising
+// strengths (labels name them: budgets, say): each measure's B − A at
+// each, and a flag where its sign or its significance changes from one
+// to the next, since a conclusion that does not hold as the players get
+// stronger is the rule's and the players' together. It returns how many
+// measures it flagged.
+func WriteSensitivity(w io.Writer, labels []string, ans []Analysis) (int, error) {
+	if len(labels) != len(ans) {
+		return 0, fmt.Errorf("experiment: %d labels for %d analyses", len(labels), len(ans))
+	}
+	var order []string
+	at := map[string][]*row{}
+	for k, an := range ans {
+		for _, r := range an.rows() {
+			if at[r.label] == nil {
+				order = append(order, r.label)
+				at[r.label] = make([]*row, len(ans))
+			}
+			r := r
+			at[r.label][k] = &r
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "| measure | %s | |\n|---|%s---|\n", strings.Join(labels, " | "), strings.Repeat("---|", len(labels)))
+	flagged := 0
+	for _, label := range order {
+		rs := at[label]
+		cells := make([]string, len(rs))
+		changed := ""
+		for k, r := range rs {
+			if r == nil {
+				cells[k] = "—"
+				continue
+			}
+			cells[k] = r.diff
+			if r.d.Significant {
+				cells[k] += " (significant)"
+			}
+			if k > 0 && rs[k-1] != nil {
+				prev := rs[k-1]
+				switch {
+				case sign(prev.d.Mean) != sign(r.d.Mean) && (prev.d.Significant || r.d.Significant):
+					changed = "sign changes"
+				case prev.d.Significant != r.d.Significant && changed == "":
+					changed = "significance changes"
+				}
+			}
+		}
+		if changed != "" {
+			flagged++
+			changed = "**" + changed + "**"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", label, strings.Join(cells, " | "), changed)
+	}
+	_, err := io.WriteString(w, b.String())
+	return flagged, err
+}
+
+func sign(x Num) int {
+	switch {
+	case x > 0:
+		return 1
+	case x < 0:
+		return -1
+	}
+	return 0
 }

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/encode"
@@ -36,8 +38,13 @@ type experimentOptions struct {
 	cache      int
 	out        string
 	report     string
-	json       bool
-	show, line bool
+	// train are the study's budgets, ascending (none: no training);
+	// trainConfig and trainDir its runs' config and directory.
+	train       []time.Duration
+	trainConfig string
+	trainDir    string
+	json        bool
+	show, line  bool
 }
 
 // experimentSettingsHelp is the help of an experiment's match settings'
@@ -62,6 +69,9 @@ func parseExperimentFlags(args []string, stdout, stderr io.Writer) (experimentOp
 	fs.IntVar(&o.evaluators, "evaluators", 2, "network copies (a batcher each) the games share")
 	fs.IntVar(&o.cache, "cache", 65536, "evaluation cache entries (0: none)")
 	fs.StringVar(&o.out, "out", "", "record file: a game per line as it finishes; an existing file resumes the same experiment, one holding another is refused")
+	train := fs.String("train", "", "train a player per rule set first: the loop under A and under B from one config, each to these budgets of its stage time (30m,90m), the experiment played at each budget by the two networks, the differences compared across budgets")
+	fs.StringVar(&o.trainConfig, "train-config", "", "--train's run config (default: the game's quickstart, from the shipped network); its rules key is set to A's and B's")
+	fs.StringVar(&o.trainDir, "train-dir", "", "--train's run directories, DIR/A and DIR/B (default: --out's name with .train)")
 	fs.StringVar(&o.report, "report", "", "also write a report a researcher can cite into this directory: report.md (rule sets, outcomes with intervals and tests, a methods paragraph), analysis.json, outcomes.png, ends.png")
 	progress := addProgressFlag(fs)
 	fs.BoolVar(&o.json, "json", false, "print the analysis as JSON instead of the table (progress then goes to stderr)")
@@ -71,12 +81,30 @@ func parseExperimentFlags(args []string, stdout, stderr io.Writer) (experimentOp
 	switch {
 	case o.rulesA == "" || o.rulesB == "":
 		return o, usageError{"give --rules-a and --rules-b: the two rule sets compared (presets: " + presets + "; or YAML files)"}
-	case o.net == "":
-		return o, usageError{"--net: give a network checkpoint, uniform or random-evaluator"}
+	case o.net == "" && *train == "":
+		return o, usageError{"--net: give a network checkpoint, uniform or random-evaluator (or --train: a player trained under each rule set)"}
 	case o.out == "":
 		return o, usageError{"--out: give the record file (FILE.jsonl; an existing one resumes)"}
 	}
-	if o.report != "" {
+	if *train != "" {
+		var last time.Duration
+		for _, f := range strings.Split(*train, ",") {
+			d, err := time.ParseDuration(strings.TrimSpace(f))
+			if err != nil || d <= last {
+				return o, usagef("--train %q: want budgets in ascending order, as durations (30m,90m)", *train)
+			}
+			o.train, last = append(o.train, d), d
+		}
+		if o.net != "" || o.netB != "" {
+			return o, usageError{"--train makes the players: leave out --net and --net-b"}
+		}
+		if o.trainDir == "" {
+			o.trainDir = strings.TrimSuffix(o.out, filepath.Ext(o.out)) + ".train"
+		}
+	} else if o.trainConfig != "" || o.trainDir != "" {
+		return o, usageError{"--train-config and --train-dir are --train's"}
+	}
+	if o.report != "" && len(o.train) == 0 {
 		if err := checkOwnDir("report", o.report, experiment.IsReportFile); err != nil {
 			return o, err
 		}
@@ -130,15 +158,26 @@ func experimentCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 	if err := experiment.SameGame(sets[0], sets[1]); err != nil {
 		return usagef("--rules-a %s --rules-b %s: %s", o.rulesA, o.rulesB, strings.TrimPrefix(err.Error(), "experiment: "))
 	}
+	if len(o.train) > 0 {
+		return experimentStudy(ctx, o, sets, stdout, stderr)
+	}
+	_, err = playExperiment(ctx, o, sets, stdout, stderr)
+	return err
+}
+
+// playExperiment plays (or resumes) the experiment o describes between
+// sets, prints its analysis and writes its report, and returns the
+// analysis; an interrupted one returns its interruption.
+func playExperiment(ctx context.Context, o experimentOptions, sets [2]*rules.RuleSet, stdout, stderr io.Writer) (experiment.Analysis, error) {
 	player, about, err := experimentPlayer(o, o.net, sets[0])
 	if err != nil {
-		return fmt.Errorf("--net %s: %w", o.net, err)
+		return experiment.Analysis{}, fmt.Errorf("--net %s: %w", o.net, err)
 	}
 	var playerB arena.Player
 	if o.netB != "" {
 		var aboutB string
 		if playerB, aboutB, err = experimentPlayer(o, o.netB, sets[1]); err != nil {
-			return fmt.Errorf("--net-b %s: %w", o.netB, err)
+			return experiment.Analysis{}, fmt.Errorf("--net-b %s: %w", o.netB, err)
 		}
 		about = "A: " + about + "; B: " + aboutB
 	}
@@ -159,9 +198,9 @@ func experimentCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 	interrupted := stoppedBy(ctx, runErr)
 	if runErr != nil && !interrupted {
 		if strings.Contains(runErr.Error(), "holds another experiment") {
-			return fmt.Errorf("%w (give --out another file for a new experiment)", runErr)
+			return experiment.Analysis{}, fmt.Errorf("%w (give --out another file for a new experiment)", runErr)
 		}
-		return runErr
+		return experiment.Analysis{}, runErr
 	}
 	status.end()
 	an := experiment.Analyze(res.Header, res.Records)
@@ -170,10 +209,10 @@ func experimentCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 			Before: res.Before, Interrupted: interrupted, RulesA: res.Header.A, RulesB: res.Header.B, Analysis: an}
 		data, err := json.MarshalIndent(doc, "", "  ")
 		if err != nil {
-			return err
+			return experiment.Analysis{}, err
 		}
 		if _, err := stdout.Write(append(data, '\n')); err != nil {
-			return err
+			return experiment.Analysis{}, err
 		}
 	} else {
 		state := "finished"
@@ -188,7 +227,7 @@ func experimentCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 		fmt.Fprintf(stdout, "  caps    %s; %s\n", capText(sets[0]), capText(sets[1]))
 		fmt.Fprintf(stdout, "  search  %s\n", about)
 		if err := an.WriteText(stdout); err != nil {
-			return err
+			return experiment.Analysis{}, err
 		}
 	}
 	if o.report != "" {
@@ -197,13 +236,13 @@ func experimentCommand(ctx context.Context, args []string, stdout, stderr io.Wri
 			fmt.Fprintf(stderr, "experiment: report %s\n", f)
 		}
 		if err != nil {
-			return fmt.Errorf("--report: %w", err)
+			return experiment.Analysis{}, fmt.Errorf("--report: %w", err)
 		}
 	}
 	if interrupted {
-		return interruption(ctx, "%d of %d games recorded in %s; run the same command again to resume", len(res.Records), total, o.out)
+		return an, interruption(ctx, "%d of %d games recorded in %s; run the same command again to resume", len(res.Records), total, o.out)
 	}
-	return nil
+	return an, nil
 }
 
 // experimentJSON is --json's document: the run, both rule sets in full,

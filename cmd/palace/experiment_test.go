@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/palace-chess/palace/experiment"
+	"github.com/palace-chess/palace/loop/looptest"
 )
 
 // experimentRun runs palace experiment under ctx, returning its output and
@@ -294,5 +295,51 @@ func TestExperimentPlayerPerRuleSet(t *testing.T) {
 	// Resumed with another B player, the record is refused.
 	if _, _, err := experimentRun(t, context.Background(), experimentArgs(out, 2)...); err == nil || !strings.Contains(err.Error(), "B's player") {
 		t.Errorf("resumed without --net-b: %v", err)
+	}
+}
+
+// TestExperimentTrain: --train trains a player per rule set to each
+// budget (two run directories), plays the experiment at each with the
+// two networks, and compares the budgets; the same command again trains
+// and plays nothing more.
+func TestExperimentTrain(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "tiny.yaml")
+	os.WriteFile(cfg, []byte(looptest.TinyYAML), 0o644)
+	ruleB := filepath.Join(dir, "long.yaml")
+	os.WriteFile(ruleB, []byte("base: xiangqi\nmaxPlies: 300\n"), 0o644)
+	out, report := filepath.Join(dir, "exp.jsonl"), filepath.Join(dir, "report")
+	args := []string{"--rules-a", "xiangqi", "--rules-b", ruleB, "--train", "1ns,2ns", "--train-config", cfg, "--nodes", "4",
+		"--games", "2", "--max-plies", "30", "--seed", "3", "--concurrency", "2", "--out", out, "--report", report, "--progress", "none"}
+	stdout, stderr, err := experimentRun(t, context.Background(), args...)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	for _, f := range []string{"exp-1ns.jsonl", "exp-2ns.jsonl", "exp.train/A/metrics.jsonl", "exp.train/B/metrics.jsonl",
+		"report/1ns/report.md", "report/2ns/report.md", "report/sensitivity.md"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	h, _, err := experiment.ReadRecords(filepath.Join(dir, "exp-2ns.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(h.Player, "gen-0000") && !strings.Contains(h.Player, "net") || h.PlayerB == "" {
+		t.Errorf("players %q and %q", h.Player, h.PlayerB)
+	}
+	if !strings.Contains(stdout, "as the players get stronger") {
+		t.Errorf("no comparison across budgets:\n%s", stdout)
+	}
+	cfgB, _ := os.ReadFile(filepath.Join(dir, "exp.train", "B", "config.yaml"))
+	if !strings.Contains(string(cfgB), "rules: "+ruleB) {
+		t.Errorf("B's run config:\n%s", cfgB)
+	}
+	stdout, stderr, err = experimentRun(t, context.Background(), args...)
+	if err != nil || !strings.Contains(stdout, "0 played now") || strings.Contains(stdout, "2 played now") {
+		t.Errorf("the same command again: %v\n%s\n%s", err, stdout, stderr)
+	}
+	if _, _, err := experimentRun(t, context.Background(), append(args, "--net", "uniform")...); err == nil {
+		t.Error("--train with --net was taken")
 	}
 }
