@@ -216,7 +216,7 @@ func (t *Tree) selectStarts(fen, moves string) ([]int32, error) {
 			if len(errs) > 0 && len(errs) == len(t.ruleSets) {
 				return nil, fmt.Errorf("openings: position: %w", errs[0])
 			}
-			return nil, fmt.Errorf("openings: no game reached the position %s%s", fen, t.depthNote())
+			return nil, fmt.Errorf("%w: no game reached the position %s%s", ErrNotReached, fen, t.depthNote())
 		}
 	}
 	if err := t.sortNodes(starts); err != nil {
@@ -261,6 +261,11 @@ func (t *Tree) follow(n int32, texts []string) (int32, int, error) {
 	return n, len(texts), nil
 }
 
+// ErrNotReached is wrapped by a selection's error when no game of the
+// tree reached the position asked for (a legal one: an illegal move is
+// another error).
+var ErrNotReached = errors.New("openings: not reached")
+
 // followError explains why moves lead nowhere, from the first start.
 func (t *Tree) followError(starts []int32, texts []string) error {
 	n, i, err := t.follow(starts[0], texts)
@@ -280,7 +285,7 @@ func (t *Tree) followError(starts []int32, texts []string) error {
 	if !pos.IsLegal(m) {
 		return fmt.Errorf("openings: moves %q: move %d (%s) is illegal in %s%s", moves, i+1, texts[i], pos.FEN(), others)
 	}
-	return fmt.Errorf("openings: moves %q: no game played move %d (%s) in %s%s%s", moves, i+1, texts[i], pos.FEN(), t.depthNote(), others)
+	return fmt.Errorf("%w: moves %q: no game played move %d (%s) in %s%s%s", ErrNotReached, moves, i+1, texts[i], pos.FEN(), t.depthNote(), others)
 }
 
 func (t *Tree) depthNote() string {

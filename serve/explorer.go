@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"math"
@@ -392,19 +393,9 @@ func explore(tree *openings.Tree, q explorerQuery, base, gamesBase string) (*exp
 				Current: root.FEN == fen && root.RuleSet == rs})
 		}
 	}
-	v, err := tree.Explore(fen, q.Moves, q.MinGames)
+	here, err := explorePosition(tree, fen, rs, q)
 	if err != nil {
 		return nil, err
-	}
-	var here *openings.Position
-	for _, id := range v.Roots {
-		if pos := &v.Positions[id]; rs == "" || pos.RuleSet == rs {
-			here = pos
-			break
-		}
-	}
-	if here == nil {
-		return nil, fmt.Errorf("serve: no game of rule set %s reached that position", rs)
 	}
 	rset := tree.RuleSet(here.RuleSet)
 	game, err := rules.NewGame(rset, here.FEN)
@@ -480,6 +471,39 @@ func explore(tree *openings.Tree, q explorerQuery, base, gamesBase string) (*exp
 		}
 	}
 	return p, nil
+}
+
+// explorePosition is the tree's position after q's moves from fen under
+// rule set rs, with its moves; a position no game reached (a legal move
+// clicked on the board that none played) is shown with none.
+func explorePosition(tree *openings.Tree, fen, rs string, q explorerQuery) (*openings.Position, error) {
+	v, err := tree.Explore(fen, q.Moves, q.MinGames)
+	if err == nil {
+		for _, id := range v.Roots {
+			if pos := &v.Positions[id]; rs == "" || pos.RuleSet == rs {
+				return pos, nil
+			}
+		}
+	}
+	if err != nil && !errors.Is(err, openings.ErrNotReached) {
+		return nil, err
+	}
+	rset := tree.RuleSet(rs)
+	if rset == nil {
+		return nil, fmt.Errorf("serve: no game of rule set %q reached that position", rs)
+	}
+	g, err := rules.NewGame(rset, fen)
+	if err != nil {
+		return nil, fmt.Errorf("serve: %w", err)
+	}
+	for i, text := range strings.Fields(q.Moves) {
+		m, err := g.Position().ParseMove(text, rules.Ranks1)
+		if err != nil || !g.IsLegal(m) {
+			return nil, fmt.Errorf("serve: moves: move %d (%s) is not legal", i+1, text)
+		}
+		g.Play(m)
+	}
+	return &openings.Position{RuleSet: rs, Game: rset.Game, FEN: g.Position().FEN(), Side: g.Position().SideToMove(), Ply: g.Ply()}, nil
 }
 
 // moveText is m, a legal move of g's position, in notation nt.

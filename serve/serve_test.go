@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -325,6 +326,29 @@ func TestExplorerAgreesWithOpenings(t *testing.T) {
 	}
 }
 
+// TestExplorerUnplayedMove: a legal move no game played shows its
+// position with no games (the board stays clickable); an illegal one is
+// an error page.
+func TestExplorerUnplayedMove(t *testing.T) {
+	ts := newServer(t, Options{Paths: []string{tinyRun(t)}})
+	tree, err := openings.Build([]string{tinyRun(t)}, openings.Filter{Depth: defaultExplorerDepth})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := tree.RuleSets()[0]
+	q := "?fen=" + url.QueryEscape(rules.XiangqiStartFEN) + "&rs=" + url.QueryEscape(rs)
+	code, body := get(t, ts, "/explorer/0/"+q+"&moves=a1a2+a10a9+a2a1+a9a10+i1i2")
+	if code != 200 || !strings.Contains(body, "No game reached this position") || !strings.Contains(body, " 0 games reached this position") {
+		t.Fatalf("an unplayed line: %d\n%s", code, body)
+	}
+	if !strings.Contains(body, `id="explorer-data"`) {
+		t.Error("the board of an unplayed position is not drawn")
+	}
+	if code, body := get(t, ts, "/explorer/0/"+q+"&moves=a1a9"); code != http.StatusUnprocessableEntity || !strings.Contains(body, "illegal") {
+		t.Errorf("an illegal move: %d\n%s", code, body)
+	}
+}
+
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func htmlUnescape(s string) string {
@@ -476,7 +500,7 @@ func TestPlay(t *testing.T) {
 	if code != 200 || st.ID == "" || st.ToMove != "white" || len(st.Legal) != 44 || len(st.Moves) != 0 {
 		t.Fatalf("start: %d %s", code, body)
 	}
-	if code, _, body := postJSON(t, ts, "/api/play/"+st.ID+"/move", `{"move": "h3h9"}`); code != http.StatusUnprocessableEntity || !strings.Contains(body, "not legal") {
+	if code, _, body := postJSON(t, ts, "/api/play/"+st.ID+"/move", `{"move": "h3h9"}`); code != http.StatusUnprocessableEntity || !strings.Contains(body, "illegal") {
 		t.Fatalf("an illegal move: %d %s", code, body)
 	}
 	code, st, body = postJSON(t, ts, "/api/play/"+st.ID+"/move", `{"move": "h3e3"}`)
