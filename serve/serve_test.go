@@ -500,7 +500,7 @@ func TestPlay(t *testing.T) {
 	if code != 200 || st.ID == "" || st.ToMove != "white" || len(st.Legal) != 44 || len(st.Moves) != 0 {
 		t.Fatalf("start: %d %s", code, body)
 	}
-	if code, _, body := postJSON(t, ts, "/api/play/"+st.ID+"/move", `{"move": "h3h9"}`); code != http.StatusUnprocessableEntity || !strings.Contains(body, "illegal") {
+	if code, _, body := postJSON(t, ts, "/api/play/"+st.ID+"/move", `{"move": "h3h9"}`); code != http.StatusUnprocessableEntity || !strings.Contains(body, "not legal") {
 		t.Fatalf("an illegal move: %d %s", code, body)
 	}
 	code, st, body = postJSON(t, ts, "/api/play/"+st.ID+"/move", `{"move": "h3e3"}`)
