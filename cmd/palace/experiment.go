@@ -98,6 +98,9 @@ func parseExperimentFlags(args []string, stdout, stderr io.Writer) (experimentOp
 		if o.net != "" || o.netB != "" {
 			return o, usageError{"--train makes the players: leave out --net and --net-b"}
 		}
+		if o.json {
+			return o, usageError{"--train prints an analysis a budget and their comparison; --json is for one experiment (each budget's analysis.json is in --report's directory)"}
+		}
 		if o.trainDir == "" {
 			o.trainDir = strings.TrimSuffix(o.out, filepath.Ext(o.out)) + ".train"
 		}
