@@ -704,12 +704,8 @@ func gibStarts(seg *gibSegment) ([]gibStart, *Error) {
 		// The board decides (handicap games lack pieces); it is named by
 		// its setups when it is a standard one.
 		st := gibStart{fen: fen}
-		for _, cho := range gibAllSetups {
-			for _, han := range gibAllSetups {
-				if rules.JanggiSetupFEN(cho, han) == fen {
-					st.setup = cho.String() + "," + han.String()
-				}
-			}
+		if cho, han, ok := rules.JanggiSetupsOf(fen); ok {
+			st.setup = cho.String() + "," + han.String()
 		}
 		return []gibStart{st}, nil
 	}

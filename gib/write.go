@@ -96,14 +96,11 @@ func gameText(g *gamerec.Game, rs *rules.RuleSet) (string, error) {
 // standardSetups names the start FEN's setups, read from file a to file
 // i as gibSetups does, when it is one of the sixteen.
 func standardSetups(fen string) (cho, han string, ok bool) {
-	for c := range 4 {
-		for h := range 4 {
-			if rules.JanggiSetupFEN(rules.JanggiSetup(c), rules.JanggiSetup(h)) == fen {
-				return setupName(rules.JanggiSetup(c)), setupName(rules.JanggiSetup(h)), true
-			}
-		}
+	c, h, ok := rules.JanggiSetupsOf(fen)
+	if !ok {
+		return "", "", false
 	}
-	return "", "", false
+	return setupName(c), setupName(h), true
 }
 
 func setupName(s rules.JanggiSetup) string {

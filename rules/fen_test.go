@@ -73,6 +73,9 @@ func TestParseFENDefaultsAndAliases(t *testing.T) {
 
 func TestJanggiSetups(t *testing.T) {
 	rs := MustPreset("janggi")
+	if _, _, ok := JanggiSetupsOf(XiangqiStartFEN); ok {
+		t.Error("JanggiSetupsOf named setups of the xiangqi start")
+	}
 	want := map[JanggiSetup]string{
 		MaSangSangMa: "RNBA1ABNR", MaSangMaSang: "RNBA1ANBR", SangMaSangMa: "RBNA1ABNR", SangMaMaSang: "RBNA1ANBR",
 	}
@@ -96,6 +99,9 @@ func TestJanggiSetups(t *testing.T) {
 			c, h, err := ParseJanggiSetups(cho.String() + "," + han.String())
 			if err != nil || c != cho || h != han {
 				t.Errorf("ParseJanggiSetups(%s,%s) = %v, %v, %v", cho, han, c, h, err)
+			}
+			if c, h, ok := JanggiSetupsOf(fen); !ok || c != cho || h != han {
+				t.Errorf("JanggiSetupsOf(%s) = %v, %v, %v", fen, c, h, ok)
 			}
 		}
 	}

@@ -157,6 +157,19 @@ func JanggiSetupFEN(cho, han JanggiSetup) string {
 		janggiSetupRanks[cho] + " w - - 0 1"
 }
 
+// JanggiSetupsOf names the Cho and Han setups whose start FEN is fen
+// exactly (JanggiSetupFEN's inverse); ok is false for any other FEN.
+func JanggiSetupsOf(fen string) (cho, han JanggiSetup, ok bool) {
+	for c := range JanggiSetup(4) {
+		for h := range JanggiSetup(4) {
+			if JanggiSetupFEN(c, h) == fen {
+				return c, h, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
 // StartFEN is the rule set's start position (janggi: the default setup).
 func (rs *RuleSet) StartFEN() string {
 	if rs.Game == Janggi {

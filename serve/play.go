@@ -548,14 +548,8 @@ func colorName(c rules.Color) string {
 // record is the session's game as a games file holds it.
 func (ss *session) record() gamerec.Game {
 	g := gamerec.Game{RuleSet: ss.rs.String(), Line: gamerec.LineOf(ss.game), Plies: ss.game.Ply(), Date: ss.started.UTC().Format("2006.01.02")}
-	if ss.rs.Game == rules.Janggi {
-		for c := range 4 {
-			for h := range 4 {
-				if rules.JanggiSetupFEN(rules.JanggiSetup(c), rules.JanggiSetup(h)) == g.StartFEN {
-					g.Setup = rules.JanggiSetup(c).String() + "," + rules.JanggiSetup(h).String()
-				}
-			}
-		}
+	if cho, han, ok := rules.JanggiSetupsOf(g.StartFEN); ok && ss.rs.Game == rules.Janggi {
+		g.Setup = cho.String() + "," + han.String()
 	}
 	person, engine := "you", "palace ("+ss.netName+")"
 	g.White, g.Black = person, engine
