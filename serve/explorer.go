@@ -114,12 +114,16 @@ type cachedTree struct {
 const treesKept = 4
 
 // signature sums up the files under path: their count, sizes and latest
-// modification. A changed games file changes it.
+// modification. A changed games file changes it. The same walk refuses a
+// symbolic link, as checkNoLinks does.
 func signature(path string) (string, error) {
 	var n, size int64
 	var latest time.Time
 	err := filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
+			return fmt.Errorf("serve: %w", err)
+		}
+		if err := linkError(p, d); err != nil {
 			return err
 		}
 		if d.Type().IsRegular() {
@@ -136,7 +140,7 @@ func signature(path string) (string, error) {
 		return nil
 	})
 	if err != nil {
-		return "", fmt.Errorf("serve: %w", err)
+		return "", err
 	}
 	return fmt.Sprintf("%d/%d/%d", n, size, latest.UnixNano()), nil
 }
@@ -144,11 +148,6 @@ func signature(path string) (string, error) {
 // get is the tree of t's games under f, built or kept, and how long its
 // building took.
 func (c *treeCache) get(t target, f openings.Filter) (*openings.Tree, time.Duration, error) {
-	if t.isDir {
-		if err := checkNoLinks(t.path); err != nil {
-			return nil, 0, err
-		}
-	}
 	sig, err := signature(t.path)
 	if err != nil {
 		return nil, 0, err

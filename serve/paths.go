@@ -101,9 +101,14 @@ func checkNoLinks(dir string) error {
 		if err != nil {
 			return fmt.Errorf("serve: %w", err)
 		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			return fmt.Errorf("serve: %s is a symbolic link: a directory that holds one is not served, since reading it would leave the served paths", p)
-		}
-		return nil
+		return linkError(p, d)
 	})
+}
+
+// linkError is the refusal of a walk's entry that is a symbolic link.
+func linkError(p string, d fs.DirEntry) error {
+	if d.Type()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("serve: %s is a symbolic link: a directory that holds one is not served, since reading it would leave the served paths", p)
+	}
+	return nil
 }
