@@ -8,11 +8,15 @@
 # summed; batch norm folded into the convolutions on both sides. palace runs
 # its default kernel path (bf16 where the CPU has AVX-512 BF16) and, where
 # that is bf16, also its float32 path (--kernel avx512): PyTorch's own
-# precision, the like-for-like column. Training:
-# `go test -bench TrainStep ./nn/gnet` (6×64, batch 64, SGD momentum 0.9)
-# against one PyTorch process with torch.set_num_threads(2) doing the same
-# step (policy and WDL cross-entropy, L2, SGD momentum). Before timing, the
-# twin's parameter count must equal `palace net info`'s for each shape.
+# precision, the like-for-like column. PyTorch runs twice: float32, and its
+# fastest path, bf16 autocast with channels-last tensors (--bf16); palace's
+# ratio is against the faster of the two. Training:
+# `go test -bench TrainStep ./nn/gnet` (6×64, batch 64, SGD momentum 0.9;
+# bf16 products where the CPU has AVX-512 BF16, and float32) against one
+# PyTorch process with torch.set_num_threads(2) doing the same step (policy
+# and WDL cross-entropy, L2, SGD momentum), float32 and bf16 autocast.
+# Before timing, the twin's parameter count must equal `palace net info`'s
+# for each shape.
 #
 # Usage: scripts/torch-vs-palace.sh        (about a minute on 2 cores)
 # Knobs (environment):
@@ -90,28 +94,37 @@ for shape in $shapes; do
 	if head -1 "$tmp/$shape.palace" | grep -q '; kernel bf16 (this CPU: .*avx512'; then
 		"$bin" net bench --kernel avx512 --workers "$workers" --batch "$batches" --positions "$positions" "$tmp/$shape.ckpt" >"$tmp/$shape.palace32"
 	fi
-	pids=()
-	for w in $(seq "$workers"); do
-		twin --mode infer --threads 1 --blocks "$blocks" --channels "$filters" --batch "$batches" --seconds "$seconds" >"$tmp/$shape.torch.$w" &
-		pids+=($!)
+	# PyTorch's float32 path, then its bf16 autocast + channels-last path,
+	# each as $workers single-thread processes at once.
+	for mode in fp32 bf16; do
+		flag=""
+		[ "$mode" = bf16 ] && flag=--bf16
+		pids=()
+		for w in $(seq "$workers"); do
+			twin --mode infer --threads 1 $flag --blocks "$blocks" --channels "$filters" --batch "$batches" --seconds "$seconds" >"$tmp/$shape.torch-$mode.$w" &
+			pids+=($!)
+		done
+		for p in "${pids[@]}"; do wait "$p"; done
 	done
-	for p in "${pids[@]}"; do wait "$p"; done
 
+	# torchsum MODE BATCH: the processes' positions/s summed.
+	torchsum() { cat "$tmp/$shape.torch-$1."* | grep "\"batch\": $2," | sed -n 's/.*"positions_per_s": \([0-9.e+-]*\).*/\1/p' | awk '{s += $1} END {print s}'; }
 	for b in ${batches//,/ }; do
 		ppos=$(awk -v b="$b" '$1 == "batch" && $2 + 0 == b {print $3}' "$tmp/$shape.palace")
 		p32=$(awk -v b="$b" '$1 == "batch" && $2 + 0 == b {print $3}' "$tmp/$shape.palace32")
-		tpos=$(cat "$tmp/$shape.torch."* | grep "\"batch\": $b," | sed -n 's/.*"positions_per_s": \([0-9.e+-]*\).*/\1/p' | awk '{s += $1} END {print s}')
-		echo "${blocks}×${filters} $b $tpos $ppos ${p32:--}" >>"$rows"
+		echo "${blocks}×${filters} $b $(torchsum fp32 "$b") $(torchsum bf16 "$b") $ppos ${p32:--}" >>"$rows"
 	done
 done
 
 if [ "${TVP_TRAIN:-1}" != 0 ]; then
-	# nn/gnet's BenchmarkTrainStep is 6×64 at batch 64 (bench_test.go).
+	# nn/gnet's BenchmarkTrainStep is 6×64 at batch 64 (bench_test.go):
+	# float32, and bf16 products where the CPU has AVX-512 BF16.
 	go test -run '^$' -bench '^BenchmarkTrainStep$' -benchtime "${train_steps}x" ./nn/gnet >"$tmp/train.palace"
-	psam=$(awk '/^BenchmarkTrainStep/{for (i = 2; i <= NF; i++) if ($i == "samples/s") print $(i-1)}' "$tmp/train.palace")
+	sps() { awk -v name="$1" 'index($1, "BenchmarkTrainStep/" name) == 1 {for (i = 2; i <= NF; i++) if ($i == "samples/s") print $(i-1)}' "$tmp/train.palace"; }
+	p32=$(sps fp32) pbf=$(sps bf16)
 	twin --mode train --threads "$train_threads" --blocks 6 --channels 64 --batch 64 --seconds "$train_seconds" >"$tmp/train.torch"
-	tsam=$(jget "$tmp/train.torch" samples_per_s)
-	echo "6×64 train 64 $tsam $psam -" >>"$rows"
+	twin --mode train --threads "$train_threads" --bf16 --blocks 6 --channels 64 --batch 64 --seconds "$train_seconds" >"$tmp/train.torch-bf16"
+	echo "6×64 train 64 $(jget "$tmp/train.torch" samples_per_s) $(jget "$tmp/train.torch-bf16" samples_per_s) ${pbf:-$p32} $p32" >>"$rows"
 fi
 
 tv=$("$py" -c 'import torch; print(torch.__version__)' 2>/dev/null)
@@ -119,12 +132,13 @@ echo
 echo "PyTorch $tv ($py), $workers single-thread processes for inference, $train_threads threads for training; palace net bench --workers $workers; $(nproc) cores"
 cat "$tmp/notes"
 echo
-echo "| shape | batch | PyTorch /s | palace /s | palace/PyTorch | palace float32 /s | float32/PyTorch |"
-echo "|---|---:|---:|---:|---:|---:|---:|"
+echo "| shape | batch | PyTorch fp32 /s | PyTorch bf16 /s | palace /s | palace / PyTorch's best | palace float32 /s | float32 / PyTorch fp32 |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 awk '{
-	if ($2 == "train") { shape = $1 " train"; b = $3; t = $4; p = $5; f = $6; unit = " samples" }
-	else { shape = $1; b = $2; t = $3; p = $4; f = $5; unit = "" }
-	r = (t > 0) ? sprintf("%.2f", p / t) : "n/a"
+	if ($2 == "train") { shape = $1 " train"; b = $3; t = $4; tb = $5; p = $6; f = $7; unit = " samples" }
+	else { shape = $1; b = $2; t = $3; tb = $4; p = $5; f = $6; unit = "" }
+	best = (tb > t) ? tb : t
+	r = (best > 0) ? sprintf("%.2f", p / best) : "n/a"
 	if (f == "-") { fs = "–"; fr = "–" } else { fs = sprintf("%.0f", f); fr = (t > 0) ? sprintf("%.2f", f / t) : "n/a" }
-	printf "| %s | %s | %.0f%s | %.0f%s | %s | %s | %s |\n", shape, b, t, unit, p, unit, r, fs, fr
+	printf "| %s | %s | %.0f%s | %.0f%s | %.0f%s | %s | %s | %s |\n", shape, b, t, unit, tb, unit, p, unit, r, fs, fr
 }' "$rows"

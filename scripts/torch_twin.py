@@ -23,10 +23,17 @@ Modes (one JSON object a line on stdout):
           c*sum(w^2) over convolution and dense weights, here as SGD's
           weight_decay 2c on those weights), batch norm in training mode.
 
+--bf16 runs either mode on PyTorch's fastest CPU path: bf16 autocast
+(torch.autocast("cpu", dtype=torch.bfloat16): convolutions and dense layers
+in bf16, accumulated in float32, float32 master weights) and channels-last
+tensors (oneDNN's preferred layout).
+
 Only torch and the standard library. Usage:
   python3 scripts/torch_twin.py --mode infer --blocks 6 --channels 64 --batch 1,8,32 --seconds 3
-  python3 scripts/torch_twin.py --mode train --blocks 6 --channels 64 --batch 64 --threads 2
+  python3 scripts/torch_twin.py --mode train --blocks 6 --channels 64 --batch 64 --threads 2 [--bf16]
 """
+
+import contextlib
 
 import argparse
 import json
@@ -154,28 +161,44 @@ def run_for(fn, seconds, min_rounds):
             return rounds, el
 
 
+def precision(a):
+    """The autocast context of --bf16 (nothing without it)."""
+    if a.bf16:
+        return torch.autocast("cpu", dtype=torch.bfloat16)
+    return contextlib.nullcontext()
+
+
+def layout(a, t):
+    """t in channels-last under --bf16, as PyTorch's fastest path wants."""
+    return t.contiguous(memory_format=torch.channels_last) if a.bf16 else t
+
+
 def infer(a, m, batches):
     m.eval()
     m.fold()
+    if a.bf16:
+        m = m.to(memory_format=torch.channels_last)
     fwd = m
-    with torch.inference_mode():
+    with torch.inference_mode(), precision(a):
         if a.jit:
-            ex = torch.zeros(1, a.planes, RANKS, FILES)
+            ex = layout(a, torch.zeros(1, a.planes, RANKS, FILES))
             fwd = torch.jit.freeze(torch.jit.trace(m, ex))
         for batch in batches:
             # Palace's bench feeds 0,1,0,1,...; any 0/1 planes do.
-            x = (torch.arange(batch * a.planes * SQUARES) % 2).float().view(batch, a.planes, RANKS, FILES)
+            x = layout(a, (torch.arange(batch * a.planes * SQUARES) % 2).float().view(batch, a.planes, RANKS, FILES))
             run_for(lambda: fwd(x), a.warmup, 2)
             rounds, el = run_for(lambda: fwd(x), a.seconds, 2)
             emit({"mode": "infer", "blocks": a.blocks, "channels": a.channels, "batch": batch,
-                  "threads": torch.get_num_threads(), "positions": rounds * batch, "seconds": round(el, 4),
+                  "bf16": a.bf16, "threads": torch.get_num_threads(), "positions": rounds * batch, "seconds": round(el, 4),
                   "positions_per_s": rounds * batch / el})
 
 
 def train(a, m, batch):
     m.train()
+    if a.bf16:
+        m = m.to(memory_format=torch.channels_last)
     g = torch.Generator().manual_seed(a.seed)
-    x = (torch.rand(batch, a.planes, RANKS, FILES, generator=g) < 1 / 3).float()
+    x = layout(a, (torch.rand(batch, a.planes, RANKS, FILES, generator=g) < 1 / 3).float())
     pt = torch.rand(batch, a.policy_size, generator=g) * (torch.rand(batch, a.policy_size, generator=g) < 0.5)
     pt[torch.arange(batch), torch.arange(batch) % a.policy_size] += 0.01
     pt = pt / pt.sum(1, keepdim=True)
@@ -189,7 +212,9 @@ def train(a, m, batch):
 
     def step():
         opt.zero_grad(set_to_none=True)
-        p, v = m(x)
+        with precision(a):
+            p, v = m(x)
+        p, v = p.float(), v.float()
         loss = -(pt * F.log_softmax(p, 1)).sum(1).mean() - (wt * F.log_softmax(v, 1)).sum(1).mean()
         loss.backward()
         opt.step()
@@ -197,7 +222,7 @@ def train(a, m, batch):
     run_for(step, a.warmup, 2)
     rounds, el = run_for(step, a.seconds, 3)
     emit({"mode": "train", "blocks": a.blocks, "channels": a.channels, "batch": batch,
-          "threads": torch.get_num_threads(), "samples": rounds * batch, "seconds": round(el, 4),
+          "bf16": a.bf16, "threads": torch.get_num_threads(), "samples": rounds * batch, "seconds": round(el, 4),
           "samples_per_s": rounds * batch / el})
 
 
@@ -217,6 +242,7 @@ def main():
     ap.add_argument("--threads", type=int, default=1, help="torch.set_num_threads (default 1)")
     ap.add_argument("--l2", type=float, default=1e-4, help="train: nn/gnet's L2 coefficient c")
     ap.add_argument("--jit", action="store_true", help="infer: torch.jit.trace + freeze the folded net")
+    ap.add_argument("--bf16", action="store_true", help="bf16 autocast and channels-last tensors: PyTorch's fastest CPU path")
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
 

@@ -111,7 +111,19 @@ type Config struct {
 	RecordsGenerations int     `yaml:"records_generations"`
 	// CheckpointEvery is the number of steps between saves of the state.
 	CheckpointEvery int `yaml:"checkpoint_every"`
+	// Precision is the tower's products: fp32, or bf16 (mixed precision
+	// as PyTorch's autocast does it: the 3×3 convolutions' operands
+	// rounded to bfloat16, their sums, the weights and everything else
+	// float32), which trains faster where the CPU has AVX-512 BF16 and is
+	// float32 elsewhere (gnet.WithBF16).
+	Precision string `yaml:"precision"`
 }
+
+// The values of Config.Precision.
+const (
+	PrecisionFP32 = "fp32"
+	PrecisionBF16 = "bf16"
+)
 
 // MaxSamplesPerPosition bounds Config.SamplesPerPosition: far above any
 // useful value (KataGo's is about 1), and low enough that a run's step
@@ -138,6 +150,7 @@ func DefaultConfig() Config {
 		Mirror:             0.5,
 		MaskIllegal:        true,
 		CheckpointEvery:    200,
+		Precision:          PrecisionFP32,
 	}
 }
 
@@ -207,6 +220,9 @@ func (c *Config) Validate() error {
 	if c.CheckpointEvery < 1 {
 		bad("checkpoint_every %d, want ≥ 1", c.CheckpointEvery)
 	}
+	if c.Precision != PrecisionFP32 && c.Precision != PrecisionBF16 {
+		bad("precision %q, want %s or %s", c.Precision, PrecisionFP32, PrecisionBF16)
+	}
 	if len(errs) > 0 {
 		return fmt.Errorf("train: config: %w", errors.Join(errs...))
 	}
@@ -227,7 +243,7 @@ func (c *Config) Steps(positions int64) int64 {
 // Options returns the gnet options of the configuration.
 func (c *Config) options(seed uint64) []gnet.Option {
 	opts := []gnet.Option{gnet.WithBatch(c.Batch), gnet.WithL2(c.L2), gnet.WithSchedule(c.Schedule),
-		gnet.WithBNMomentum(c.BNMomentum), gnet.WithSeed(seed)}
+		gnet.WithBNMomentum(c.BNMomentum), gnet.WithSeed(seed), gnet.WithBF16(c.Precision == PrecisionBF16)}
 	if c.Optimizer == gnet.Adam {
 		return append(opts, gnet.WithAdam(c.Beta1, c.Beta2, c.Epsilon))
 	}

@@ -8,15 +8,26 @@ import (
 )
 
 // BenchmarkTrainStep: the yardstick network, 6 blocks × 64
-// filters, palace's 80 input planes and 2,581 policy slots, at batch 64.
+// filters, palace's 80 input planes and 2,581 policy slots, at batch 64,
+// float32 and (where the CPU has AVX-512 BF16) bf16 products.
 func BenchmarkTrainStep(b *testing.B) {
+	b.Run("fp32", func(b *testing.B) { benchmarkTrainStep(b, false) })
+	b.Run("bf16", func(b *testing.B) {
+		if !model.HaveBF16() {
+			b.Skip("no AVX-512 BF16 here")
+		}
+		benchmarkTrainStep(b, true)
+	})
+}
+
+func benchmarkTrainStep(b *testing.B, bf16 bool) {
 	cfg := model.Config{Planes: 80, PolicySize: 2581, Blocks: 6, Filters: 64, PolicyChannels: 4, ValueChannels: 2, ValueHidden: 64}
 	const batch = 64
 	w, err := model.NewRandom(cfg, 1)
 	if err != nil {
 		b.Fatal(err)
 	}
-	tr, err := New(w, WithBatch(batch), WithSGD(0.9), WithSchedule(Schedule{Kind: Constant, Rate: 1e-3}))
+	tr, err := New(w, WithBatch(batch), WithSGD(0.9), WithSchedule(Schedule{Kind: Constant, Rate: 1e-3}), WithBF16(bf16))
 	if err != nil {
 		b.Fatal(err)
 	}

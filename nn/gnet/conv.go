@@ -23,6 +23,13 @@ const chunkPositions = 8
 type convScratch struct {
 	col, part, yt []any // per worker (yt: the kernels' transposed products)
 	wf, wt        any   // flipped filters for the input gradient; transposed filters (kernels)
+	// bf16: the 3×3 products on the kernels take bfloat16 operands and
+	// sum in float32 (WithBF16). Per worker, as []uint32 (bf16 pairs):
+	// xB the chunk's activations, colB their columns, dyB the packed
+	// output gradient; wB the packed filters ([]uint16).
+	bf16          bool
+	xB, colB, dyB []any
+	wB            any
 }
 
 // convOp is a k×k convolution (k = 1 or 3, zero-padded to keep 10×9) of x
@@ -59,6 +66,9 @@ func (op *convOp) chunks(fn func(worker, p0, p1 int, first bool)) int {
 		op.s.col = append(op.s.col, nil)
 		op.s.part = append(op.s.part, nil)
 		op.s.yt = append(op.s.yt, nil)
+		op.s.xB = append(op.s.xB, nil)
+		op.s.colB = append(op.s.colB, nil)
+		op.s.dyB = append(op.s.dyB, nil)
 	}
 	work := func(w int) {
 		for c := w * n / workers; c < (w+1)*n/workers; c++ {

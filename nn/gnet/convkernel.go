@@ -2,6 +2,7 @@ package gnet
 
 import (
 	"sync"
+	"unsafe"
 
 	"github.com/palace-chess/palace/nn/model"
 )
@@ -87,6 +88,10 @@ func convolveKernel(c *convOp, inCh, outCh int, w, x, y []float32) bool {
 	if !convKernelFits(outCh, taps) {
 		return false
 	}
+	if c.bf16Products(inCh) {
+		convolveBF16(c, inCh, outCh, w, x, y)
+		return true
+	}
 	cols := c.cols()
 	wt := scratch[float32](&c.s.wt, taps*outCh)
 	transpose(outCh, taps, w, wt)
@@ -109,6 +114,12 @@ func convFilterGradKernel(c *convOp, xs, dys, dws []float32) bool {
 		return false
 	}
 	cols := c.cols()
+	if c.bf16Products(c.in) {
+		sumFilterGrads(c, taps, dws, c.chunks(func(worker, p0, p1 int, first bool) {
+			filterGradChunkBF16(c, taps, cols, worker, p0, p1, first, xs, dys)
+		}))
+		return true
+	}
 	workers := c.chunks(func(worker, p0, p1 int, first bool) {
 		n := (p1 - p0) * model.Squares
 		col := scratch[float32](&c.s.col[worker], colSize(taps))[:taps*n]
@@ -125,6 +136,13 @@ func convFilterGradKernel(c *convOp, xs, dys, dws []float32) bool {
 			panic("gnet: a checked kernel shape refused")
 		}
 	})
+	sumFilterGrads(c, taps, dws, workers)
+	return true
+}
+
+// sumFilterGrads makes dW [out][taps] from the workers' partial sums
+// dWᵀ [taps][out]: the first transposed, the others added.
+func sumFilterGrads(c *convOp, taps int, dws []float32, workers int) {
 	transpose(taps, c.out, scratch[float32](&c.s.part[0], taps*c.out), dws)
 	for w := 1; w < workers; w++ {
 		part := scratch[float32](&c.s.part[w], taps*c.out)
@@ -135,5 +153,119 @@ func convFilterGradKernel(c *convOp, xs, dys, dws []float32) bool {
 			}
 		}
 	}
-	return true
+}
+
+// bf16Products reports whether c's 3×3 products over inCh input
+// channels take the bf16 kernels: the trainer asked for them (WithBF16),
+// the CPU has them, and the channels pair up.
+func (c *convOp) bf16Products(inCh int) bool {
+	return c.s.bf16 && model.HaveBF16() && inCh%2 == 0
+}
+
+// The bf16 products' layouts. A k pair, the two bf16 values the kernels
+// multiply by one 32-bit word, is two neighbouring input channels at one
+// tap for the forward and input-gradient products (the depth ordered tap
+// by tap, k = t·in + c): the chunk's activations are interleaved by
+// channel pairs once (model.PairBF16), and each tap's columns are then
+// 32-bit shifted copies of them (shift3), with no float32 im2col. The
+// filter gradient sums over points, so its pair is two neighbouring
+// points: the chunk's activations rounded as they lie, then im2col'd in
+// bf16.
+
+// words is w's bytes as bf16 values (two a word, the low one first).
+func words(w []uint32) []uint16 {
+	if len(w) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint16)(unsafe.Pointer(&w[0])), 2*len(w))
+}
+
+// convolveBF16 is convolveKernel's product in bf16: Yᵀ = colᵀ·Wᵀ with
+// colᵀ's k pairs channel pairs at a tap ([9·in/2][n] words, read as A by
+// strides) and Wᵀ packed in the same depth order. The sums stay float32,
+// as PyTorch's autocast keeps them.
+func convolveBF16(c *convOp, inCh, outCh int, w, x, y []float32) {
+	taps, cols, pairs := inCh*9, c.cols(), inCh/2
+	wb := scratch[uint16](&c.s.wB, taps*outCh)
+	packTapMajorBF16(outCh, inCh, w, wb)
+	c.chunks(func(worker, p0, p1 int, _ bool) {
+		n := (p1 - p0) * model.Squares
+		rows := model.PadRows(n, outCh)
+		xp := scratch[uint32](&c.s.xB[worker], pairs*chunkPositions*model.Squares)[:pairs*n]
+		for cp := 0; cp < pairs; cp++ {
+			model.PairBF16(x[2*cp*cols+p0*model.Squares:][:n], x[(2*cp+1)*cols+p0*model.Squares:][:n], words(xp[cp*n:][:n]))
+		}
+		// The padded rows read up to rows−n words past the last pair row.
+		col := scratch[uint32](&c.s.colB[worker], 9*pairs*chunkPositions*model.Squares+colSlack)[:9*pairs*n+rows-n]
+		for t := 0; t < 9; t++ {
+			for cp := 0; cp < pairs; cp++ {
+				shift3(p1-p0, t/3-1, t%3-1, xp[cp*n:][:n], col[(t*pairs+cp)*n:][:n])
+			}
+		}
+		yt := scratch[float32](&c.s.yt[worker], model.PadRows(chunkPositions*model.Squares, outCh)*outCh)[:rows*outCh]
+		if !model.GemmBF16(rows, outCh, taps, words(col), 2, 2*n, wb, yt, outCh, false) {
+			panic("gnet: a checked bf16 kernel shape refused")
+		}
+		scatterColumns(outCh, n, yt, y[p0*model.Squares:], cols)
+	})
+}
+
+// scatterColumns sets y[o·cols + p] = yt[p·ch + o] for the n points p of
+// a chunk: the product's transpose into the channel-major activations,
+// in tiles of 16 points so that yt's rows stay in cache.
+func scatterColumns(ch, n int, yt, y []float32, cols int) {
+	const tile = 16
+	for p0 := 0; p0 < n; p0 += tile {
+		p1 := min(p0+tile, n)
+		for o := 0; o < ch; o++ {
+			dst := y[o*cols+p0:][:p1-p0]
+			for i := range dst {
+				dst[i] = yt[(p0+i)*ch+o]
+			}
+		}
+	}
+}
+
+// filterGradChunkBF16 is one chunk's dWᵀ[taps][out] (+)= col·dyᵀ in bf16:
+// col the chunk's activations rounded, then im2col'd ([taps][n], a k pair
+// two neighbouring points), dyᵀ packed ([n/2][out][2]).
+func filterGradChunkBF16(c *convOp, taps, cols, worker, p0, p1 int, first bool, xs, dys []float32) {
+	n := (p1 - p0) * model.Squares
+	chunk := chunkPositions * model.Squares
+	xb := words(scratch[uint32](&c.s.xB[worker], c.in/2*chunk))[:c.in*n]
+	for ch := 0; ch < c.in; ch++ {
+		model.ConvertBF16(xs[ch*cols+p0*model.Squares:][:n], xb[ch*n:][:n])
+	}
+	colB := words(scratch[uint32](&c.s.colB[worker], 9*c.in/2*chunk+colSlack))[:taps*n]
+	im2col3(c.in, n, 0, p1-p0, xb, colB)
+	// dyᵀ packed: word (j, o) is channel o's points 2j and 2j+1, which lie
+	// side by side in dy's row: each row rounded (into xb, free again),
+	// then its words scattered.
+	dyB := scratch[uint32](&c.s.dyB[worker], c.out/2*chunk)[:n/2*c.out]
+	row := xb[:n]
+	for o := 0; o < c.out; o++ {
+		model.ConvertBF16(dys[o*cols+p0*model.Squares:][:n], row)
+		for j, v := range unsafe.Slice((*uint32)(unsafe.Pointer(&row[0])), n/2) {
+			dyB[j*c.out+o] = v
+		}
+	}
+	part := scratch[float32](&c.s.part[worker], taps*c.out)
+	if !model.GemmBF16(taps, c.out, n, colB, n, 2, words(dyB), part, c.out, !first) {
+		panic("gnet: a checked bf16 kernel shape refused")
+	}
+}
+
+// packTapMajorBF16 sets dst to Wᵀ for w [out][in·9] ([out][in][3][3]),
+// rounded and packed as the bf16 kernels read B, the depth ordered as
+// convolveBF16's columns are (k = t·in + c): [9·in/2][out][2].
+func packTapMajorBF16(out, in int, w []float32, dst []uint16) {
+	_, _ = w[out*in*9-1], dst[out*in*9-1]
+	for o := 0; o < out; o++ {
+		for c := 0; c < in; c++ {
+			src := w[(o*in+c)*9:][:9]
+			for t, v := range src {
+				dst[((t*in+c)/2*out+o)*2+c%2] = model.ToBF16(v)
+			}
+		}
+	}
 }

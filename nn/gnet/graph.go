@@ -72,7 +72,7 @@ type net struct {
 
 // newNet builds the graph with parameters bound to values (in specs
 // order, graph shapes, dtype dt).
-func newNet(c model.Config, batch int, dt tensor.Dtype, values []*tensor.Dense, bnMomentum float64, training bool) (n *net, err error) {
+func newNet(c model.Config, batch int, dt tensor.Dtype, values []*tensor.Dense, bnMomentum float64, training, bf16 bool) (n *net, err error) {
 	defer recoverTo(&err, "building the graph")
 	n = &net{cfg: c, batch: batch, dt: dt, g: G.NewGraph()}
 	pspecs, _, err := specs(c)
@@ -82,7 +82,7 @@ func newNet(c model.Config, batch int, dt tensor.Dtype, values []*tensor.Dense, 
 	if len(values) != len(pspecs) {
 		return nil, fmt.Errorf("gnet: %d parameter tensors, the network has %d", len(values), len(pspecs))
 	}
-	b := &builder{g: n.g, dt: dt, batch: batch, nodes: map[string]*G.Node{}, bnMomentum: bnMomentum, training: training}
+	b := &builder{g: n.g, dt: dt, batch: batch, nodes: map[string]*G.Node{}, bnMomentum: bnMomentum, training: training, scratch: convScratch{bf16: bf16}}
 	for i, p := range pspecs {
 		b.nodes[p.name] = G.NewTensor(n.g, dt, len(p.graph), G.WithShape(p.graph...), G.WithName(p.name), G.WithValue(values[i]))
 		n.params = append(n.params, b.nodes[p.name])

@@ -97,7 +97,7 @@ func fanOut(parts int, fn func(i int)) {
 // im2col3 lays out the 3×3 neighbourhoods (zero beyond each position's
 // board) of positions [p0, p1) of in ([ch][batch·90], batch·90 = cols) as
 // col ([ch·9][(p1−p0)·90]).
-func im2col3[T float](ch, cols, p0, p1 int, in, col []T) {
+func im2col3[T float | ~uint16](ch, cols, p0, p1 int, in, col []T) {
 	n := (p1 - p0) * model.Squares
 	for c := 0; c < ch; c++ {
 		src := in[c*cols+p0*model.Squares:][:n]
@@ -111,7 +111,7 @@ func im2col3[T float](ch, cols, p0, p1 int, in, col []T) {
 // whole batch moves as one copy by dy·9+dx; what that brings in from a
 // neighbouring row or position lies exactly on the rows and files then
 // cleared.
-func shift3[T float](batch, dy, dx int, src, dst []T) {
+func shift3[T float | ~uint16 | ~uint32](batch, dy, dx int, src, dst []T) {
 	const R, F = model.Ranks, model.Files
 	n, off := len(dst), dy*F+dx
 	switch {

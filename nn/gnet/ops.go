@@ -119,7 +119,7 @@ func run(vals []G.Value, buf *any, shape tensor.Shape, f32 func(out G.Value), f6
 
 // scratch is a buffer of n values of T kept in *p, grown as needed and
 // otherwise reused.
-func scratch[T float](p *any, n int) []T {
+func scratch[T any](p *any, n int) []T {
 	if s, ok := (*p).([]T); ok && cap(s) >= n {
 		return s[:n]
 	}

@@ -87,6 +87,7 @@ type options struct {
 	seed       uint64
 	seeded     bool
 	f64        bool // tests only: the graph in float64 (no optimizer)
+	bf16       bool
 }
 
 func defaultOptions() options {
@@ -184,6 +185,20 @@ func WithBNMomentum(m float64) Option {
 func WithSeed(seed uint64) Option {
 	return func(o *options) error {
 		o.seed, o.seeded = seed, true
+		return nil
+	}
+}
+
+// WithBF16 trains in mixed precision, as PyTorch's bf16 autocast does:
+// the tower's 3×3 convolutions (forward, input and filter gradients) take
+// their operands rounded to bfloat16 and sum the products in float32;
+// the weights, their updates, batch norm, the heads and the losses stay
+// float32. It takes effect on a CPU with AVX-512 BF16 (model.HaveBF16);
+// elsewhere training stays float32. The evaluation of held-out losses
+// is float32 either way.
+func WithBF16(on bool) Option {
+	return func(o *options) error {
+		o.bf16 = on
 		return nil
 	}
 }

@@ -97,7 +97,7 @@ func NewTrainer(ck *model.Checkpoint, opts ...Option) (t *Trainer, err error) {
 	for _, p := range t.specs {
 		t.values = append(t.values, newDense(t.dt, p.graph, w.Tensors[p.name]))
 	}
-	if t.train, err = newNet(t.cfg, o.batch, t.dt, t.values, o.bnMomentum, true); err != nil {
+	if t.train, err = newNet(t.cfg, o.batch, t.dt, t.values, o.bnMomentum, true, o.bf16); err != nil {
 		return nil, err
 	}
 	// The training machine reset the running statistics when it was
@@ -116,6 +116,10 @@ func (t *Trainer) Config() model.Config { return t.cfg }
 
 // Batch is the number of positions each Step takes.
 func (t *Trainer) Batch() int { return t.o.batch }
+
+// BF16 reports whether the trainer's 3×3 products are bf16 (WithBF16):
+// asked for, and this CPU has the kernels.
+func (t *Trainer) BF16() bool { return t.o.bf16 && model.HaveBF16() }
 
 // Steps is the number of steps taken, counting those before a resume.
 func (t *Trainer) Steps() int64 { return t.step }
@@ -210,7 +214,7 @@ func (t *Trainer) Forward(inputs, policy, wdl []float32) error {
 // training graph and given its current running statistics.
 func (t *Trainer) evalNet() (*net, error) {
 	if t.eval == nil {
-		n, err := newNet(t.cfg, t.o.batch, t.dt, t.values, t.o.bnMomentum, false)
+		n, err := newNet(t.cfg, t.o.batch, t.dt, t.values, t.o.bnMomentum, false, false)
 		if err != nil {
 			return nil, err
 		}

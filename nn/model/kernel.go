@@ -240,16 +240,69 @@ func convertBF16(src []float32, dst []uint16) {
 // stride lda; b: packBF16's [k/2][n][2]) and reports whether it could: m a
 // n a multiple of 32, m of kernelRows(n), k even.
 func kernelGemmBF16(m, n, k int, a []uint16, lda int, b []uint16, c []float32, ldc int, acc bool) bool {
-	if !haveBF16 || n%32 != 0 || m%kernelRows(n) != 0 || k < 2 || k%2 != 0 {
+	return GemmBF16(m, n, k, a, lda, 2, b, c, ldc, acc)
+}
+
+// GemmBF16 computes c[m×n] (+)= A·B with the bf16 kernels, products of
+// bfloat16 operands summed in float32: A's k pair q of row i (entries 2q
+// and 2q+1, one 32-bit word) at a[i·rs + q·ks] (bf16 elements: rs = lda,
+// ks = 2 for a row-major A; rs = 2, ks = 2·lda for an A laid out as
+// PackBF16 lays B), B packed as PackBF16 does. It reports false, doing
+// nothing, where the CPU lacks AVX-512 BF16 or the shape is not a
+// kernel's: n a multiple of 32, m of PadRows's multiple, k even. A is
+// read up to its padded rows, as Sgemm's.
+func GemmBF16(m, n, k int, a []uint16, rs, ks int, b []uint16, c []float32, ldc int, acc bool) bool {
+	if !haveBF16 || n%32 != 0 || m < 1 || m%kernelRows(n) != 0 || k < 2 || k%2 != 0 {
 		return false
 	}
-	_, _, _ = a[(m-1)*lda+k-1], b[k*n-1], c[(m-1)*ldc+n-1]
+	_, _, _ = a[(m-1)*rs+(k/2-1)*ks+1], b[k*n-1], c[(m-1)*ldc+n-1]
 	j := 0
 	for ; j+64 <= n; j += 64 {
-		sbgemm6x64(m/6, k/2, &a[0], lda, &b[2*j], n, &c[j], ldc, acc)
+		sbgemm6x64(m/6, k/2, &a[0], rs, ks, &b[2*j], n, &c[j], ldc, acc)
 	}
 	if j < n {
-		sbgemm12x32(m/12, k/2, &a[0], lda, &b[2*j], n, &c[j], ldc, acc)
+		sbgemm12x32(m/12, k/2, &a[0], rs, ks, &b[2*j], n, &c[j], ldc, acc)
 	}
 	return true
+}
+
+// HaveBF16 reports whether this CPU runs GemmBF16 (AVX-512 BF16).
+func HaveBF16() bool { return haveAVX512 && haveBF16 }
+
+// ToBF16 rounds f to bfloat16 as the kernels do (nearest, ties to even).
+func ToBF16(f float32) uint16 { return toBF16(f) }
+
+// FromBF16 widens a bfloat16 exactly.
+func FromBF16(h uint16) float32 { return fromBF16(h) }
+
+// ConvertBF16 rounds src into dst[:len(src)].
+func ConvertBF16(src []float32, dst []uint16) {
+	if !haveBF16 {
+		for i, v := range src {
+			dst[i] = toBF16(v)
+		}
+		return
+	}
+	convertBF16(src, dst)
+}
+
+// PairBF16 interleaves two rows, rounded: dst[2j], dst[2j+1] = lo[j],
+// hi[j] for j < len(lo) (hi as long): one k pair of two rows in the
+// packed layout (PackBF16's, read as A or B).
+func PairBF16(lo, hi []float32, dst []uint16) {
+	n := len(lo)
+	if n == 0 {
+		return
+	}
+	_, _ = hi[n-1], dst[2*n-1]
+	whole := 0
+	if haveBF16 {
+		whole = n / 16 * 16
+		if whole > 0 {
+			pairBF16(whole/16, &lo[0], &hi[0], &dst[0])
+		}
+	}
+	for j := whole; j < n; j++ {
+		dst[2*j], dst[2*j+1] = toBF16(lo[j]), toBF16(hi[j])
+	}
 }

@@ -18,17 +18,23 @@ func sgemm6x64(blocks, k int, a *float32, rs, ks int, b *float32, ldb int, c *fl
 //go:noescape
 func sgemm12x32(blocks, k int, a *float32, rs, ks int, b *float32, ldb int, c *float32, ldc int, acc bool)
 
-// The bf16 kernels (kernel_amd64.s, generated): A bf16 [rows][k] (lda
-// in elements), B packBF16's layout (ldb: n), C float32.
+// The bf16 kernels (kernel_amd64.s, generated): A's k pair q of row i
+// at a[i·rs + q·ks] (bf16 elements), B packBF16's layout (ldb: n), C
+// float32.
 //
 //go:noescape
-func sbgemm6x64(blocks, kpairs int, a *uint16, lda int, b *uint16, ldb int, c *float32, ldc int, acc bool)
+func sbgemm6x64(blocks, kpairs int, a *uint16, rs, ks int, b *uint16, ldb int, c *float32, ldc int, acc bool)
 
 //go:noescape
-func sbgemm12x32(blocks, kpairs int, a *uint16, lda int, b *uint16, ldb int, c *float32, ldc int, acc bool)
+func sbgemm12x32(blocks, kpairs int, a *uint16, rs, ks int, b *uint16, ldb int, c *float32, ldc int, acc bool)
 
 //go:noescape
 func cvtBF16(blocks int, src *float32, dst *uint16)
+
+// dst[2j], dst[2j+1] = lo[j], hi[j] rounded to bf16, 16 j a block.
+//
+//go:noescape
+func pairBF16(blocks int, lo, hi *float32, dst *uint16)
 
 // The AVX-512 Winograd tile transforms (kernel_amd64.s, generated
 // from winograd_amd64.s's AVX2 ones), 16 channels a block; inputTileBF16

@@ -6,8 +6,9 @@
 // every column of the block held in zmm accumulators while A's entries are
 // broadcast and B's rows streamed; the Go kernel (sgemm.go) is the
 // reference. The bf16 ones have A and B in bfloat16 and accumulate in
-// float32 by VDPBF16PS, two products of k a lane: A is [m][k] bf16 (a
-// row's k pairs are 32-bit words, broadcast as one); B is packed
+// float32 by VDPBF16PS, two products of k a lane: A's k pairs are 32-bit
+// words, broadcast as one, row-major ([m][k]) or packed as B is
+// ([k/2][m][2], training's transposed activations); B is packed
 // [k/2][n][2] (packBF16), so a zmm load of B holds 16 columns' pairs.
 
 // func sgemm6x64(blocks, k int, a *float32, rs, ks int, b *float32, ldb int, c *float32, ldc int, acc bool)
@@ -361,20 +362,23 @@ f32store:
 	VZEROUPPER
 	RET
 
-// func sbgemm6x64(blocks, kpairs int, a *uint16, lda int, b *uint16, ldb int, c *float32, ldc int, acc bool)
-// Each block: C[6×64] (+)= A[6×2·kpairs]·B; lda in bf16 elements, ldb and ldc in floats
-// (B's packed pair rows are ldb·4 bytes apart); a and c advance 6 rows a block.
-TEXT ·sbgemm6x64(SB), NOSPLIT, $0-65
+// func sbgemm6x64(blocks, kpairs int, a *uint16, rs, ks int, b *uint16, ldb int, c *float32, ldc int, acc bool)
+// Each block: C[6×64] (+)= A[6×2·kpairs]·B, A's k pair q of row i (one 32-bit word)
+// at a[i·rs + q·ks] (bf16 elements: rs = lda, ks = 2 for a row-major A; rs = 2, ks = 2·lda for
+// one stored as packBF16 lays B out); ldb and ldc in floats (B's packed pair rows are ldb·4
+// bytes apart); a and c advance 6 rows a block.
+TEXT ·sbgemm6x64(SB), NOSPLIT, $0-73
 	MOVQ blocks+0(FP), R8
 	MOVQ a+16(FP), SI
-	MOVQ lda+24(FP), R10
+	MOVQ rs+24(FP), R10
 	SHLQ $1, R10
-	MOVQ $4, R9              // a k pair: one 32-bit word
-	MOVQ b+32(FP), R11
-	MOVQ ldb+40(FP), R12
+	MOVQ ks+32(FP), R9
+	SHLQ $1, R9
+	MOVQ b+40(FP), R11
+	MOVQ ldb+48(FP), R12
 	SHLQ $2, R12
-	MOVQ c+48(FP), DI
-	MOVQ ldc+56(FP), R13
+	MOVQ c+56(FP), DI
+	MOVQ ldc+64(FP), R13
 	SHLQ $2, R13
 	LEAQ (R10)(R10*2), R14    // 3 rows
 	LEAQ (R10)(R10*4), R15    // 5 rows
@@ -446,7 +450,7 @@ s64k:
 	DECQ BX
 	JNZ  s64k
 	MOVQ DI, AX
-	MOVBLZX acc+64(FP), BX
+	MOVBLZX acc+72(FP), BX
 	TESTQ BX, BX
 	JZ   s64store
 	VADDPS (AX), Z0, Z0
@@ -522,20 +526,23 @@ s64store:
 	VZEROUPPER
 	RET
 
-// func sbgemm12x32(blocks, kpairs int, a *uint16, lda int, b *uint16, ldb int, c *float32, ldc int, acc bool)
-// Each block: C[12×32] (+)= A[12×2·kpairs]·B; lda in bf16 elements, ldb and ldc in floats
-// (B's packed pair rows are ldb·4 bytes apart); a and c advance 12 rows a block.
-TEXT ·sbgemm12x32(SB), NOSPLIT, $0-65
+// func sbgemm12x32(blocks, kpairs int, a *uint16, rs, ks int, b *uint16, ldb int, c *float32, ldc int, acc bool)
+// Each block: C[12×32] (+)= A[12×2·kpairs]·B, A's k pair q of row i (one 32-bit word)
+// at a[i·rs + q·ks] (bf16 elements: rs = lda, ks = 2 for a row-major A; rs = 2, ks = 2·lda for
+// one stored as packBF16 lays B out); ldb and ldc in floats (B's packed pair rows are ldb·4
+// bytes apart); a and c advance 12 rows a block.
+TEXT ·sbgemm12x32(SB), NOSPLIT, $0-73
 	MOVQ blocks+0(FP), R8
 	MOVQ a+16(FP), SI
-	MOVQ lda+24(FP), R10
+	MOVQ rs+24(FP), R10
 	SHLQ $1, R10
-	MOVQ $4, R9              // a k pair: one 32-bit word
-	MOVQ b+32(FP), R11
-	MOVQ ldb+40(FP), R12
+	MOVQ ks+32(FP), R9
+	SHLQ $1, R9
+	MOVQ b+40(FP), R11
+	MOVQ ldb+48(FP), R12
 	SHLQ $2, R12
-	MOVQ c+48(FP), DI
-	MOVQ ldc+56(FP), R13
+	MOVQ c+56(FP), DI
+	MOVQ ldc+64(FP), R13
 	SHLQ $2, R13
 	LEAQ (R10)(R10*2), R14    // 3 rows
 	LEAQ (R10)(R10*4), R15    // 5 rows
@@ -614,7 +621,7 @@ s32k:
 	DECQ BX
 	JNZ  s32k
 	MOVQ DI, AX
-	MOVBLZX acc+64(FP), BX
+	MOVBLZX acc+72(FP), BX
 	TESTQ BX, BX
 	JZ   s32store
 	VADDPS (AX), Z0, Z0
@@ -722,6 +729,31 @@ cvtloop:
 	ADDQ $32, DI
 	DECQ CX
 	JNZ  cvtloop
+	VZEROUPPER
+	RET
+
+// func pairBF16(blocks int, lo, hi *float32, dst *uint16)
+// dst[2j] = lo[j], dst[2j+1] = hi[j], rounded to bfloat16, 16 j a block.
+TEXT ·pairBF16(SB), NOSPLIT, $0-32
+	MOVQ blocks+0(FP), CX
+	MOVQ lo+8(FP), SI
+	MOVQ hi+16(FP), DX
+	MOVQ dst+24(FP), DI
+pairloop:
+	VMOVUPS (SI), Z0
+	VMOVUPS (DX), Z1
+	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xd0 // VCVTNEPS2BF16 Y2, Z0
+	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xd9 // VCVTNEPS2BF16 Y3, Z1
+	VPMOVZXWD Y2, Z2
+	VPMOVZXWD Y3, Z3
+	VPSLLD $16, Z3, Z3
+	VPORD Z3, Z2, Z2
+	VMOVDQU32 Z2, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DX
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  pairloop
 	VZEROUPPER
 	RET
 

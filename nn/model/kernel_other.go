@@ -15,15 +15,17 @@ func sgemm12x32(blocks, k int, a *float32, rs, ks int, b *float32, ldb int, c *f
 	panic("model: no AVX-512")
 }
 
-func sbgemm6x64(blocks, kpairs int, a *uint16, lda int, b *uint16, ldb int, c *float32, ldc int, acc bool) {
+func sbgemm6x64(blocks, kpairs int, a *uint16, rs, ks int, b *uint16, ldb int, c *float32, ldc int, acc bool) {
 	panic("model: no AVX-512 BF16")
 }
 
-func sbgemm12x32(blocks, kpairs int, a *uint16, lda int, b *uint16, ldb int, c *float32, ldc int, acc bool) {
+func sbgemm12x32(blocks, kpairs int, a *uint16, rs, ks int, b *uint16, ldb int, c *float32, ldc int, acc bool) {
 	panic("model: no AVX-512 BF16")
 }
 
 func cvtBF16(blocks int, src *float32, dst *uint16) { panic("model: no AVX-512 BF16") }
+
+func pairBF16(blocks int, lo, hi *float32, dst *uint16) { panic("model: no AVX-512 BF16") }
 
 func inputTileAVX512(blocks int, d *[16]*float32, v *float32, stride int) {
 	panic("model: no AVX-512")

@@ -150,6 +150,59 @@ func TestKernelGemmBF16MatchesRoundedProducts(t *testing.T) {
 	}
 }
 
+// An A laid out as B is ([k/2][m][2], PairBF16's rows, as training lays
+// out its activations) gives the same products as the row-major A, and
+// PairBF16 interleaves as its scalar tail does.
+func TestGemmBF16PackedA(t *testing.T) {
+	if !KernelBF16.Supported() {
+		t.Skip("no AVX-512 BF16 here: the bf16 kernels do not run")
+	}
+	rng := rand.New(rand.NewPCG(6, 6))
+	for _, d := range [][3]int{{12, 32, 2}, {720, 64, 576}, {725, 64, 720}, {13, 32, 34}} {
+		m, n, k := d[0], d[1], d[2]
+		pad := PadRows(m, n)
+		af := make([]float32, k*m) // Aᵀ: [k][m]
+		for i := range af {
+			af[i] = rng.Float32()*2 - 1
+		}
+		packed := make([]uint16, k*m+2*(pad-m)) // the padded rows read past the last pair row
+		for q := 0; q < k/2; q++ {
+			PairBF16(af[2*q*m:][:m], af[(2*q+1)*m:][:m], packed[2*q*m:])
+		}
+		rowMajor := make([]uint16, pad*k)
+		for i := 0; i < m; i++ {
+			for p := 0; p < k; p++ {
+				rowMajor[i*k+p] = toBF16(af[p*m+i])
+			}
+		}
+		bf := make([]float32, k*n)
+		for i := range bf {
+			bf[i] = rng.Float32()*2 - 1
+		}
+		b := packBF16(k, n, bf)
+		want, got := make([]float32, pad*n), make([]float32, pad*n)
+		if !GemmBF16(pad, n, k, rowMajor, k, 2, b, want, n, false) || !GemmBF16(pad, n, k, packed, 2, 2*m, b, got, n, false) {
+			t.Fatalf("%v: the bf16 kernel refused the shape", d)
+		}
+		for i := 0; i < m*n; i++ {
+			if got[i] != want[i] {
+				t.Fatalf("%v: c[%d][%d] = %v from the packed A, %v from the row-major one", d, i/n, i%n, got[i], want[i])
+			}
+		}
+	}
+	lo, hi := make([]float32, 37), make([]float32, 37)
+	for i := range lo {
+		lo[i], hi[i] = rng.Float32()*4-2, rng.Float32()*4-2
+	}
+	dst := make([]uint16, 2*len(lo))
+	PairBF16(lo, hi, dst)
+	for j := range lo {
+		if dst[2*j] != toBF16(lo[j]) || dst[2*j+1] != toBF16(hi[j]) {
+			t.Fatalf("pair %d: %#04x %#04x, want %#04x %#04x", j, dst[2*j], dst[2*j+1], toBF16(lo[j]), toBF16(hi[j]))
+		}
+	}
+}
+
 // The conversion instruction and toBF16 round alike: ties to even,
 // subnormals, infinities, the largest finite values.
 func TestConvertBF16MatchesToBF16(t *testing.T) {
