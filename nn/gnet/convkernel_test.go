@@ -41,14 +41,7 @@ func TestConvKernelMatchesBLAS(t *testing.T) {
 			var results [2][3][]float32
 			for i, on := range []bool{false, true} {
 				useKernels = func() bool { return on }
-				op := &convOp{k: 3, in: in, out: out, batch: batch, inputGrad: true, s: &convScratch{}}
-				y := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(out*cols))
-				convForward[float32](op, G.Value(x), G.Value(w), G.Value(y))
-				dx := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(in*cols))
-				convInputGrad[float32](&convInputGradOp{conv: op}, G.Value(w), G.Value(dy), G.Value(dx))
-				dw := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(out*in*9))
-				convFilterGrad[float32](&convFilterGradOp{conv: op}, G.Value(x), G.Value(dy), G.Value(dw))
-				results[i] = [3][]float32{y.Data().([]float32), dx.Data().([]float32), dw.Data().([]float32)}
+				results[i] = convAll(&convOp{k: 3, in: in, out: out, batch: batch, inputGrad: true, s: &convScratch{}}, x, w, dy)
 			}
 			for k, name := range []string{"y", "∂x", "∂w"} {
 				blas, kern := results[0][k], results[1][k]
@@ -98,17 +91,11 @@ func TestConvBF16MatchesRoundedOperands(t *testing.T) {
 			var results [2][3][]float32
 			for i, bf16 := range []bool{false, true} {
 				op := &convOp{k: 3, in: in, out: out, batch: batch, inputGrad: true, s: &convScratch{bf16: bf16}}
-				xs, ws, dys := rounded(x), rounded(w), rounded(dy)
 				if bf16 {
-					xs, ws, dys = dense(x), dense(w), dense(dy)
+					results[i] = convAll(op, dense(x), dense(w), dense(dy))
+				} else {
+					results[i] = convAll(op, rounded(x), rounded(w), rounded(dy))
 				}
-				y := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(out*cols))
-				convForward[float32](op, G.Value(xs), G.Value(ws), G.Value(y))
-				dx := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(in*cols))
-				convInputGrad[float32](&convInputGradOp{conv: op}, G.Value(ws), G.Value(dys), G.Value(dx))
-				dw := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(out*in*9))
-				convFilterGrad[float32](&convFilterGradOp{conv: op}, G.Value(xs), G.Value(dys), G.Value(dw))
-				results[i] = [3][]float32{y.Data().([]float32), dx.Data().([]float32), dw.Data().([]float32)}
 			}
 			for k, name := range []string{"y", "∂x", "∂w"} {
 				if name == "∂x" && !convKernelFits(in, out*9) {
@@ -125,4 +112,17 @@ func TestConvBF16MatchesRoundedOperands(t *testing.T) {
 			}
 		})
 	}
+}
+
+// convAll runs op's forward pass on x and w and both its gradients from
+// dy: y, ∂x, ∂w.
+func convAll(op *convOp, x, w, dy *tensor.Dense) [3][]float32 {
+	cols := op.batch * model.Squares
+	y := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(op.out*cols))
+	convForward[float32](op, G.Value(x), G.Value(w), G.Value(y))
+	dx := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(op.in*cols))
+	convInputGrad[float32](&convInputGradOp{conv: op}, G.Value(w), G.Value(dy), G.Value(dx))
+	dw := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(op.out*op.in*9))
+	convFilterGrad[float32](&convFilterGradOp{conv: op}, G.Value(x), G.Value(dy), G.Value(dw))
+	return [3][]float32{y.Data().([]float32), dx.Data().([]float32), dw.Data().([]float32)}
 }
