@@ -21,6 +21,10 @@ type Report struct {
 	// Search describes the player's search (budget, noise), as the
 	// command says it.
 	Search string
+	// Training, when the players were trained for the experiment (palace
+	// experiment --train), says how: from what, under which config, for
+	// how much of the loop's time.
+	Training string
 	// Records is the record file the report is of.
 	Records     string
 	CodeVersion string
@@ -165,6 +169,9 @@ func reportMarkdown(h Header, a, b *rules.RuleSet, an Analysis, r Report) string
 	if an.PlayerB != "" {
 		fmt.Fprintf(&s, "Each of %d game indices was played once under A, by %s on both sides, and once under B, by %s on both sides: a player per rule set (self-play; %s). ",
 			an.Pairs, an.Player, an.PlayerB, r.Search)
+		if r.Training != "" {
+			fmt.Fprintf(&s, "The two players were %s. ", r.Training)
+		}
 	} else {
 		fmt.Fprintf(&s, "Each of %d game indices was played once under A and once under B by the same player, %s, on both sides (self-play; %s). ",
 			an.Pairs, an.Player, r.Search)

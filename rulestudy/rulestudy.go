@@ -53,8 +53,9 @@ func Spent(st store.Store) (time.Duration, error) {
 
 // Train runs the loop in dir under config (YAML; source names it in
 // errors) until its recorded stage time reaches budget, resuming a run
-// that dir holds, and returns the path of its best network and the time
-// it has spent. A run started with another config is refused.
+// that dir holds, and returns the path of the network that was its best
+// when it reached budget (BestAt) and the time it had spent then. A run
+// started with another config is refused.
 func Train(ctx context.Context, dir string, config []byte, source string, budget time.Duration, opt loop.Options) (best string, spent time.Duration, err error) {
 	st, err := store.NewDir(dir)
 	if err != nil {
@@ -107,9 +108,42 @@ func Train(ctx context.Context, dir string, config []byte, source string, budget
 			return "", 0, err
 		}
 	}
+	key, at, err := BestAt(st, budget)
+	if err != nil {
+		return "", 0, err
+	}
+	return st.Local(key), at, nil
+}
+
+// BestAt is the key of the network that was the run's best when its
+// recorded stage time first reached budget, and that time: the player a
+// study trained to budget, even when the run has since trained on past
+// it (a study resumed after its larger budget, or a run driven further
+// by hand). A run that never reached budget gives its best now and its
+// time so far.
+func BestAt(st store.Store, budget time.Duration) (key string, at time.Duration, err error) {
+	ms, err := loop.ReadMetrics(st)
+	if err != nil {
+		return "", 0, err
+	}
+	var s float64
+	for _, m := range ms {
+		switch {
+		case m.Stage == loop.StageSelfplay && m.Network != "":
+			key = m.Network // self-play plays with the best
+		case m.Stage == loop.StageGate && m.Promoted:
+			key = m.Network
+		}
+		if m.Stage != loop.StageLadder {
+			s += m.Seconds
+		}
+		if at = time.Duration(s * float64(time.Second)); at >= budget && key != "" {
+			return key, at, nil
+		}
+	}
 	b, err := loop.BestOf(st)
 	if err != nil {
 		return "", 0, err
 	}
-	return st.Local(b.Key), spent, nil
+	return b.Key, at, nil
 }

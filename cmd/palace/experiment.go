@@ -43,6 +43,8 @@ type experimentOptions struct {
 	train       []time.Duration
 	trainConfig string
 	trainDir    string
+	// training says how a study's players were made, for the report.
+	training string
 	json        bool
 	show, line  bool
 }
@@ -234,7 +236,7 @@ func playExperiment(ctx context.Context, o experimentOptions, sets [2]*rules.Rul
 		}
 	}
 	if o.report != "" {
-		files, err := experiment.WriteReport(o.report, res.Header, an, experiment.Report{Search: about, Records: o.out, CodeVersion: codeVersion()})
+		files, err := experiment.WriteReport(o.report, res.Header, an, experiment.Report{Search: about, Training: o.training, Records: o.out, CodeVersion: codeVersion()})
 		for _, f := range files {
 			fmt.Fprintf(stderr, "experiment: report %s\n", f)
 		}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -45,6 +46,7 @@ func experimentStudy(ctx context.Context, o experimentOptions, sets [2]*rules.Ru
 	for _, budget := range o.train {
 		label := budgetLabel(budget)
 		var nets [2]string
+		var spents [2]time.Duration
 		for i, side := range []string{"A", "B"} {
 			dir := filepath.Join(o.trainDir, side)
 			fmt.Fprintf(stderr, "experiment: training %s (%s) in %s to %s of its stages' time\n", side, sets[i].Name, dir, label)
@@ -56,10 +58,12 @@ func experimentStudy(ctx context.Context, o experimentOptions, sets [2]*rules.Ru
 				return fmt.Errorf("--train: %s: %w", side, err)
 			}
 			fmt.Fprintf(stderr, "experiment: %s trained for %s: best network %s\n", side, spent.Round(time.Second), best)
-			nets[i] = best
+			nets[i], spents[i] = best, spent
 		}
 		eo := o
 		eo.net, eo.netB = nets[0], nets[1]
+		eo.training = fmt.Sprintf("each trained by palace's loop under its own rule set, from the same start (the config's network section) and config (%s, its rules key set to each rule set's), to %s of the loop's stage time (self-play, training and gates; A %s, B %s), %d cores a run, in the run directories %s and %s",
+			source, label, spents[0].Round(time.Second), spents[1].Round(time.Second), runtime.GOMAXPROCS(0), filepath.Join(o.trainDir, "A"), filepath.Join(o.trainDir, "B"))
 		eo.out = strings.TrimSuffix(o.out, filepath.Ext(o.out)) + "-" + label + filepath.Ext(o.out)
 		if o.report != "" {
 			eo.report = filepath.Join(o.report, label)

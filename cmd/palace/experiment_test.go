@@ -331,6 +331,10 @@ func TestExperimentTrain(t *testing.T) {
 	if !strings.Contains(stdout, "as the players get stronger") {
 		t.Errorf("no comparison across budgets:\n%s", stdout)
 	}
+	md, _ := os.ReadFile(filepath.Join(dir, "report", "2ns", "report.md"))
+	if !strings.Contains(string(md), "The two players were each trained by palace's loop under its own rule set") || !strings.Contains(string(md), "to 2ns of the loop's stage time") {
+		t.Errorf("the report's methods do not say how the players were trained:\n%s", md)
+	}
 	cfgB, _ := os.ReadFile(filepath.Join(dir, "exp.train", "B", "config.yaml"))
 	if !strings.Contains(string(cfgB), "rules: "+ruleB) {
 		t.Errorf("B's run config:\n%s", cfgB)
