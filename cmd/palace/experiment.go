@@ -44,9 +44,9 @@ type experimentOptions struct {
 	trainConfig string
 	trainDir    string
 	// training says how a study's players were made, for the report.
-	training string
-	json        bool
-	show, line  bool
+	training   string
+	json       bool
+	show, line bool
 }
 
 // experimentSettingsHelp is the help of an experiment's match settings'
