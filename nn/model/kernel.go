@@ -247,7 +247,7 @@ func kernelGemmBF16(m, n, k int, a []uint16, lda int, b []uint16, c []float32, l
 // bfloat16 operands summed in float32: A's k pair q of row i (entries 2q
 // and 2q+1, one 32-bit word) at a[i·rs + q·ks] (bf16 elements: rs = lda,
 // ks = 2 for a row-major A; rs = 2, ks = 2·lda for an A laid out as
-// PackBF16 lays B), B packed as PackBF16 does. It reports false, doing
+// packBF16 lays B), B packed as packBF16 does. It reports false, doing
 // nothing, where the CPU lacks AVX-512 BF16 or the shape is not a
 // kernel's: n a multiple of 32, m of PadRows's multiple, k even. A is
 // read up to its padded rows, as Sgemm's.
@@ -288,7 +288,7 @@ func ConvertBF16(src []float32, dst []uint16) {
 
 // PairBF16 interleaves two rows, rounded: dst[2j], dst[2j+1] = lo[j],
 // hi[j] for j < len(lo) (hi as long): one k pair of two rows in the
-// packed layout (PackBF16's, read as A or B).
+// packed layout (packBF16's, read as A or B).
 func PairBF16(lo, hi []float32, dst []uint16) {
 	n := len(lo)
 	if n == 0 {
