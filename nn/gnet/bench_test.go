@@ -13,8 +13,8 @@ import (
 func BenchmarkTrainStep(b *testing.B) {
 	b.Run("fp32", func(b *testing.B) { benchmarkTrainStep(b, false) })
 	b.Run("bf16", func(b *testing.B) {
-		if !model.HaveBF16() {
-			b.Skip("no AVX-512 BF16 here")
+		if !bf16Kernels() {
+			b.Skip("no AVX-512 BF16 here, or the kernels are off (PALACE_KERNEL)")
 		}
 		benchmarkTrainStep(b, true)
 	})

@@ -159,8 +159,12 @@ func sumFilterGrads(c *convOp, taps int, dws []float32, workers int) {
 // channels take the bf16 kernels: the trainer asked for them (WithBF16),
 // the CPU has them, and the channels pair up.
 func (c *convOp) bf16Products(inCh int) bool {
-	return c.s.bf16 && model.HaveBF16() && inCh%2 == 0
+	return c.s.bf16 && bf16Kernels() && inCh%2 == 0
 }
+
+// bf16Kernels reports whether training's bf16 products can run: nn/model's
+// kernels are on (not PALACE_KERNEL=blas) and the CPU has AVX-512 BF16.
+func bf16Kernels() bool { return useKernels() && model.HaveBF16() }
 
 // The bf16 products' layouts. A k pair, the two bf16 values the kernels
 // multiply by one 32-bit word, is two neighbouring input channels at one

@@ -193,8 +193,9 @@ func WithSeed(seed uint64) Option {
 // the tower's 3×3 convolutions (forward, input and filter gradients) take
 // their operands rounded to bfloat16 and sum the products in float32;
 // the weights, their updates, batch norm, the heads and the losses stay
-// float32. It takes effect on a CPU with AVX-512 BF16 (model.HaveBF16);
-// elsewhere training stays float32. The evaluation of held-out losses
+// float32. It takes effect where nn/model's kernels run on a CPU with
+// AVX-512 BF16; elsewhere, and under PALACE_KERNEL=blas, training stays
+// float32 (Trainer.BF16 says which). The evaluation of held-out losses
 // is float32 either way.
 func WithBF16(on bool) Option {
 	return func(o *options) error {

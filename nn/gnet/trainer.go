@@ -118,8 +118,8 @@ func (t *Trainer) Config() model.Config { return t.cfg }
 func (t *Trainer) Batch() int { return t.o.batch }
 
 // BF16 reports whether the trainer's 3×3 products are bf16 (WithBF16):
-// asked for, and this CPU has the kernels.
-func (t *Trainer) BF16() bool { return t.o.bf16 && model.HaveBF16() }
+// asked for, the kernels on, and this CPU has AVX-512 BF16.
+func (t *Trainer) BF16() bool { return t.o.bf16 && bf16Kernels() }
 
 // Steps is the number of steps taken, counting those before a resume.
 func (t *Trainer) Steps() int64 { return t.step }
