@@ -55,12 +55,7 @@ func kernelProduct(ch, taps, n, cols, p0 int, col, wt, yt, y []float32) {
 	if !model.Sgemm(rows, ch, taps, col, 1, n, wt, yt, ch, false) {
 		panic("gnet: a checked kernel shape refused") // convKernelFits checked it
 	}
-	for o := 0; o < ch; o++ {
-		dst := y[o*cols+p0*model.Squares:][:n]
-		for p := range dst {
-			dst[p] = yt[p*ch+o]
-		}
-	}
+	scatterColumns(ch, n, yt, y[p0*model.Squares:], cols)
 }
 
 // convKernelFits reports whether a 3×3 convolution's products with ch
