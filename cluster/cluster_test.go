@@ -525,3 +525,23 @@ func TestDelivery(t *testing.T) {
 		t.Errorf("a job enqueued twice is stored %d times", n)
 	}
 }
+
+// A run with reanalysis, which the distributed roles do not play, is
+// refused when it starts and when a role joins with such a config.
+func TestReanalysisRefused(t *testing.T) {
+	url := looptest.NATS(t)
+	c := connect(t, url, "reanalysis")
+	ctx := context.Background()
+	st, _ := store.NewDir(t.TempDir())
+	yml := looptest.Merge(t, tinyYAML(t), "reanalysis: {positions: 100}")
+	if _, err := Start(ctx, c, st, "file:///x", []byte(yml), "test"); err == nil || !strings.Contains(err.Error(), "local loop only") {
+		t.Errorf("a distributed run with reanalysis started: %v", err)
+	}
+	cfg, err := loop.ParseConfig([]byte(yml), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewTrainer(c, st, cfg, RoleOptions{WorkDir: t.TempDir(), CodeVersion: "test"}); err == nil || !strings.Contains(err.Error(), "local loop only") {
+		t.Errorf("a trainer joined with reanalysis: %v", err)
+	}
+}

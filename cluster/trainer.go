@@ -52,11 +52,24 @@ func newRole(c *Conn, st store.Store, cfg loop.Config, opt RoleOptions, name str
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkLocalOnly(cfg); err != nil {
+		return nil, err
+	}
 	stages, err := loop.NewStages(st, cfg, opt.CodeVersion)
 	if err != nil {
 		return nil, err
 	}
 	return &role{c: c, st: st, cfg: cfg, opt: opt, stages: stages, name: name}, nil
+}
+
+// checkLocalOnly refuses a config with what only the local loop does yet:
+// reanalysis (a stage the distributed roles do not play).
+func checkLocalOnly(cfg loop.Config) error {
+	if cfg.Reanalysis.Positions > 0 {
+		return fmt.Errorf("cluster: reanalysis (reanalysis.positions %d) runs in the local loop only (palace run): set it to 0 for a distributed run",
+			cfg.Reanalysis.Positions)
+	}
+	return nil
 }
 
 // stageFunc plays one of a role's stages from state s, read at revision
@@ -163,6 +176,9 @@ func Start(ctx context.Context, c *Conn, st store.Store, bucketURL string, confi
 	}
 	cfg, err := loop.ParseConfig([]byte(ri.Config), "run "+c.Run+"'s config")
 	if err != nil {
+		return loop.Config{}, err
+	}
+	if err := checkLocalOnly(cfg); err != nil {
 		return loop.Config{}, err
 	}
 	if err := checkBucket(st, c.Run, ri.Config, ok); err != nil {

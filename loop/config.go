@@ -43,9 +43,34 @@ type Config struct {
 	NetworkInit string
 	// Selfplay is each generation's self-play.
 	Selfplay SelfplayConfig
-	Train    train.Config
-	Gate     GateConfig
-	Ladder   LadderConfig
+	// Reanalysis searches positions of earlier generations' games again
+	// with the best network, as fresh training positions (off by default).
+	Reanalysis ReanalysisConfig
+	Train      train.Config
+	Gate       GateConfig
+	Ladder     LadderConfig
+}
+
+// ReanalysisConfig is the reanalyse stage (MuZero Reanalyse): after each
+// generation's self-play, Positions positions sampled from the earlier
+// generations' games that the replay window still holds are searched
+// again by the best network at the self-play search's full budget (or
+// Simulations) and trained on beside the games' own positions. The yaml
+// keys are a config's reanalysis section.
+type ReanalysisConfig struct {
+	// Positions a generation (0: no reanalysis).
+	Positions int `yaml:"positions"`
+	// Simulations is each search's budget (0: selfplay.search.simulations).
+	Simulations int `yaml:"simulations"`
+}
+
+// validate reports what cannot work in the section.
+func (r *ReanalysisConfig) validate() error {
+	if r.Positions < 0 || r.Positions > selfplay.MaxReanalysePositions || r.Simulations < 0 {
+		return fmt.Errorf("reanalysis: positions %d, simulations %d: want 0 to %d, ≥ 0 (0: the self-play search's)",
+			r.Positions, r.Simulations, selfplay.MaxReanalysePositions)
+	}
+	return nil
 }
 
 // SelfplayConfig is a config's selfplay section: selfplay's config, and
@@ -149,6 +174,9 @@ func (c *Config) Validate() error {
 	if err := c.Selfplay.validate(c.Rules); err != nil {
 		errs = append(errs, err)
 	}
+	if err := c.Reanalysis.validate(); err != nil {
+		errs = append(errs, err)
+	}
 	if err := c.Train.Validate(); err != nil {
 		errs = append(errs, err)
 	}
@@ -180,13 +208,14 @@ func (c *Config) Validate() error {
 // package's section decodes itself; pointers mark the keys that must be
 // given.
 type configFile struct {
-	Rules       *string       `yaml:"rules"`
-	Seed        *uint64       `yaml:"seed"`
-	Generations int           `yaml:"generations"`
-	Gating      bool          `yaml:"gating"`
-	Network     networkFile   `yaml:"network"`
-	Selfplay    selfplay.File `yaml:"selfplay"`
-	Train       train.Config  `yaml:"train"`
+	Rules       *string          `yaml:"rules"`
+	Seed        *uint64          `yaml:"seed"`
+	Generations int              `yaml:"generations"`
+	Gating      bool             `yaml:"gating"`
+	Network     networkFile      `yaml:"network"`
+	Selfplay    selfplay.File    `yaml:"selfplay"`
+	Reanalysis  ReanalysisConfig `yaml:"reanalysis"`
+	Train       train.Config     `yaml:"train"`
 	// Gate is the gate's section; Arena, the same section by its old
 	// name, is still read (ParseConfig refuses both).
 	Gate   yamlconf.Section[gateFile] `yaml:"gate"`
@@ -216,12 +245,13 @@ type gateFile struct {
 // names, for messages about unknown keys.
 var sectionNames = func() map[string]string {
 	m := map[string]string{
-		"loop.configFile":   "the config",
-		"loop.networkFile":  "network",
-		"loop.gateFile":     "gate",
-		"loop.LadderConfig": "ladder",
-		"stats.SPRT":        "sprt",
-		"selfplay.File":     "selfplay",
+		"loop.configFile":       "the config",
+		"loop.networkFile":      "network",
+		"loop.gateFile":         "gate",
+		"loop.LadderConfig":     "ladder",
+		"loop.ReanalysisConfig": "reanalysis",
+		"stats.SPRT":            "sprt",
+		"selfplay.File":         "selfplay",
 	}
 	for _, names := range []map[string]string{selfplay.SectionNames, train.SectionNames} {
 		for typ, name := range names {
@@ -295,6 +325,7 @@ func ParseConfig(data []byte, source string) (Config, error) {
 		c.Selfplay.Games = *s.Games
 	}
 	c.Train = f.Train
+	c.Reanalysis = f.Reanalysis
 	gate := f.Gate.Value
 	if f.Arena.Given {
 		if f.Gate.Given {

@@ -10,6 +10,8 @@
 //	best.json                the best network: generation and key
 //	nets/gen-NNNN.palnet     generation N's candidate (0: the random start)
 //	selfplay/gen-NNNN/       generation N's self-play shards and games
+//	reanalysis/gen-NNNN/     earlier games' positions searched again by
+//	                         generation N's best (with reanalysis on)
 //	train/state.palnet       the trainer: weights, optimizer, step
 //	train/losses.json        the losses of the generation in training,
 //	                         save by save (losses.go)
@@ -44,12 +46,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"time"
 
 	"github.com/palace-chess/palace/arena"
+	"github.com/palace-chess/palace/datasets"
 	"github.com/palace-chess/palace/internal/runlock"
 	"github.com/palace-chess/palace/ladder"
 	"github.com/palace-chess/palace/rundir"
@@ -60,10 +64,11 @@ import (
 
 // Stages of a generation, in order.
 const (
-	StageSelfplay = "selfplay"
-	StageTrain    = "train"
-	StageArena    = "arena"
-	StageGate     = "gate"
+	StageSelfplay  = "selfplay"
+	StageReanalyse = "reanalyse"
+	StageTrain     = "train"
+	StageArena     = "arena"
+	StageGate      = "gate"
 )
 
 // Keys of the run directory: rundir's, the one copy of its layout.
@@ -81,6 +86,9 @@ func NetKey(gen int) string { return rundir.NetKey(gen) }
 
 // SelfplayKey is generation gen's self-play directory.
 func SelfplayKey(gen int) string { return rundir.SelfplayKey(gen) }
+
+// ReanalysisKey is generation gen's reanalysis directory.
+func ReanalysisKey(gen int) string { return rundir.ReanalysisKey(gen) }
 
 // ArenaKey is candidate gen's match record file.
 func ArenaKey(gen int) string { return rundir.ArenaKey(gen) }
@@ -353,7 +361,7 @@ func (r *runner) state() (State, error) {
 		return State{}, fmt.Errorf("loop: %s: unreadable or of another version (%v)", StateKey, err)
 	}
 	switch s.Stage {
-	case StageSelfplay, StageTrain, StageArena, StageGate, StageLadder:
+	case StageSelfplay, StageReanalyse, StageTrain, StageArena, StageGate, StageLadder:
 	default:
 		return State{}, fmt.Errorf("loop: %s: unknown stage %q", StateKey, s.Stage)
 	}
@@ -392,6 +400,8 @@ func (r *runner) step(ctx context.Context, s State) (State, error) {
 	switch s.Stage {
 	case StageSelfplay:
 		err = r.selfplay(ctx, gen)
+	case StageReanalyse:
+		err = r.reanalyse(ctx, gen)
 	case StageTrain:
 		err = r.train(ctx, gen)
 	case StageArena:
@@ -477,6 +487,72 @@ func (r *runner) selfplay(ctx context.Context, gen int) error {
 	return r.metric(m)
 }
 
+// reanalysisDirs are the local directories of generations 0 to gen's
+// reanalyses ("" for a generation without one); nil for a run without
+// reanalysis.
+func (r *runner) reanalysisDirs(gen int) ([]string, error) {
+	if r.stages.Config.Reanalysis.Positions == 0 {
+		return nil, nil
+	}
+	dirs := make([]string, gen+1)
+	for g := range dirs {
+		d := r.st.Local(ReanalysisKey(g))
+		if d == "" {
+			return nil, fmt.Errorf("loop: %s is not a local directory; reanalysis needs one", r.st)
+		}
+		if _, err := os.Stat(filepath.Join(d, datasets.ManifestName)); err == nil {
+			dirs[g] = d
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("loop: %w", err)
+		}
+	}
+	return dirs, nil
+}
+
+// reanalyse searches positions of the earlier generations' games in the
+// window again with the best network (none for generation 0).
+func (r *runner) reanalyse(ctx context.Context, gen int) error {
+	best, err := BestOf(r.st)
+	if err != nil {
+		return err
+	}
+	sources, err := r.stages.ReanalysisSources(gen)
+	if err != nil {
+		return err
+	}
+	r.p.stage(gen, StageReanalyse, Event{Best: best.Generation, Sources: sources})
+	start := time.Now()
+	var st selfplay.ReanalyseStats
+	if len(sources) > 0 {
+		spDirs, err := r.selfplayDirs(gen)
+		if err != nil {
+			return err
+		}
+		var dirs []string
+		for _, g := range sources {
+			dirs = append(dirs, spDirs[g])
+		}
+		out := r.st.Local(ReanalysisKey(gen))
+		job := r.stages.ReanalyseJob(gen, dirs, out, r.st.Local(best.Key))
+		st, err = selfplay.Reanalyse(ctx, r.stages.Config.Selfplay.Config, job, selfplay.Options{CodeVersion: r.opt.CodeVersion})
+		if err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	m, err := r.stages.ReanalysisMetric(gen, best, sources, st, time.Since(start))
+	if err != nil {
+		return err
+	}
+	if err := r.metric(m); err != nil {
+		return err
+	}
+	r.p.send(Event{Kind: EventReanalysed, Generation: gen, Stage: StageReanalyse, Metric: m})
+	return nil
+}
+
 // train trains on the window until the steps the run's positions allow,
 // then writes the candidate, generation gen+1's network.
 func (r *runner) train(ctx context.Context, gen int) error {
@@ -484,11 +560,15 @@ func (r *runner) train(ctx context.Context, gen int) error {
 	if err != nil {
 		return err
 	}
+	reDirs, err := r.reanalysisDirs(gen)
+	if err != nil {
+		return err
+	}
 	stateFile := r.st.Local(TrainKey)
 	if stateFile == "" {
 		return fmt.Errorf("loop: %s is not a local directory; the trainer needs one", r.st)
 	}
-	m, err := r.stages.Train(ctx, TrainJob{Generation: gen, Dirs: dirs, State: stateFile,
+	m, err := r.stages.Train(ctx, TrainJob{Generation: gen, Dirs: dirs, ReanalysisDirs: reDirs, State: stateFile,
 		Started:  func(_, target int64) { r.p.stage(gen, StageTrain, Event{Target: target}) },
 		Progress: func(p train.Progress) { r.p.send(Event{Kind: EventTrain, Train: p}) }})
 	if err != nil {

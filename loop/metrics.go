@@ -40,6 +40,10 @@ type Metric struct {
 	EvalsPerSecond float64 `json:"evals_per_second,omitempty"`
 	MeanPlies      float64 `json:"mean_plies,omitempty"`
 
+	// Reanalysis: the generations whose games it searched again (its
+	// Positions are the positions it searched).
+	SourceGenerations []int `json:"source_generations,omitempty"`
+
 	// Training: the generation's steps and their mean losses, resumed or
 	// not (losses.go), the last save's losses and replay window, the
 	// trainer's step count after it; the samples a second of the last

@@ -55,6 +55,9 @@ const (
 	// EventStopped: the run stopped (ctx) in generation Generation's
 	// stage Stage, where it resumes.
 	EventStopped
+	// EventReanalysed: generation Generation's reanalysis is done (Metric:
+	// Positions, SourceGenerations, EvalsPerSecond, Seconds).
+	EventReanalysed
 )
 
 // Event is one report of a run. Generation and Stage are the stage's:
@@ -68,9 +71,10 @@ type Event struct {
 	Stage      string
 
 	// EventStage: what the stage does.
-	Best    int       // self-play, ladder: the best network's generation
+	Best    int       // self-play, reanalysis, ladder: the best network's generation
 	Target  int64     // train: the step training goes to
 	Players [2]string // arena: the candidate and the best
+	Sources []int     // reanalysis: the generations whose games it searches again
 
 	Selfplay selfplay.Event // EventSelfplay
 	Train    train.Progress // EventTrain

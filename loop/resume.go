@@ -27,20 +27,22 @@ func stageIndex(stage string) int {
 	switch stage {
 	case StageSelfplay:
 		return 0
-	case StageTrain:
+	case StageReanalyse:
 		return 1
-	case StageArena:
+	case StageTrain:
 		return 2
-	case StageGate:
+	case StageArena:
 		return 3
-	case StageLadder:
+	case StageGate:
 		return 4
+	case StageLadder:
+		return 5
 	}
 	return -1
 }
 
 // keyGeneration is the generation in key under prefix ("nets/gen-",
-// "selfplay/gen-", "arena/gen-"): the digits that follow it.
+// "selfplay/gen-", "reanalysis/gen-", "arena/gen-"): the digits that follow it.
 func keyGeneration(key, prefix string) (int, bool) {
 	rest, ok := strings.CutPrefix(key, prefix)
 	if !ok {
@@ -81,7 +83,8 @@ func (s *Stages) CheckState(at State, best Best) error {
 	// The stage must be one of this config's.
 	for st := (State{Generation: gen, Stage: StageSelfplay}); st.Stage != at.Stage; st = s.Next(st) {
 		if st.Generation != gen {
-			return fail("this run's config (gating %v, ladder every %d) has no %s stage", s.Config.Gating, s.Config.Ladder.Every, at.Stage)
+			return fail("this run's config (gating %v, reanalysis positions %d, ladder every %d) has no %s stage",
+				s.Config.Gating, s.Config.Reanalysis.Positions, s.Config.Ladder.Every, at.Stage)
 		}
 	}
 	trained := idx >= stageIndex(StageArena) // the candidate, generation gen+1's network, is written
@@ -123,6 +126,8 @@ func (s *Stages) CheckState(at State, best Best) error {
 			}
 		} else if g, ok := keyGeneration(k, "selfplay/gen-"); ok && g > gen {
 			what = SelfplayKey(g)
+		} else if g, ok := keyGeneration(k, "reanalysis/gen-"); ok && (g > gen || g == gen && idx < stageIndex(StageReanalyse)) {
+			what = ReanalysisKey(g)
 		} else if g, ok := keyGeneration(k, "arena/gen-"); ok && g > gen+1 {
 			what = k
 		}
@@ -157,8 +162,12 @@ func (s *Stages) CheckState(at State, best Best) error {
 		}
 		return nil
 	}
+	done := []string{StageSelfplay, StageTrain, StageGate}
+	if s.Config.Reanalysis.Positions > 0 {
+		done = append(done, StageReanalyse)
+	}
 	for g := 0; g < gen; g++ {
-		for _, stage := range []string{StageSelfplay, StageTrain, StageGate} {
+		for _, stage := range done {
 			if err := requireLine(g, stage); err != nil {
 				return err
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/datasets"
+	"github.com/palace-chess/palace/internal/splitmix"
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/rules"
 	"github.com/palace-chess/palace/selfplay"
@@ -46,13 +47,18 @@ func NewStages(st store.Store, cfg Config, codeVersion string) (*Stages, error) 
 }
 
 // Next is the state after s's stage is done: a generation's self-play,
-// training, its candidate's match (none with gating off), the gate, the
-// ladder (with a ladder in the config; it rates only when due), then the
-// next generation.
+// its reanalysis (with one in the config), training, its candidate's match
+// (none with gating off), the gate, the ladder (with a ladder in the
+// config; it rates only when due), then the next generation.
 func (s *Stages) Next(st State) State {
 	gen := st.Generation
 	switch st.Stage {
 	case StageSelfplay:
+		if s.Config.Reanalysis.Positions > 0 {
+			return State{Generation: gen, Stage: StageReanalyse}
+		}
+		return State{Generation: gen, Stage: StageTrain}
+	case StageReanalyse:
 		return State{Generation: gen, Stage: StageTrain}
 	case StageTrain:
 		if !s.Config.Gating {
@@ -156,6 +162,79 @@ func Positions(st store.Store, from, to int) (int64, error) {
 		n += m.Records()
 	}
 	return n, nil
+}
+
+// ReanalysedPositions counts the positions the reanalysis manifests of
+// generations from to to list (none where a generation has none).
+func ReanalysedPositions(st store.Store, from, to int) (int64, error) {
+	var n int64
+	for g := from; g <= to; g++ {
+		data, err := st.Read(ReanalysisKey(g) + "/" + datasets.ManifestName)
+		if errors.Is(err, store.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return 0, fmt.Errorf("loop: %w", err)
+		}
+		var m datasets.Manifest
+		if err := json.Unmarshal(data, &m); err != nil || m.Version != datasets.ManifestVersion {
+			return 0, fmt.Errorf("loop: generation %d's reanalysis manifest: unreadable or of another version (%v)", g, err)
+		}
+		n += m.Records()
+	}
+	return n, nil
+}
+
+// ReanalysisSources are the earlier generations whose games generation
+// gen's reanalysis draws from: those the replay window still holds, at
+// least in part, once generation gen's self-play is in (self-play's
+// positions counted), newest first; none for generation 0.
+func (s *Stages) ReanalysisSources(gen int) ([]int, error) {
+	total, err := Positions(s.Store, 0, gen)
+	if err != nil {
+		return nil, err
+	}
+	c := s.Config.Train
+	window := int64(datasets.WindowSize(int(total), c.MinRows, c.WindowExponent, c.WindowExpansion))
+	if c.MaxRows > 0 {
+		window = min(window, int64(c.MaxRows))
+	}
+	held, err := Positions(s.Store, gen, gen)
+	if err != nil {
+		return nil, err
+	}
+	var gens []int
+	for g := gen - 1; g >= 0 && held < window; g-- {
+		n, err := Positions(s.Store, g, g)
+		if err != nil {
+			return nil, err
+		}
+		gens = append(gens, g)
+		held += n
+	}
+	return gens, nil
+}
+
+// ReanalyseJob is generation gen's reanalysis of the sources' games (the
+// local directories of sourceDirs, generation by generation) into output,
+// with the network file at network ("" for a caller that gives selfplay
+// its evaluator).
+func (s *Stages) ReanalyseJob(gen int, sourceDirs []string, output, network string) selfplay.ReanalyseJob {
+	return selfplay.ReanalyseJob{Output: output, Sources: sourceDirs, Rules: s.Rules, Network: network,
+		Positions: s.Config.Reanalysis.Positions, Simulations: s.Config.Reanalysis.Simulations,
+		Seed: splitmix.Mix(generationSeed(s.Config, gen), 0x7265616e616c79)} // "reanaly"
+}
+
+// ReanalysisMetric is the reanalyse stage's metric: what generation gen's
+// reanalysis manifest lists, searched by best from sources, in a stage
+// that took elapsed.
+func (s *Stages) ReanalysisMetric(gen int, best Best, sources []int, st selfplay.ReanalyseStats, elapsed time.Duration) (Metric, error) {
+	n, err := ReanalysedPositions(s.Store, gen, gen)
+	if err != nil {
+		return Metric{}, err
+	}
+	return Metric{Generation: gen, Stage: StageReanalyse, Network: best.Key, Positions: n, SourceGenerations: sources,
+		EvalsPerSecond: st.EvaluationsPerSecond(), Seconds: elapsed.Seconds()}, nil
 }
 
 // SelfplayPlan is generation Generation's self-play as far as its first
@@ -278,6 +357,10 @@ type TrainJob struct {
 	// Dirs are local directories of generations 0 to Generation's
 	// self-play: the run's own, or copies of them.
 	Dirs []string
+	// ReanalysisDirs are the local directories of the generations'
+	// reanalyses, one a generation as Dirs ("" for a generation without
+	// one); nil in a run without reanalysis.
+	ReanalysisDirs []string
 	// State is the trainer's local state file, resumed when it exists.
 	State string
 	// Started, when set, hears the positions trained on and the step
@@ -299,12 +382,32 @@ type TrainJob struct {
 // kept in the store (TrainLossesKey, losses.go).
 func (s *Stages) Train(ctx context.Context, job TrainJob) (Metric, error) {
 	gen := job.Generation
-	if err := s.checkShards(job.Dirs); err != nil {
+	if err := s.checkShards(job.Dirs, job.ReanalysisDirs); err != nil {
 		return Metric{}, err
 	}
 	total, err := Positions(s.Store, 0, gen)
 	if err != nil {
 		return Metric{}, err
+	}
+	reanalysed, err := ReanalysedPositions(s.Store, 0, gen)
+	if err != nil {
+		return Metric{}, err
+	}
+	// A reanalysed position is trained on as a self-play one is: it adds
+	// to the window and to the steps.
+	total += reanalysed
+	dirs := job.Dirs
+	if len(job.ReanalysisDirs) > 0 {
+		// Each generation's reanalysis after its self-play: the window
+		// takes the newest positions, and a reanalysis is newer than the
+		// games it searched again.
+		dirs = nil
+		for g, d := range job.Dirs {
+			dirs = append(dirs, d)
+			if g < len(job.ReanalysisDirs) && job.ReanalysisDirs[g] != "" {
+				dirs = append(dirs, job.ReanalysisDirs[g])
+			}
+		}
 	}
 	init, err := LoadNet(s.Store, NetKey(0))
 	if err != nil {
@@ -341,7 +444,7 @@ func (s *Stages) Train(ctx context.Context, job TrainJob) (Metric, error) {
 		return Metric{}, err
 	}
 	var lossErr error
-	res, err := train.Run(ctx, s.Config.Train, train.Job{Dirs: job.Dirs, RuleSets: []*rules.RuleSet{s.Rules}, State: job.State,
+	res, err := train.Run(ctx, s.Config.Train, train.Job{Dirs: dirs, RuleSets: []*rules.RuleSet{s.Rules}, State: job.State,
 		Init: init, TargetSteps: target, Seed: s.Config.Seed, CodeVersion: s.CodeVersion, Records: records,
 		Progress: func(p train.Progress) {
 			// Recorded before anyone hears of the save (a distributed
@@ -394,34 +497,52 @@ func (s *Stages) Train(ctx context.Context, job TrainJob) (Metric, error) {
 }
 
 // checkShards checks, before training on them, that the self-play
-// directories dirs (generation g's at dirs[g]) hold what self-play
+// directories dirs (generation g's at dirs[g]) and the reanalysis
+// directories reDirs (the same, "" for none) hold what their stages
 // committed (issue 47): every manifest's positions the count its
-// generation's self-play metric recorded (a removed entry would drop its
-// shard unseen), and every shard the size and SHA-256 its manifest gives
-// (a shard swapped for another is caught). The cost is a read of each
-// shard.
-func (s *Stages) checkShards(dirs []string) error {
+// generation's metric recorded (a removed entry would drop its shard
+// unseen), and every shard the size and SHA-256 its manifest gives (a
+// shard swapped for another is caught). The cost is a read of each shard.
+func (s *Stages) checkShards(dirs, reDirs []string) error {
 	ms, err := ReadMetrics(s.Store)
 	if err != nil {
 		return err
 	}
-	recorded := map[int]int64{}
+	type stageKey struct {
+		gen   int
+		stage string
+	}
+	recorded := map[stageKey]int64{}
 	for _, m := range ms {
-		if m.Stage == StageSelfplay {
-			recorded[m.Generation] = m.Positions
+		if m.Stage == StageSelfplay || m.Stage == StageReanalyse {
+			recorded[stageKey{m.Generation, m.Stage}] = m.Positions
 		}
 	}
-	for g, dir := range dirs {
+	check := func(g int, dir, stage, what, key string) error {
 		m, err := datasets.ReadManifest(dir)
 		if err != nil {
-			return fmt.Errorf("loop: generation %d's self-play: %w", g, err)
+			return fmt.Errorf("loop: generation %d's %s: %w", g, what, err)
 		}
-		if want, ok := recorded[g]; ok && m.Records() != want {
-			return fmt.Errorf("loop: %s lists %d positions, but %s says generation %d's self-play made %d; restore the manifest (or its shards), or start a new run directory",
-				ManifestKey(g), m.Records(), MetricsKey, g, want)
+		if want, ok := recorded[stageKey{g, stage}]; ok && m.Records() != want {
+			return fmt.Errorf("loop: %s lists %d positions, but %s says generation %d's %s made %d; restore the manifest (or its shards), or start a new run directory",
+				key, m.Records(), MetricsKey, g, what, want)
 		}
 		if err := m.CheckSums(); err != nil {
-			return fmt.Errorf("loop: generation %d's self-play: %w; restore the shard, or start a new run directory", g, err)
+			return fmt.Errorf("loop: generation %d's %s: %w; restore the shard, or start a new run directory", g, what, err)
+		}
+		return nil
+	}
+	for g, dir := range dirs {
+		if err := check(g, dir, StageSelfplay, "self-play", ManifestKey(g)); err != nil {
+			return err
+		}
+	}
+	for g, dir := range reDirs {
+		if dir == "" {
+			continue
+		}
+		if err := check(g, dir, StageReanalyse, "reanalysis", ReanalysisKey(g)+"/"+datasets.ManifestName); err != nil {
+			return err
 		}
 	}
 	return nil

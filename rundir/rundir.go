@@ -38,6 +38,9 @@ const (
 	LockKey    = "run.lock"
 	// SelfplayDir holds a self-play directory a generation (SelfplayKey).
 	SelfplayDir = "selfplay"
+	// ReanalysisDir holds a generation's reanalysed positions, when the
+	// run reanalyses (ReanalysisKey).
+	ReanalysisDir = "reanalysis"
 )
 
 // NetKey is generation gen's network.
@@ -45,6 +48,10 @@ func NetKey(gen int) string { return fmt.Sprintf("nets/gen-%04d.palnet", gen) }
 
 // SelfplayKey is generation gen's self-play directory.
 func SelfplayKey(gen int) string { return fmt.Sprintf("%s/gen-%04d", SelfplayDir, gen) }
+
+// ReanalysisKey is generation gen's reanalysis directory: positions of
+// earlier generations' games searched again by generation gen's best.
+func ReanalysisKey(gen int) string { return fmt.Sprintf("%s/gen-%04d", ReanalysisDir, gen) }
 
 // ArenaKey is candidate gen's match record file.
 func ArenaKey(gen int) string { return fmt.Sprintf("arena/gen-%04d.jsonl", gen) }

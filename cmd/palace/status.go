@@ -338,6 +338,11 @@ func stageAbout(e loop.Event) string {
 	switch e.Stage {
 	case loop.StageSelfplay:
 		return fmt.Sprintf("best gen %d", e.Best)
+	case loop.StageReanalyse:
+		if len(e.Sources) == 0 {
+			return "nothing to search again yet"
+		}
+		return fmt.Sprintf("best gen %d, games of gens %d-%d", e.Best, e.Sources[len(e.Sources)-1], e.Sources[0])
 	case loop.StageTrain:
 		return fmt.Sprintf("to step %d", e.Target)
 	case loop.StageArena:
@@ -373,6 +378,13 @@ func loopNotice(e loop.Event) string {
 	case loop.EventRated:
 		rt := e.Metric.Rating
 		return fmt.Sprintf("gen %d ladder: %s on %s (%d games, %.0f s)", e.Generation, rated(rt), rt.Scale, rt.Games, e.Metric.Seconds)
+	case loop.EventReanalysed:
+		m := e.Metric
+		if len(m.SourceGenerations) == 0 {
+			return ""
+		}
+		return fmt.Sprintf("gen %d reanalysis: %d positions of gens %d-%d searched again (%.0f evals/s, %.0f s)", e.Generation, m.Positions,
+			m.SourceGenerations[len(m.SourceGenerations)-1], m.SourceGenerations[0], m.EvalsPerSecond, m.Seconds)
 	case loop.EventComplete:
 		return runComplete(e.Generation)
 	case loop.EventStopped:

@@ -16,7 +16,8 @@ import (
 // dir, run by loop or by the cluster: the state at generation 2, the
 // three networks with best.json naming the right one, each generation's
 // self-play (at least c's games, shards that verify) and finished match,
-// and the metrics, two of each stage, every gate with its match. It
+// and the metrics, two of each stage (reanalysis's where c has it), every
+// gate with its match. It
 // returns the store, each generation's self-play report and the metrics,
 // for the driver's own checks.
 func CheckRun(t *testing.T, dir string, c loop.Config) (*store.Dir, []*selfplay.VerifyReport, []loop.Metric) {
@@ -71,7 +72,12 @@ func CheckRun(t *testing.T, dir string, c loop.Config) (*store.Dir, []*selfplay.
 			t.Errorf("gate of generation %d without its match", m.Generation)
 		}
 	}
-	if seen[loop.StageSelfplay] != 2 || seen[loop.StageTrain] != 2 || seen[loop.StageArena] != 2 || seen[loop.StageGate] != 2 || len(ms) != 8 {
+	lines, reanalyses := 8, 0
+	if c.Reanalysis.Positions > 0 {
+		lines, reanalyses = 10, 2
+	}
+	if seen[loop.StageSelfplay] != 2 || seen[loop.StageTrain] != 2 || seen[loop.StageArena] != 2 || seen[loop.StageGate] != 2 ||
+		seen[loop.StageReanalyse] != reanalyses || len(ms) != lines {
 		t.Errorf("metrics %v", seen)
 	}
 	return st, reps, ms
