@@ -118,6 +118,10 @@ type GateConfig struct {
 	// AcceptScore decides a match the test leaves open after Pairs pairs:
 	// the candidate is promoted when its score is at least this.
 	AcceptScore float64 `yaml:"accept_score"`
+	// Every gates only every Every-th candidate (1: each one): fewer,
+	// larger gates for the same time. The candidates between are trained
+	// on (the trainer goes on from its own last one) but never played.
+	Every int `yaml:"every"`
 	// MaxPlies caps the match's games (0: the self-play cap).
 	MaxPlies int `yaml:"max_plies"`
 }
@@ -153,7 +157,7 @@ func DefaultConfig() Config {
 		Selfplay:    SelfplayConfig{Config: selfplay.DefaultConfig(), Games: 200},
 		Train:       train.DefaultConfig(),
 		Gate: GateConfig{Settings: arena.Settings{Pairs: 50, OpeningPlies: 2, Concurrency: 16},
-			Search: mcts.PlayParams(32), Evaluators: 2,
+			Search: mcts.PlayParams(32), Evaluators: 2, Every: 1,
 			SPRT: stats.SPRT{Elo0: 0, Elo1: 50, Alpha: 0.05, Beta: 0.05}, AcceptScore: 0.55},
 		Ladder: LadderConfig{Settings: arena.Settings{Pairs: 5, OpeningPlies: 2, Concurrency: 4}, Evaluators: 1},
 	}
@@ -185,6 +189,9 @@ func (c *Config) Validate() error {
 	if a.Evaluators < 1 || a.Evaluators > arena.MaxEvaluators || a.MaxPlies < 0 {
 		errs = append(errs, fmt.Errorf("gate: evaluators %d, max_plies %d: want 1 to %d, ≥ 0",
 			a.Evaluators, a.MaxPlies, arena.MaxEvaluators))
+	}
+	if a.Every < 1 || a.Every > 1000 {
+		errs = append(errs, fmt.Errorf("gate: every %d, want 1 (each candidate) to 1000", a.Every))
 	}
 	if err := a.Search.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("gate: search: %w", err))

@@ -83,8 +83,8 @@ func (s *Stages) CheckState(at State, best Best) error {
 	// The stage must be one of this config's.
 	for st := (State{Generation: gen, Stage: StageSelfplay}); st.Stage != at.Stage; st = s.Next(st) {
 		if st.Generation != gen {
-			return fail("this run's config (gating %v, reanalysis positions %d, ladder every %d) has no %s stage",
-				s.Config.Gating, s.Config.Reanalysis.Positions, s.Config.Ladder.Every, at.Stage)
+			return fail("this run's config (gating %v, gate every %d, reanalysis positions %d, ladder every %d) has no %s stage",
+				s.Config.Gating, s.Config.Gate.Every, s.Config.Reanalysis.Positions, s.Config.Ladder.Every, at.Stage)
 		}
 	}
 	trained := idx >= stageIndex(StageArena) // the candidate, generation gen+1's network, is written
@@ -181,7 +181,7 @@ func (s *Stages) CheckState(at State, best Best) error {
 			}
 		}
 	}
-	if at.Stage == StageGate && s.Config.Gating && !has[ArenaKey(gen+1)] {
+	if at.Stage == StageGate && s.Gated(gen+1) && !has[ArenaKey(gen+1)] {
 		return fail("candidate %d's match record file %s, which the gate decides from, is missing", gen+1, ArenaKey(gen+1))
 	}
 	if at.Stage == StageLadder {

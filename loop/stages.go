@@ -61,7 +61,7 @@ func (s *Stages) Next(st State) State {
 	case StageReanalyse:
 		return State{Generation: gen, Stage: StageTrain}
 	case StageTrain:
-		if !s.Config.Gating {
+		if !s.Gated(gen + 1) {
 			return State{Generation: gen, Stage: StageGate}
 		}
 		return State{Generation: gen, Stage: StageArena}
@@ -73,6 +73,12 @@ func (s *Stages) Next(st State) State {
 		}
 	}
 	return State{Generation: gen + 1, Stage: StageSelfplay}
+}
+
+// Gated says whether candidate cand plays a gate match: with gating on,
+// every Gate.Every-th candidate.
+func (s *Stages) Gated(cand int) bool {
+	return s.Config.Gating && cand%max(s.Config.Gate.Every, 1) == 0
 }
 
 // SaveNet writes checkpoint ck at key.
@@ -650,7 +656,10 @@ func (s *Stages) Gate(cand int, best Best) (Metric, *Best, error) {
 	}
 	m := Metric{Generation: cand - 1, Stage: StageGate, Network: NetKey(cand), Best: best.Key}
 	promote := true
-	if s.Config.Gating {
+	switch {
+	case s.Config.Gating && !s.Gated(cand):
+		promote, m.Reason = false, fmt.Sprintf("not gated (gate every %d candidates)", s.Config.Gate.Every)
+	case s.Config.Gating:
 		// The records decide, every game replayed so that only what its
 		// moves say counts, and a gate redone after a crash decides the
 		// same.
@@ -681,7 +690,7 @@ func (s *Stages) Gate(cand int, best Best) (Metric, *Best, error) {
 			// match was against the best before this one.
 			m.Best = h.B
 		}
-	} else {
+	default:
 		m.Reason = "gating off"
 	}
 	m.Promoted = promote
