@@ -162,6 +162,10 @@ func TrainGames(ctx context.Context, cfg Config, job GamesJob) (*model.Checkpoin
 	if !(job.Epochs > 0) || math.IsInf(job.Epochs, 0) || job.EvalEvery < 0 {
 		return nil, nil, fmt.Errorf("train: games: epochs %v, eval every %d: want > 0 and ≥ 0", job.Epochs, job.EvalEvery)
 	}
+	if cfg.WeightAverage > 0 {
+		// Its curve and best step measure the weights themselves.
+		return nil, nil, fmt.Errorf("train: games: weight_average %v is for the loop's candidates; learning from records exports the weights of its best step: set it to 0", cfg.WeightAverage)
+	}
 	positions := set.Train.Positions
 	target := GamesSteps(cfg, positions, job.Epochs)
 	cfg = SuperviseConfig(cfg, positions, target)

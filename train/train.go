@@ -117,6 +117,13 @@ type Config struct {
 	// float32), which trains faster where the CPU has AVX-512 BF16 and is
 	// float32 elsewhere (gnet.WithBF16).
 	Precision string `yaml:"precision"`
+	// WeightAverage, where > 0, keeps an exponential moving average of the
+	// weights, decaying by this factor a step (KataGo's and lc0's
+	// stochastic weight averaging; gnet.WithWeightAverage), and a run's
+	// candidate is the average (Result.Averaged) rather than the last
+	// step's weights, whose noise a constant rate keeps up. The trainer's
+	// state carries it (0: off).
+	WeightAverage float64 `yaml:"weight_average"`
 }
 
 // The values of Config.Precision.
@@ -206,6 +213,9 @@ func (c *Config) Validate() error {
 	if !(c.DrawMaterialScale >= 0) || math.IsInf(c.DrawMaterialScale, 0) {
 		bad("draw_material_scale %v, want a finite number ≥ 0 (0: off)", c.DrawMaterialScale)
 	}
+	if !(c.WeightAverage >= 0 && c.WeightAverage < 1) {
+		bad("weight_average %v, want 0 (off) ≤ d < 1", c.WeightAverage)
+	}
 	if !(c.LabelSmoothing >= 0 && c.LabelSmoothing < 1) {
 		bad("label_smoothing %v, want 0 ≤ s < 1", c.LabelSmoothing)
 	}
@@ -243,7 +253,8 @@ func (c *Config) Steps(positions int64) int64 {
 // Options returns the gnet options of the configuration.
 func (c *Config) options(seed uint64) []gnet.Option {
 	opts := []gnet.Option{gnet.WithBatch(c.Batch), gnet.WithL2(c.L2), gnet.WithSchedule(c.Schedule),
-		gnet.WithBNMomentum(c.BNMomentum), gnet.WithSeed(seed), gnet.WithBF16(c.Precision == PrecisionBF16)}
+		gnet.WithBNMomentum(c.BNMomentum), gnet.WithSeed(seed), gnet.WithBF16(c.Precision == PrecisionBF16),
+		gnet.WithWeightAverage(c.WeightAverage)}
 	if c.Optimizer == gnet.Adam {
 		return append(opts, gnet.WithAdam(c.Beta1, c.Beta2, c.Epsilon))
 	}
@@ -295,6 +306,9 @@ type Progress struct {
 // Result is what a Run did.
 type Result struct {
 	Checkpoint *model.Checkpoint // the state at the end (weights, optimizer, counts)
+	// Averaged is the weight average at the end (Config.WeightAverage),
+	// nil without one.
+	Averaged *model.Weights
 	Steps      int64             // steps this call took
 	Losses     gnet.Losses       // mean over this call's steps
 	Elapsed    time.Duration
@@ -318,7 +332,7 @@ func Run(ctx context.Context, cfg Config, job Job) (Result, error) {
 	res := Result{}
 	start := time.Now()
 	if tr.Steps() >= job.TargetSteps {
-		res.Checkpoint = tr.Checkpoint()
+		res.Checkpoint, res.Averaged = tr.Checkpoint(), tr.AveragedWeights()
 		return res, nil
 	}
 	rsByID := map[string]*rules.RuleSet{}
@@ -409,7 +423,7 @@ func Run(ctx context.Context, cfg Config, job Job) (Result, error) {
 			since, sinceSteps, sinceStart = gnet.Losses{}, 0, time.Now()
 		}
 	}
-	res.Checkpoint = checkpoint(tr, job)
+	res.Checkpoint, res.Averaged = checkpoint(tr, job), tr.AveragedWeights()
 	res.Losses = scale(sum, int(res.Steps))
 	res.Elapsed = time.Since(start)
 	return res, nil

@@ -25,13 +25,25 @@ func slotNames(optimizer string) []string {
 	return []string{"velocity"}
 }
 
-// loadOptimizer sets the optimizer state from a checkpoint's, or to zero.
+// averageSlot names the weight average's tensors in a model.Optimizer: a
+// trainer without an average ignores them, one with it starts from them.
+const averageSlot = "average"
+
+// loadOptimizer sets the optimizer state from a checkpoint's, or to zero,
+// and the weight average from the checkpoint's or the weights.
 func (t *Trainer) loadOptimizer(o *model.Optimizer) error {
 	t.slots = slotNames(t.o.optimizer)
 	t.state = make([][][]float32, len(t.slots))
 	for s := range t.slots {
 		for _, p := range t.specs {
 			t.state[s] = append(t.state[s], make([]float32, sizeOf(p.shape)))
+		}
+	}
+	if t.o.average > 0 {
+		// The average starts at the weights unless the checkpoint has one.
+		t.avg = make([][]float32, len(t.specs))
+		for i := range t.specs {
+			t.avg[i] = floatsOf(t.values[i])
 		}
 	}
 	if o == nil {
@@ -64,8 +76,30 @@ func (t *Trainer) loadOptimizer(o *model.Optimizer) error {
 			want++
 		}
 	}
-	if len(o.Tensors) != want {
-		return fmt.Errorf("gnet: checkpoint optimizer has %d tensors, %s needs %d", len(o.Tensors), t.o.optimizer, want)
+	averaged := 0
+	for i, p := range t.specs {
+		data, ok := o.Tensors[averageSlot+"/"+p.name]
+		if !ok {
+			continue
+		}
+		averaged++
+		if len(data) != sizeOf(p.shape) {
+			return fmt.Errorf("gnet: checkpoint weight average %s has %d values, want %d", p.name, len(data), sizeOf(p.shape))
+		}
+		for j, v := range data {
+			if !finite(float64(v)) {
+				return fmt.Errorf("gnet: checkpoint weight average %s[%d] is %v", p.name, j, v)
+			}
+		}
+		if t.avg != nil {
+			copy(t.avg[i], data)
+		}
+	}
+	if averaged != 0 && averaged != len(t.specs) {
+		return fmt.Errorf("gnet: checkpoint weight average has %d of the %d tensors", averaged, len(t.specs))
+	}
+	if len(o.Tensors) != want+averaged {
+		return fmt.Errorf("gnet: checkpoint optimizer has %d tensors, %s needs %d", len(o.Tensors), t.o.optimizer, want+averaged)
 	}
 	t.optStep = o.Step
 	return nil
@@ -90,6 +124,12 @@ func (t *Trainer) Optimizer() *model.Optimizer {
 	for s, slot := range t.slots {
 		for i, p := range t.specs {
 			o.Tensors[slot+"/"+p.name] = append([]float32(nil), t.state[s][i]...)
+		}
+	}
+	if t.avg != nil {
+		o.Params["average"] = t.o.average
+		for i, p := range t.specs {
+			o.Tensors[averageSlot+"/"+p.name] = slices.Clone(t.avg[i])
 		}
 	}
 	return o
@@ -127,6 +167,10 @@ func (t *Trainer) update(lr float64) error {
 		sums := slices.Grow(t.bandSums[:0], bands)[:bands]
 		clear(sums)
 		t.bandSums = sums
+		var avg []float32
+		if t.avg != nil {
+			avg = t.avg[i]
+		}
 		parallel(bands, len(w), func(lo, hi int) {
 			for b := lo; b < hi; b++ {
 				j0, j1 := b*band, min(len(w), (b+1)*band)
@@ -135,6 +179,9 @@ func (t *Trainer) update(lr float64) error {
 					adamUpdate(ws, gs, t.state[0][i][j0:j1], t.state[1][i][j0:j1], l2, float32(lr/c1), float32(t.o.beta1), float32(t.o.beta2), float32(1/c2), float32(t.o.epsilon))
 				} else {
 					sgdUpdate(ws, gs, t.state[0][i][j0:j1], l2, float32(lr), float32(t.o.momentum))
+				}
+				if avg != nil {
+					averageUpdate(avg[j0:j1], ws, float32(t.o.average))
 				}
 				clear(gs)
 				if p.decay {
@@ -150,6 +197,14 @@ func (t *Trainer) update(lr float64) error {
 	}
 	t.l2Squares, t.l2Known = squares, true
 	return nil
+}
+
+// averageUpdate: a ← d·a + (1−d)·w.
+func averageUpdate(a, w []float32, d float32) {
+	w = w[:len(a)]
+	for j, wj := range w {
+		a[j] = d*a[j] + (1-d)*wj
+	}
 }
 
 // sgdUpdate: v ← μv + g + l2·w; w ← w − lr·v.

@@ -88,6 +88,7 @@ type options struct {
 	seeded     bool
 	f64        bool // tests only: the graph in float64 (no optimizer)
 	bf16       bool
+	average    float64 // the weight average's decay a step (0: none)
 }
 
 func defaultOptions() options {
@@ -200,6 +201,21 @@ func WithSeed(seed uint64) Option {
 func WithBF16(on bool) Option {
 	return func(o *options) error {
 		o.bf16 = on
+		return nil
+	}
+}
+
+// WithWeightAverage keeps an exponential moving average of the weights
+// beside them, a ← d·a + (1−d)·w after every step (KataGo's and lc0's
+// stochastic weight averaging, as a running average): AveragedWeights
+// exports it. d = 0 keeps none (the default); 1 − d is the share of the
+// newest step, so the average spans about 1/(1 − d) steps.
+func WithWeightAverage(decay float64) Option {
+	return func(o *options) error {
+		if !(decay >= 0 && decay < 1) {
+			return fmt.Errorf("gnet: weight average decay %v, want 0 ≤ d < 1", decay)
+		}
+		o.average = decay
 		return nil
 	}
 }

@@ -9,6 +9,7 @@ package gnet
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/palace-chess/palace/nn/model"
 	"gorgonia.org/tensor"
@@ -42,10 +43,14 @@ type Trainer struct {
 	eval    *net // built at its first use
 	// Optimizer state: per parameter, SGD's velocity or Adam's first and
 	// second moments.
-	slots   []string
-	state   [][][]float32 // [slot][param]
-	step    int64         // steps taken: the schedule's position
-	optStep int64         // steps this optimizer state has seen (Adam's t)
+	slots []string
+	state [][][]float32 // [slot][param]
+	// avg is the weight average per parameter (WithWeightAverage), nil
+	// without one; the checkpoint's optimizer carries it as
+	// "average/<parameter>".
+	avg     [][]float32
+	step    int64 // steps taken: the schedule's position
+	optStep int64 // steps this optimizer state has seen (Adam's t)
 	samples int64
 	ck      model.Checkpoint // what the run was resumed from: metadata to carry on
 	// Σw² over the decayed weights as the last update left them (update
@@ -330,12 +335,33 @@ func (t *Trainer) Weights() *model.Weights {
 	for i, p := range t.specs {
 		w.Tensors[p.name] = floatsOf(t.values[i])
 	}
+	t.addStats(w)
+	return w
+}
+
+// AveragedWeights exports the network with the weight average
+// (WithWeightAverage) in place of the weights, and the batch-norm running
+// statistics as they are (themselves an average over the recent steps);
+// nil for a trainer without an average.
+func (t *Trainer) AveragedWeights() *model.Weights {
+	if t.avg == nil {
+		return nil
+	}
+	w := &model.Weights{Config: t.cfg, Tensors: map[string][]float32{}}
+	for i, p := range t.specs {
+		w.Tensors[p.name] = slices.Clone(t.avg[i])
+	}
+	t.addStats(w)
+	return w
+}
+
+// addStats adds the batch-norm running statistics to w.
+func (t *Trainer) addStats(w *model.Weights) {
 	for i, name := range t.bnNames {
 		mean, variance := t.train.bns[i].Stats()
 		w.Tensors[name+".mean"] = floatsOf(mean.(*tensor.Dense))
 		w.Tensors[name+".var"] = floatsOf(variance.(*tensor.Dense))
 	}
-	return w
 }
 
 // Checkpoint is the run so far: weights, optimizer state and counts, with

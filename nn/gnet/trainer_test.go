@@ -467,3 +467,91 @@ func TestBF16TrainsAsFloat32(t *testing.T) {
 		t.Error("without the bf16 kernels, the trainer asked for bf16 did not train as the float32 one")
 	}
 }
+
+// TestWeightAverage checks the running average against its recurrence
+// over the weights each step leaves, its resume from a checkpoint (the
+// same average as an uninterrupted trainer's), and that a trainer without
+// an average reads such a checkpoint and exports none.
+func TestWeightAverage(t *testing.T) {
+	const d = 0.5
+	opts := []Option{WithSGD(0.9), WithBatch(tinyBatch), WithSeed(3), WithWeightAverage(d)}
+	a, err := New(randomWeights(t, tiny, 8), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := a.Weights().Tensors // the average starts at the weights
+	rng := rand.New(rand.NewPCG(7, 8))
+	var batches [][3][]float32
+	for range 4 {
+		in, p, v := randomBatch(rng, tiny, tinyBatch)
+		batches = append(batches, [3][]float32{in, p, v})
+	}
+	for i := range 2 {
+		if _, err := a.Step(batches[i][0], batches[i][1], batches[i][2]); err != nil {
+			t.Fatal(err)
+		}
+		w := a.Weights().Tensors
+		for _, spec := range a.specs {
+			for j := range want[spec.name] {
+				want[spec.name][j] = d*want[spec.name][j] + (1-d)*w[spec.name][j]
+			}
+		}
+	}
+	avg := a.AveragedWeights()
+	raw := a.Weights()
+	differs := false
+	for _, spec := range a.specs {
+		for j, v := range want[spec.name] {
+			got := avg.Tensors[spec.name][j]
+			if math.Abs(float64(got-v)) > 1e-6*max(1, math.Abs(float64(v))) {
+				t.Fatalf("%s[%d]: average %v, want %v", spec.name, j, got, v)
+			}
+			differs = differs || got != raw.Tensors[spec.name][j]
+		}
+	}
+	if !differs {
+		t.Error("the average equals the weights after two steps")
+	}
+	if err := avg.Check(); err != nil {
+		t.Errorf("the averaged network: %v", err)
+	}
+
+	path := t.TempDir() + "/run.ckpt"
+	if err := a.Checkpoint().Save(path); err != nil {
+		t.Fatal(err)
+	}
+	ck, err := model.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewTrainer(ck, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 2; i < 4; i++ {
+		for _, tr := range []*Trainer{a, b} {
+			if _, err := tr.Step(batches[i][0], batches[i][1], batches[i][2]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	wa, wb := a.AveragedWeights(), b.AveragedWeights()
+	for _, spec := range a.specs {
+		for j, v := range wa.Tensors[spec.name] {
+			if wb.Tensors[spec.name][j] != v {
+				t.Fatalf("%s[%d]: uninterrupted average %v, resumed %v", spec.name, j, v, wb.Tensors[spec.name][j])
+			}
+		}
+	}
+
+	plain, err := NewTrainer(ck, WithSGD(0.9), WithBatch(tinyBatch))
+	if err != nil {
+		t.Fatalf("a trainer without an average, from a checkpoint with one: %v", err)
+	}
+	if plain.AveragedWeights() != nil {
+		t.Error("a trainer without an average exported one")
+	}
+	if _, err := New(randomWeights(t, tiny, 8), WithWeightAverage(1)); err == nil {
+		t.Error("decay 1 accepted")
+	}
+}
