@@ -309,9 +309,9 @@ type Result struct {
 	// Averaged is the weight average at the end (Config.WeightAverage),
 	// nil without one.
 	Averaged *model.Weights
-	Steps      int64             // steps this call took
-	Losses     gnet.Losses       // mean over this call's steps
-	Elapsed    time.Duration
+	Steps    int64       // steps this call took
+	Losses   gnet.Losses // mean over this call's steps
+	Elapsed  time.Duration
 }
 
 // Run trains from job.State (or job.Init) until the trainer has taken
