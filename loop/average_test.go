@@ -50,6 +50,9 @@ func TestWeightAverageCandidates(t *testing.T) {
 			differs = differs || state.Weights.Tensors[w][j] != v
 		}
 	}
+	if !strings.Contains(cand.Provenance.Note, "moving average") {
+		t.Errorf("candidate 2's note %q does not say it is the average", cand.Provenance.Note)
+	}
 	if averaged == 0 || !differs {
 		t.Errorf("%d averaged tensors; differ from the weights: %v", averaged, differs)
 	}

@@ -478,10 +478,11 @@ func (s *Stages) Train(ctx context.Context, job TrainJob) (Metric, error) {
 	}
 	ck := res.Checkpoint
 	ck.Optimizer = nil // the candidate is for playing; the trainer keeps its own state
+	ck.Provenance.Note = fmt.Sprintf("candidate of generation %d: trained on generations 0-%d", gen+1, gen)
 	if res.Averaged != nil {
 		ck.Weights = res.Averaged // train.weight_average: the candidate is the average
+		ck.Provenance.Note += fmt.Sprintf(" (the weights' moving average, decay %g a step)", s.Config.Train.WeightAverage)
 	}
-	ck.Provenance.Note = fmt.Sprintf("candidate of generation %d: trained on generations 0-%d", gen+1, gen)
 	// The trainer goes on from its own last candidate, generation gen's
 	// network, whatever the gate made of it: that is the parent.
 	parent := init
