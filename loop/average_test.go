@@ -15,6 +15,9 @@ import (
 // the last candidate is the trainer's weight average, which its state
 // carries, not the last step's weights.
 func TestWeightAverageCandidates(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the loop")
+	}
 	c, err := loop.ParseConfig([]byte(looptest.Merge(t, looptest.TinyYAML, "train: {weight_average: 0.9}")), "tiny")
 	if err != nil {
 		t.Fatal(err)

@@ -21,6 +21,9 @@ import (
 // games, whose shards verify; training counts them; a reanalysis
 // directory of a generation not yet reached is refused on resume.
 func TestReanalysisRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the loop twice")
+	}
 	c, err := loop.ParseConfig([]byte(looptest.Merge(t, looptest.TinyYAML, "reanalysis: {positions: 50, simulations: 4}\ntrain: {window: {min_rows: 100, expansion: 2}}")), "tiny")
 	if err != nil {
 		t.Fatal(err)
