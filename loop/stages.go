@@ -149,11 +149,20 @@ func ReadManifest(st store.Store, gen int) (*datasets.Manifest, []byte, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("loop: %w", err)
 	}
+	m, err := decodeManifest(data, fmt.Sprintf("generation %d's manifest", gen))
+	return m, data, err
+}
+
+// ReanalysisManifestKey is generation gen's reanalysis manifest.
+func ReanalysisManifestKey(gen int) string { return ReanalysisKey(gen) + "/" + datasets.ManifestName }
+
+// decodeManifest decodes a manifest's bytes; what names it in errors.
+func decodeManifest(data []byte, what string) (*datasets.Manifest, error) {
 	var m datasets.Manifest
 	if err := json.Unmarshal(data, &m); err != nil || m.Version != datasets.ManifestVersion {
-		return nil, nil, fmt.Errorf("loop: generation %d's manifest: unreadable or of another version (%v)", gen, err)
+		return nil, fmt.Errorf("loop: %s: unreadable or of another version (%v)", what, err)
 	}
-	return &m, data, nil
+	return &m, nil
 }
 
 // Positions counts the positions the self-play manifests of generations
@@ -175,16 +184,16 @@ func Positions(st store.Store, from, to int) (int64, error) {
 func ReanalysedPositions(st store.Store, from, to int) (int64, error) {
 	var n int64
 	for g := from; g <= to; g++ {
-		data, err := st.Read(ReanalysisKey(g) + "/" + datasets.ManifestName)
+		data, err := st.Read(ReanalysisManifestKey(g))
 		if errors.Is(err, store.ErrNotExist) {
 			continue
 		}
 		if err != nil {
 			return 0, fmt.Errorf("loop: %w", err)
 		}
-		var m datasets.Manifest
-		if err := json.Unmarshal(data, &m); err != nil || m.Version != datasets.ManifestVersion {
-			return 0, fmt.Errorf("loop: generation %d's reanalysis manifest: unreadable or of another version (%v)", g, err)
+		m, err := decodeManifest(data, fmt.Sprintf("generation %d's reanalysis manifest", g))
+		if err != nil {
+			return 0, err
 		}
 		n += m.Records()
 	}
@@ -196,27 +205,24 @@ func ReanalysedPositions(st store.Store, from, to int) (int64, error) {
 // least in part, once generation gen's self-play is in (self-play's
 // positions counted), newest first; none for generation 0.
 func (s *Stages) ReanalysisSources(gen int) ([]int, error) {
-	total, err := Positions(s.Store, 0, gen)
-	if err != nil {
-		return nil, err
+	counts := make([]int64, gen+1) // each generation's self-play positions, each manifest read once
+	var total int64
+	for g := range counts {
+		n, err := Positions(s.Store, g, g)
+		if err != nil {
+			return nil, err
+		}
+		counts[g], total = n, total+n
 	}
 	c := s.Config.Train
 	window := int64(datasets.WindowSize(int(total), c.MinRows, c.WindowExponent, c.WindowExpansion))
 	if c.MaxRows > 0 {
 		window = min(window, int64(c.MaxRows))
 	}
-	held, err := Positions(s.Store, gen, gen)
-	if err != nil {
-		return nil, err
-	}
 	var gens []int
-	for g := gen - 1; g >= 0 && held < window; g-- {
-		n, err := Positions(s.Store, g, g)
-		if err != nil {
-			return nil, err
-		}
+	for g, held := gen-1, counts[gen]; g >= 0 && held < window; g-- {
 		gens = append(gens, g)
-		held += n
+		held += counts[g]
 	}
 	return gens, nil
 }
@@ -551,7 +557,7 @@ func (s *Stages) checkShards(dirs, reDirs []string) error {
 		if dir == "" {
 			continue
 		}
-		if err := check(g, dir, StageReanalyse, "reanalysis", ReanalysisKey(g)+"/"+datasets.ManifestName); err != nil {
+		if err := check(g, dir, StageReanalyse, "reanalysis", ReanalysisManifestKey(g)); err != nil {
 			return err
 		}
 	}

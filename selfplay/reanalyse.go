@@ -167,13 +167,7 @@ func Reanalyse(ctx context.Context, cfg Config, job ReanalyseJob, opt Options) (
 		st.Committed += int64(len(recs))
 	}
 	st.Searched, st.Evaluations, st.Elapsed = searched.Load(), evals.Load(), time.Since(start)
-	for _, b := range r.batch {
-		s := b.Stats()
-		st.Network.Batches += s.Batches
-		st.Network.Positions += s.Positions
-		st.Network.FullBatches += s.FullBatches
-		st.Network.Errors += s.Errors
-	}
+	st.Network = r.networkStats()
 	return st, nil
 }
 
@@ -287,21 +281,8 @@ func resumeReanalysis(dir, hash string, target int) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("selfplay: %w", err)
 	}
-	listed := map[string]bool{}
-	for _, s := range m.Shards {
-		listed[s.Name] = true
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return 0, fmt.Errorf("selfplay: %w", err)
-	}
-	for _, e := range entries {
-		name := e.Name()
-		if _, ours := shardNumber(name); e.Type().IsRegular() && (isDebris(name) || ours && !listed[name]) {
-			if err := os.Remove(filepath.Join(dir, name)); err != nil {
-				return 0, fmt.Errorf("selfplay: removing a crashed run's %s: %w", name, err)
-			}
-		}
+	if err := removeUnlisted(dir, m); err != nil {
+		return 0, err
 	}
 	if err := m.CheckSums(); err != nil {
 		return 0, fmt.Errorf("selfplay: %s is damaged (palace shard verify %s says more); restore it, or use a new directory: %w", dir, dir, err)

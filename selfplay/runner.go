@@ -304,32 +304,13 @@ func (r *runner) resume() (map[uint64]bool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("selfplay: %w", err)
 	}
-	listed := map[string]bool{}
 	for _, s := range m.Shards {
-		listed[s.Name] = true
 		if n, ok := shardNumber(s.Name); ok {
 			r.nextShard = max(r.nextShard, n+1)
 		}
 	}
-	entries, err := os.ReadDir(r.dir)
-	if err != nil {
-		return nil, fmt.Errorf("selfplay: %w", err)
-	}
-	for _, e := range entries {
-		name := e.Name()
-		if !e.Type().IsRegular() {
-			continue
-		}
-		shard := name
-		if s, ok := strings.CutSuffix(name, GamesSuffix); ok {
-			shard = s + ShardSuffix
-		}
-		_, ours := shardNumber(name)
-		if isDebris(name) || (ours && !listed[shard]) {
-			if err := os.Remove(filepath.Join(r.dir, name)); err != nil {
-				return nil, fmt.Errorf("selfplay: removing a crashed run's %s: %w", name, err)
-			}
-		}
+	if err := removeUnlisted(r.dir, m); err != nil {
+		return nil, err
 	}
 	done := map[uint64]bool{}
 	where := map[uint64]string{}
@@ -372,6 +353,37 @@ func (r *runner) resume() (map[uint64]bool, error) {
 		return nil, fmt.Errorf("selfplay: %s is damaged (palace shard verify %s says more); restore it, or use a new directory: %w", r.dir, r.dir, err)
 	}
 	return done, nil
+}
+
+// removeUnlisted removes from dir what a crash left: temporary files, and
+// shards and game records that manifest m does not list (never
+// committed).
+func removeUnlisted(dir string, m *datasets.Manifest) error {
+	listed := map[string]bool{}
+	for _, s := range m.Shards {
+		listed[s.Name] = true
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("selfplay: %w", err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if !e.Type().IsRegular() {
+			continue
+		}
+		shard := name
+		if s, ok := strings.CutSuffix(name, GamesSuffix); ok {
+			shard = s + ShardSuffix
+		}
+		_, ours := shardNumber(name)
+		if isDebris(name) || (ours && !listed[shard]) {
+			if err := os.Remove(filepath.Join(dir, name)); err != nil {
+				return fmt.Errorf("selfplay: removing a crashed run's %s: %w", name, err)
+			}
+		}
+	}
+	return nil
 }
 
 // play runs the workers, the shard writer and the progress display until
@@ -628,6 +640,19 @@ func (r *runner) writeShard(games []*finishedGame) error {
 	return nil
 }
 
+// networkStats sums the batchers' counters.
+func (r *runner) networkStats() nn.BatcherStats {
+	var n nn.BatcherStats
+	for _, b := range r.batch {
+		st := b.Stats()
+		n.Batches += st.Batches
+		n.Positions += st.Positions
+		n.FullBatches += st.FullBatches
+		n.Errors += st.Errors
+	}
+	return n
+}
+
 // stats is a snapshot of the run's counters.
 func (r *runner) stats() Stats {
 	s := Stats{
@@ -641,13 +666,7 @@ func (r *runner) stats() Stats {
 	if !r.start.IsZero() {
 		s.Elapsed = time.Since(r.start)
 	}
-	for _, b := range r.batch {
-		st := b.Stats()
-		s.Network.Batches += st.Batches
-		s.Network.Positions += st.Positions
-		s.Network.FullBatches += st.FullBatches
-		s.Network.Errors += st.Errors
-	}
+	s.Network = r.networkStats()
 	if r.cache != nil {
 		s.Cache = r.cache.Stats()
 	}
