@@ -30,6 +30,10 @@ type convScratch struct {
 	bf16          bool
 	xB, colB, dyB []any
 	wB            any
+	// Winograd (winograd.go): per worker, and the filters' transform,
+	// float32 and packed bf16.
+	wg        []*wgScratch
+	wgU, wgUB any
 }
 
 // convOp is a k×k convolution (k = 1 or 3, zero-padded to keep 10×9) of x
@@ -69,6 +73,9 @@ func (op *convOp) chunks(fn func(worker, p0, p1 int, first bool)) int {
 		op.s.xB = append(op.s.xB, nil)
 		op.s.colB = append(op.s.colB, nil)
 		op.s.dyB = append(op.s.dyB, nil)
+	}
+	for len(op.s.wg) < workers {
+		op.s.wg = append(op.s.wg, &wgScratch{})
 	}
 	work := func(w int) {
 		for c := w * n / workers; c < (w+1)*n/workers; c++ {

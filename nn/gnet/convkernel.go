@@ -83,6 +83,10 @@ func convolveKernel(c *convOp, inCh, outCh int, w, x, y []float32) bool {
 	if !convKernelFits(outCh, taps) {
 		return false
 	}
+	if c.winogradFits(inCh, outCh) {
+		convolveWinogradBF16(c, inCh, outCh, w, x, y)
+		return true
+	}
 	if c.bf16Products(inCh) {
 		convolveBF16(c, inCh, outCh, w, x, y)
 		return true
@@ -109,6 +113,10 @@ func convFilterGradKernel(c *convOp, xs, dys, dws []float32) bool {
 		return false
 	}
 	cols := c.cols()
+	if c.winogradFits(c.in, c.out) {
+		filterGradWinogradBF16(c, xs, dys, dws)
+		return true
+	}
 	if c.bf16Products(c.in) {
 		sumFilterGrads(c, taps, dws, c.chunks(func(worker, p0, p1 int, first bool) {
 			filterGradChunkBF16(c, taps, cols, worker, p0, p1, first, xs, dys)
@@ -211,10 +219,19 @@ func convolveBF16(c *convOp, inCh, outCh int, w, x, y []float32) {
 
 // scatterColumns sets y[o·cols + p] = yt[p·ch + o] for the n points p of
 // a chunk: the product's transpose into the channel-major activations,
-// in tiles of 16 points so that yt's rows stay in cache.
+// in 8×8 blocks (AVX2) or tiles of 16 points, so that yt's rows stay in
+// cache.
 func scatterColumns(ch, n int, yt, y []float32, cols int) {
+	whole := 0
+	if haveTransposeAsm && ch%8 == 0 && n >= 8 {
+		whole = n / 8 * 8
+		_, _ = yt[n*ch-1], y[(ch-1)*cols+n-1]
+		for p0 := 0; p0 < whole; p0 += 8 {
+			transpose8AVX2(&yt[p0*ch], ch, &y[p0], cols, ch/8)
+		}
+	}
 	const tile = 16
-	for p0 := 0; p0 < n; p0 += tile {
+	for p0 := whole; p0 < n; p0 += tile {
 		p1 := min(p0+tile, n)
 		for o := 0; o < ch; o++ {
 			dst := y[o*cols+p0:][:p1-p0]

@@ -65,6 +65,8 @@ func TestConvBF16MatchesRoundedOperands(t *testing.T) {
 	if !bf16Kernels() {
 		t.Skip("no AVX-512 BF16 here, or the kernels are off (PALACE_KERNEL): training's products stay float32")
 	}
+	defer func(f func() bool) { useWinograd = f }(useWinograd)
+	useWinograd = func() bool { return false } // the direct products: Winograd rounds transformed operands
 	rng := rand.New(rand.NewPCG(23, 24))
 	rnd := func(n int) []float32 {
 		x := make([]float32, n)
@@ -125,4 +127,93 @@ func convAll(op *convOp, x, w, dy *tensor.Dense) [3][]float32 {
 	dw := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(op.out*op.in*9))
 	convFilterGrad[float32](&convFilterGradOp{conv: op}, G.Value(x), G.Value(dy), G.Value(dw))
 	return [3][]float32{y.Data().([]float32), dx.Data().([]float32), dw.Data().([]float32)}
+}
+
+// Winograd's bf16 products (the default with WithBF16) compute the same
+// convolution and gradients as the direct float32 products, within bf16's
+// rounding: their largest difference from float32 is at most three times
+// the direct bf16 products' (about twice, measured: the transformed
+// operands, sums of up to four values, round coarser), for whole and partial chunks (odd tile counts
+// among them) and the stem's 80 inputs. A wrong transform differs by the
+// values themselves, far beyond that.
+func TestWinogradBF16MatchesFloat32(t *testing.T) {
+	if !bf16Kernels() {
+		t.Skip("no AVX-512 BF16 here, or the kernels are off (PALACE_KERNEL): training's products stay float32")
+	}
+	defer func(f func() bool) { useWinograd = f }(useWinograd)
+	rng := rand.New(rand.NewPCG(25, 26))
+	rnd := func(n int) *tensor.Dense {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = rng.Float32()*2 - 1
+		}
+		return tensor.New(tensor.WithBacking(x), tensor.WithShape(n))
+	}
+	for _, d := range [][3]int{{64, 64, 8}, {80, 64, 3}, {32, 32, 11}, {64, 32, 17}, {64, 64, 1}, {64, 64, 13}} {
+		in, out, batch := d[0], d[1], d[2]
+		t.Run(fmt.Sprintf("%d→%d/batch%d", in, out, batch), func(t *testing.T) {
+			cols := batch * model.Squares
+			x, w, dy := rnd(in*cols), rnd(out*in*9), rnd(out*cols)
+			var results [3][3][]float32 // float32, direct bf16, Winograd bf16
+			for i, mode := range []string{"f32", "direct", "winograd"} {
+				useWinograd = func() bool { return mode == "winograd" }
+				op := &convOp{k: 3, in: in, out: out, batch: batch, inputGrad: true, s: &convScratch{bf16: mode != "f32"}}
+				if mode == "winograd" && !op.winogradFits(in, out) {
+					t.Fatal("Winograd refuses this shape: the test would compare the direct products with themselves")
+				}
+				results[i] = convAll(op, x, w, dy)
+			}
+			for k, name := range []string{"y", "∂x", "∂w"} {
+				if name == "∂x" && !convKernelFits(in, out*9) {
+					continue // the stem's 80 inputs: this product stays float32
+				}
+				var worst [2]float64
+				for j := range worst {
+					for i, v := range results[0][k] {
+						worst[j] = max(worst[j], math.Abs(float64(v-results[j+1][k][i])))
+					}
+				}
+				t.Logf("%s: largest difference from float32: direct bf16 %.3g, Winograd bf16 %.3g", name, worst[0], worst[1])
+				if worst[1] > 3*worst[0] || worst[0] == 0 {
+					t.Fatalf("%s: Winograd's largest difference from float32 %g, the direct bf16 products' %g", name, worst[1], worst[0])
+				}
+			}
+		})
+	}
+}
+
+// The activations' transposes between channel-major and point-major
+// (AVX2 blocks where the CPU has them, and the scalar remainder) are each
+// other's inverse and put every value where its index says, for point
+// counts with and without a remainder of 8.
+func TestGatherScatterPoints(t *testing.T) {
+	for _, d := range [][3]int{{64, 360, 720}, {16, 90, 270}, {80, 7, 100}, {8, 8, 8}, {32, 270, 1000}} {
+		ch, n, cols := d[0], d[1], d[2]
+		src := make([]float32, ch*cols)
+		for i := range src {
+			src[i] = float32(i)
+		}
+		pm := make([]float32, n*ch)
+		gatherPoints(ch, n, src, cols, pm)
+		for j := 0; j < n; j++ {
+			for c := 0; c < ch; c++ {
+				if got, want := pm[j*ch+c], src[c*cols+j]; got != want {
+					t.Fatalf("%v: gather: point %d channel %d is %v, want %v", d, j, c, got, want)
+				}
+			}
+		}
+		back := make([]float32, ch*cols)
+		scatterColumns(ch, n, pm, back, cols)
+		for c := 0; c < ch; c++ {
+			for j := 0; j < cols; j++ {
+				want := float32(0)
+				if j < n {
+					want = src[c*cols+j]
+				}
+				if back[c*cols+j] != want {
+					t.Fatalf("%v: scatter: channel %d point %d is %v, want %v", d, c, j, back[c*cols+j], want)
+				}
+			}
+		}
+	}
 }

@@ -192,7 +192,8 @@ func WithSeed(seed uint64) Option {
 
 // WithBF16 trains in mixed precision, as PyTorch's bf16 autocast does:
 // the tower's 3×3 convolutions (forward, input and filter gradients) take
-// their operands rounded to bfloat16 and sum the products in float32;
+// their operands rounded to bfloat16 and sum the products in float32,
+// in Winograd F(2×2, 3×3) (winograd.go; PALACE_WINOGRAD=off: direct);
 // the weights, their updates, batch norm, the heads and the losses stay
 // float32. It takes effect where nn/model's kernels run on a CPU with
 // AVX-512 BF16; elsewhere, and under PALACE_KERNEL=blas, training stays

@@ -1,0 +1,87 @@
+#include "textflag.h"
+
+// func transpose8AVX2(src *float32, ss int, dst *float32, ds int, blocks int)
+// Transposes blocks 8×8 blocks lying side by side in src's rows (ss
+// floats apart): block b's row r, column c (src[r·ss + 8b + c]) goes to
+// dst[(8b + c)·ds + r].
+TEXT ·transpose8AVX2(SB), NOSPLIT, $0-40
+	MOVQ src+0(FP), SI
+	MOVQ ss+8(FP), AX
+	SHLQ $2, AX
+	MOVQ dst+16(FP), DI
+	MOVQ ds+24(FP), BX
+	SHLQ $2, BX
+	MOVQ blocks+32(FP), CX
+	TESTQ CX, CX
+	JZ   done
+
+loop:
+	MOVQ    SI, R8
+	VMOVUPS (R8), Y0
+	ADDQ    AX, R8
+	VMOVUPS (R8), Y1
+	ADDQ    AX, R8
+	VMOVUPS (R8), Y2
+	ADDQ    AX, R8
+	VMOVUPS (R8), Y3
+	ADDQ    AX, R8
+	VMOVUPS (R8), Y4
+	ADDQ    AX, R8
+	VMOVUPS (R8), Y5
+	ADDQ    AX, R8
+	VMOVUPS (R8), Y6
+	ADDQ    AX, R8
+	VMOVUPS (R8), Y7
+
+	VUNPCKLPS Y1, Y0, Y8
+	VUNPCKHPS Y1, Y0, Y9
+	VUNPCKLPS Y3, Y2, Y10
+	VUNPCKHPS Y3, Y2, Y11
+	VUNPCKLPS Y5, Y4, Y12
+	VUNPCKHPS Y5, Y4, Y13
+	VUNPCKLPS Y7, Y6, Y14
+	VUNPCKHPS Y7, Y6, Y15
+
+	VSHUFPS $0x44, Y10, Y8, Y0
+	VSHUFPS $0xEE, Y10, Y8, Y1
+	VSHUFPS $0x44, Y11, Y9, Y2
+	VSHUFPS $0xEE, Y11, Y9, Y3
+	VSHUFPS $0x44, Y14, Y12, Y4
+	VSHUFPS $0xEE, Y14, Y12, Y5
+	VSHUFPS $0x44, Y15, Y13, Y6
+	VSHUFPS $0xEE, Y15, Y13, Y7
+
+	VPERM2F128 $0x20, Y4, Y0, Y8
+	VPERM2F128 $0x20, Y5, Y1, Y9
+	VPERM2F128 $0x20, Y6, Y2, Y10
+	VPERM2F128 $0x20, Y7, Y3, Y11
+	VPERM2F128 $0x31, Y4, Y0, Y12
+	VPERM2F128 $0x31, Y5, Y1, Y13
+	VPERM2F128 $0x31, Y6, Y2, Y14
+	VPERM2F128 $0x31, Y7, Y3, Y15
+
+	MOVQ    DI, R9
+	VMOVUPS Y8, (R9)
+	ADDQ    BX, R9
+	VMOVUPS Y9, (R9)
+	ADDQ    BX, R9
+	VMOVUPS Y10, (R9)
+	ADDQ    BX, R9
+	VMOVUPS Y11, (R9)
+	ADDQ    BX, R9
+	VMOVUPS Y12, (R9)
+	ADDQ    BX, R9
+	VMOVUPS Y13, (R9)
+	ADDQ    BX, R9
+	VMOVUPS Y14, (R9)
+	ADDQ    BX, R9
+	VMOVUPS Y15, (R9)
+
+	ADDQ $32, SI
+	LEAQ (DI)(BX*8), DI
+	DECQ CX
+	JNZ  loop
+
+done:
+	VZEROUPPER
+	RET

@@ -1,0 +1,200 @@
+package gnet
+
+import (
+	"sync"
+
+	"github.com/palace-chess/palace/nn/model"
+)
+
+// Training's bf16 3×3 products in Winograd F(2×2, 3×3), as inference
+// runs them (nn/model/winograd.go): 16 products over a position's 25
+// tiles where the direct convolution has 9 over its 90 points, about half
+// the multiply-adds, for the forward pass, the input gradient (the same
+// convolution by the flipped filters) and the filter gradient (in the
+// transformed domain, dU_ξ = V_ξᵀ · dM_ξ, then dW = Gᵀ dU G). The tile
+// transforms want point-major activations, so a chunk is transposed in
+// and its result out, as the direct products' results already are.
+//
+// The transforms are float32; the products take bf16 operands and sum in
+// float32, as the direct bf16 products do. PALACE_WINOGRAD=off keeps the
+// direct products. A variable so that tests can compare the two.
+var useWinograd = sync.OnceValue(func() bool {
+	on, err := model.WinogradEnabled()
+	return err == nil && on
+})
+
+// wgPositions is the positions a Winograd product takes at once: 100
+// tiles, whose transformed operands (16 planes each) stay in the core's
+// cache.
+const wgPositions = 4
+
+// wgRows is the transformed rows (tiles, padded for the kernels and to an
+// even count) of wgPositions positions.
+func wgRows(ch int) int { return model.PadRows(wgPositions*model.WinogradTiles+1, ch) }
+
+// winogradFits reports whether c's 3×3 products with inCh input and outCh
+// output channels run in Winograd: bf16 products, the tile transforms'
+// channel blocks of 16, and the kernels' columns.
+func (c *convOp) winogradFits(inCh, outCh int) bool {
+	return c.bf16Products(inCh) && useWinograd() && inCh%16 == 0 && outCh%32 == 0
+}
+
+// wgScratch is a worker's buffers for the Winograd products.
+type wgScratch struct {
+	x, dy []float32 // a sub-chunk's activations and output gradient, point-major
+	v, m  []float32 // transformed input, transformed output (or its gradient)
+	vb    []uint16  // transformed input in bf16 (forward), or paired by tiles (filter gradient)
+	mb    []uint16  // the transformed output gradient paired by tiles
+	du    []float32 // the worker's sum of dU, [16][PadRows(in)][out]
+	zero  []float32
+	drop  []float32
+	yt    []float32 // a sub-chunk's result, point-major
+}
+
+// wgWorker is worker w's scratch, sized for in and out channels.
+func (c *convOp) wgWorker(w, in, out int) *wgScratch {
+	s := c.s.wg[w] // made by chunks, before its workers start
+	ch := max(in, out)
+	points := wgPositions * model.Squares
+	rows := max(wgRows(in), wgRows(out))
+	s.x = grow(s.x, points*ch)
+	s.dy = grow(s.dy, points*ch)
+	s.yt = grow(s.yt, points*ch)
+	s.v = grow(s.v, 16*rows*ch)
+	s.m = grow(s.m, 16*rows*ch)
+	s.vb = grow(s.vb, 16*rows*ch+2*ch)
+	s.mb = grow(s.mb, 16*rows*ch)
+	s.zero = grow(s.zero, ch)
+	s.drop = grow(s.drop, ch)
+	return s
+}
+
+// grow returns s with length n, reallocated (zeroed) only when too short.
+func grow[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]T, n)
+}
+
+// gatherPoints sets dst[j·ch + c] = src[c·cols + j] for the n points j:
+// a chunk of channel-major activations, point-major (scatterColumns'
+// inverse).
+func gatherPoints(ch, n int, src []float32, cols int, dst []float32) {
+	whole := 0
+	if haveTransposeAsm && ch%8 == 0 && n >= 8 {
+		whole = n / 8 * 8
+		_, _ = src[(ch-1)*cols+n-1], dst[n*ch-1]
+		for c0 := 0; c0 < ch; c0 += 8 {
+			transpose8AVX2(&src[c0*cols], cols, &dst[c0], ch, whole/8)
+		}
+	}
+	for c := 0; c < ch; c++ {
+		row := src[c*cols:][:n]
+		for j := whole; j < n; j++ {
+			dst[j*ch+c] = row[j]
+		}
+	}
+}
+
+// packWinogradFilters sets ub to U = G w Gᵀ ([16][in][out]) rounded and
+// packed as the kernels read B ([16][in/2][out][2]).
+func (c *convOp) packWinogradFilters(in, out int, w []float32) []uint16 {
+	u := scratch[float32](&c.s.wgU, 16*in*out)
+	model.WinogradFilters(out, in, w, u)
+	ub := scratch[uint16](&c.s.wgUB, 16*in*out)
+	for x := 0; x < 16; x++ {
+		plane := u[x*in*out:][:in*out]
+		for cp := 0; cp < in/2; cp++ {
+			model.PairBF16(plane[2*cp*out:][:out], plane[(2*cp+1)*out:][:out], ub[(x*in+2*cp)*out:][:2*out])
+		}
+	}
+	return ub
+}
+
+// convolveWinogradBF16 is the 3×3 convolution y [outCh] = w [outCh][inCh·9]
+// ∗ x [inCh] over c's batch in Winograd, M_ξ = V_ξ · U_ξ a product per ξ.
+func convolveWinogradBF16(c *convOp, inCh, outCh int, w, x, y []float32) {
+	cols := c.cols()
+	ub := c.packWinogradFilters(inCh, outCh, w)
+	c.chunks(func(worker, p0, p1 int, _ bool) {
+		s := c.wgWorker(worker, inCh, outCh)
+		for q0 := p0; q0 < p1; q0 += wgPositions {
+			np := min(wgPositions, p1-q0)
+			n, tiles := np*model.Squares, np*model.WinogradTiles
+			rows := model.PadRows(tiles, outCh)
+			xt := s.x[:n*inCh]
+			gatherPoints(inCh, n, x[q0*model.Squares:], cols, xt)
+			vb := s.vb[:16*rows*inCh]
+			model.WinogradInputBF16(inCh, np, rows, xt, vb, s.v, s.zero)
+			m := s.m[:16*rows*outCh]
+			for xi := 0; xi < 16; xi++ {
+				if !model.GemmBF16(rows, outCh, inCh, vb[xi*rows*inCh:][:rows*inCh], inCh, 2,
+					ub[xi*inCh*outCh:][:inCh*outCh], m[xi*rows*outCh:][:rows*outCh], outCh, false) {
+					panic("gnet: a checked bf16 kernel shape refused")
+				}
+			}
+			yt := s.yt[:n*outCh]
+			model.WinogradOutput(outCh, np, rows, m, yt, s.zero, s.drop)
+			scatterColumns(outCh, n, yt, y[q0*model.Squares:], cols)
+		}
+	})
+}
+
+// filterGradWinogradBF16 is the filter gradient in Winograd: each worker
+// sums dU_ξ [in][out] = V_ξᵀ · dM_ξ over its chunks' tiles (a k pair two
+// neighbouring tiles), and dW = Gᵀ dU G of the workers' total.
+func filterGradWinogradBF16(c *convOp, xs, dys, dws []float32) {
+	in, out, cols := c.in, c.out, c.cols()
+	// The kernels' rows are in's channels, padded: the padded rows read
+	// past a plane's pairs into the next (or vb's slack), and are dropped.
+	mRows := model.PadRows(in, out)
+	plane := mRows * out
+	workers := c.chunks(func(worker, p0, p1 int, first bool) {
+		s := c.wgWorker(worker, in, out)
+		s.du = grow(s.du, 16*plane)
+		for q0 := p0; q0 < p1; q0 += wgPositions {
+			np := min(wgPositions, p1-q0)
+			n, tiles := np*model.Squares, np*model.WinogradTiles
+			rows := tiles + tiles%2 // an even count: the products pair tiles
+			xt := s.x[:n*in]
+			gatherPoints(in, n, xs[q0*model.Squares:], cols, xt)
+			v := s.v[:16*rows*in]
+			model.WinogradInput(in, np, rows, xt, v, s.zero)
+			dyt := s.dy[:n*out]
+			gatherPoints(out, n, dys[q0*model.Squares:], cols, dyt)
+			dm := s.m[:16*rows*out]
+			model.WinogradOutputGrads(out, np, rows, dyt, dm, s.zero)
+			if rows > tiles { // the odd tile's partner is zero
+				for xi := 0; xi < 16; xi++ {
+					clear(v[(xi*rows+tiles)*in:][:in])
+					clear(dm[(xi*rows+tiles)*out:][:out])
+				}
+			}
+			pairs := rows / 2
+			vp, mp := s.vb[:16*pairs*2*in+2*(mRows-in)], s.mb[:16*pairs*2*out]
+			for xi := 0; xi < 16; xi++ {
+				vx, mx := v[xi*rows*in:], dm[xi*rows*out:]
+				for j := 0; j < pairs; j++ {
+					model.PairBF16(vx[2*j*in:][:in], vx[(2*j+1)*in:][:in], vp[(xi*pairs+j)*2*in:][:2*in])
+					model.PairBF16(mx[2*j*out:][:out], mx[(2*j+1)*out:][:out], mp[(xi*pairs+j)*2*out:][:2*out])
+				}
+			}
+			acc := !first || q0 > p0
+			for xi := 0; xi < 16; xi++ {
+				a := vp[xi*pairs*2*in:][:(pairs-1)*2*in+2*mRows]
+				if !model.GemmBF16(mRows, out, rows, a, 2, 2*in, mp[xi*pairs*2*out:][:pairs*2*out],
+					s.du[xi*plane:][:plane], out, acc) {
+					panic("gnet: a checked bf16 kernel shape refused")
+				}
+			}
+		}
+	})
+	du := c.s.wg[0].du
+	for w := 1; w < workers; w++ {
+		for i, v := range c.s.wg[w].du[:16*plane] {
+			du[i] += v
+		}
+	}
+	model.WinogradFilterGrads(out, in, plane, du, dws)
+}

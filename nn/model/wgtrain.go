@@ -1,0 +1,149 @@
+package model
+
+// Winograd F(2×2, 3×3) for training (package gnet): the same tile
+// transforms as inference, on point-major activations ([batch·90][ch]),
+// plus the two the backward pass needs: the output transform's transpose
+// (an output gradient into the transformed domain) and the filter
+// transform's transpose (a transformed filter gradient back to 3×3).
+// Filters here are training's layout, w [out][in][3][3], the tap (dy, dx)
+// of a cross-correlation: y[r][f] = Σ w[dy][dx] · x[r+dy−1][f+dx−1].
+
+// WinogradTiles is the tiles of one position: its 10×9 outputs padded to
+// 10×10, in 2×2 blocks.
+const WinogradTiles = wgTiles
+
+// WinogradEnabled reports PALACE_WINOGRAD's setting (on unless off): an
+// error for any other value.
+func WinogradEnabled() (bool, error) { return winogradEnabled() }
+
+// WinogradFilters sets u ([16][in][out]) to U = G g Gᵀ of every filter
+// of w ([out][in][3][3]).
+//
+//	G = [1 0 0; ½ ½ ½; ½ −½ ½; 0 0 1]
+func WinogradFilters(out, in int, w, u []float32) {
+	_, _ = w[out*in*9-1], u[16*in*out-1]
+	plane := in * out
+	for i := 0; i < in; i++ { // u's writes run along o
+		for o := 0; o < out; o++ {
+			g := w[(o*in+i)*9:][:9]
+			var t [4][3]float32 // t = G g
+			for c := 0; c < 3; c++ {
+				t[0][c] = g[c]
+				t[1][c] = (g[c] + g[3+c] + g[6+c]) / 2
+				t[2][c] = (g[c] - g[3+c] + g[6+c]) / 2
+				t[3][c] = g[6+c]
+			}
+			at := i*out + o
+			for r := 0; r < 4; r++ { // U = t Gᵀ
+				u[(r*4+0)*plane+at] = t[r][0]
+				u[(r*4+1)*plane+at] = (t[r][0] + t[r][1] + t[r][2]) / 2
+				u[(r*4+2)*plane+at] = (t[r][0] - t[r][1] + t[r][2]) / 2
+				u[(r*4+3)*plane+at] = t[r][2]
+			}
+		}
+	}
+}
+
+// WinogradFilterGrads sets dw ([out][in][3][3]) to Gᵀ dU G, the gradient
+// of w from that of U (du: [16][in][out], the ξ planes stride floats
+// apart).
+func WinogradFilterGrads(out, in, stride int, du, dw []float32) {
+	_, _ = du[15*stride+in*out-1], dw[out*in*9-1]
+	for i := 0; i < in; i++ {
+		for o := 0; o < out; o++ {
+			at := i*out + o
+			var d [4][4]float32
+			for x := 0; x < 16; x++ {
+				d[x/4][x%4] = du[x*stride+at]
+			}
+			var t [3][4]float32 // t = Gᵀ dU
+			for c := 0; c < 4; c++ {
+				t[0][c] = d[0][c] + (d[1][c]+d[2][c])/2
+				t[1][c] = (d[1][c] - d[2][c]) / 2
+				t[2][c] = (d[1][c]+d[2][c])/2 + d[3][c]
+			}
+			g := dw[(o*in+i)*9:][:9]
+			for r := 0; r < 3; r++ { // dg = t G
+				g[r*3+0] = t[r][0] + (t[r][1]+t[r][2])/2
+				g[r*3+1] = (t[r][1] - t[r][2]) / 2
+				g[r*3+2] = (t[r][1]+t[r][2])/2 + t[r][3]
+			}
+		}
+	}
+}
+
+// WinogradInput writes V = Bᵀ d B of every tile of in ([batch·90][ch])
+// into v ([16][rows][ch], rows ≥ batch·25); zero is ch zeros.
+func WinogradInput(ch, batch, rows int, in, v, zero []float32) {
+	winogradInput(ch, batch, rows, in, v, zero)
+}
+
+// WinogradInputBF16 is WinogradInput rounded to bf16 into vb; v is
+// scratch of v's size, used only where ch is not a multiple of 16.
+func WinogradInputBF16(ch, batch, rows int, in []float32, vb []uint16, v, zero []float32) {
+	winogradInputBF16(ch, batch, rows, in, vb, v, zero)
+}
+
+// WinogradOutput writes Y = Aᵀ M A of every tile of m ([16][rows][ch])
+// into out ([batch·90][ch]), cropped to the board; zero is ch zeros and
+// drop ch floats of scratch.
+func WinogradOutput(ch, batch, rows int, m, out, zero, drop []float32) {
+	winogradOutput(ch, batch, rows, m, zero, out, nil, zero, drop, false)
+}
+
+// WinogradOutputGrads writes dM = A dY Aᵀ of every tile into dm
+// ([16][rows][ch]) from the output gradient dy ([batch·90][ch]); the
+// padded outputs (the tenth file) have none.
+//
+//	A = [1 0; 1 1; 1 −1; 0 −1]
+func WinogradOutputGrads(ch, batch, rows int, dy, dm, zero []float32) {
+	stride := rows * ch
+	_ = dm[15*stride+batch*wgTiles*ch-1]
+	zero = zero[:ch]
+	var y [4][]float32
+	var yp [4]*float32
+	for b := 0; b < batch; b++ {
+		for ty := 0; ty < wgTileRows; ty++ {
+			for tx := 0; tx < wgTileFiles; tx++ {
+				for r := 0; r < 2; r++ {
+					for c := 0; c < 2; c++ {
+						y[r*2+c] = zero
+						if sf := 2*tx + c; sf < Files {
+							y[r*2+c] = dy[(b*Squares+(2*ty+r)*Files+sf)*ch:][:ch]
+						}
+					}
+				}
+				off := (b*wgTiles + ty*wgTileFiles + tx) * ch
+				if haveAVX2 && ch%8 == 0 {
+					for i := range y {
+						yp[i] = &y[i][0]
+					}
+					outputGradTileAVX2(ch/8, &yp, &dm[off], stride)
+					continue
+				}
+				outputGradTile(ch, &y, dm[off:], stride)
+			}
+		}
+	}
+}
+
+// outputGradTile is one tile's dM = A dY Aᵀ: y holds the tile's four
+// output gradients (row-major), m receives dM's 16 rows, stride apart.
+func outputGradTile(ch int, y *[4][]float32, m []float32, stride int) {
+	y00, y01, y10, y11 := y[0][:ch], y[1][:ch], y[2][:ch], y[3][:ch]
+	var rows [16][]float32
+	for x := range rows {
+		rows[x] = m[x*stride:][:ch]
+	}
+	for k := range ch {
+		// t = A dY (4×2), then dM = t Aᵀ (4×4).
+		a0, b0 := y00[k], y01[k]
+		a1, b1 := y00[k]+y10[k], y01[k]+y11[k]
+		a2, b2 := y00[k]-y10[k], y01[k]-y11[k]
+		a3, b3 := -y10[k], -y11[k]
+		rows[0][k], rows[1][k], rows[2][k], rows[3][k] = a0, a0+b0, a0-b0, -b0
+		rows[4][k], rows[5][k], rows[6][k], rows[7][k] = a1, a1+b1, a1-b1, -b1
+		rows[8][k], rows[9][k], rows[10][k], rows[11][k] = a2, a2+b2, a2-b2, -b2
+		rows[12][k], rows[13][k], rows[14][k], rows[15][k] = a3, a3+b3, a3-b3, -b3
+	}
+}
