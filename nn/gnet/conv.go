@@ -44,6 +44,7 @@ type convOp struct {
 	inputGrad         bool // false for the stem: the network's input needs no gradient
 	buf               any
 	s                 *convScratch
+	pm                wgCache // Winograd's transformed filters (winograd.go)
 }
 
 func (op *convOp) String() string {
@@ -162,6 +163,9 @@ func convInputGrad[T float](op *convInputGradOp, w, dy, dx G.Value) {
 	cols, ws, dys, dxs := c.cols(), floats[T](w), floats[T](dy), floats[T](dx)
 	if c.k == 1 {
 		gemm(true, false, c.in, cols, c.out, ws, c.in, dys, cols, 0, dxs, cols)
+		return
+	}
+	if w32, ok := any(ws).([]float32); ok && convInputGradWinograd(c, w32, any(dys).([]float32), any(dxs).([]float32)) {
 		return
 	}
 	wf := scratch[T](&c.s.wf, c.in*c.out*9)

@@ -67,24 +67,36 @@ func convKernelFits(ch, taps int) bool {
 // convForwardKernel is convForward's 3×3 float32 case on the kernels;
 // false (nothing done) where they do not fit.
 func convForwardKernel(op *convOp, xs, ws, ys []float32) bool {
-	return convolveKernel(op, op.in, op.out, ws, xs, ys)
+	return convolveKernel(op, op.in, op.out, ws, xs, ys, true)
+}
+
+// convInputGradWinograd is convInputGrad's 3×3 case in Winograd, where it
+// fits (w: the filters as they are; their flip is in the transform).
+func convInputGradWinograd(c *convOp, w, dys, dxs []float32) bool {
+	if !c.winogradFits(c.out, c.in) {
+		return false
+	}
+	convolveWinogradBF16(c, c.out, c.in, c.inputGradFilters(w), dys, dxs)
+	return true
 }
 
 // convInputGradKernel is convInputGrad's 3×3 float32 case on the kernels
 // (wf: the flipped filters [in][out·9]): the convolution of dy by them.
 func convInputGradKernel(c *convOp, wf, dys, dxs []float32) bool {
-	return convolveKernel(c, c.out, c.in, wf, dys, dxs)
+	return convolveKernel(c, c.out, c.in, wf, dys, dxs, false)
 }
 
 // convolveKernel is the 3×3 convolution y [outCh] = w [outCh][inCh·9] ∗ x
-// [inCh] over c's batch on the kernels, a chunk of positions per product.
-func convolveKernel(c *convOp, inCh, outCh int, w, x, y []float32) bool {
+// [inCh] over c's batch on the kernels, a chunk of positions per product:
+// the forward pass, or (forward false) the input gradient, x the output
+// gradient.
+func convolveKernel(c *convOp, inCh, outCh int, w, x, y []float32, forward bool) bool {
 	taps := inCh * 9
 	if !convKernelFits(outCh, taps) {
 		return false
 	}
-	if c.winogradFits(inCh, outCh) {
-		convolveWinogradBF16(c, inCh, outCh, w, x, y)
+	if forward && c.winogradFits(inCh, outCh) {
+		convolveWinogradBF16(c, inCh, outCh, c.forwardFilters(w), x, y)
 		return true
 	}
 	if c.bf16Products(inCh) {

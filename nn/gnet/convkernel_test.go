@@ -177,6 +177,21 @@ func TestWinogradBF16MatchesFloat32(t *testing.T) {
 				if worst[1] > 3*worst[0] || worst[0] == 0 {
 					t.Fatalf("%s: Winograd's largest difference from float32 %g, the direct bf16 products' %g", name, worst[1], worst[0])
 				}
+				if name == "∂x" {
+					// Alone, without the forward pass whose transformed
+					// filters it rearranges: transformed from w itself.
+					useWinograd = func() bool { return true }
+					op := &convOp{k: 3, in: in, out: out, batch: batch, inputGrad: true, s: &convScratch{bf16: true}}
+					dx := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(in*cols))
+					convInputGrad[float32](&convInputGradOp{conv: op}, G.Value(w), G.Value(dy), G.Value(dx))
+					alone := 0.0
+					for i, v := range dx.Data().([]float32) {
+						alone = max(alone, math.Abs(float64(v-results[2][1][i])))
+					}
+					if alone > worst[0]/10 {
+						t.Fatalf("∂x alone differs from ∂x after the forward pass by up to %g", alone)
+					}
+				}
 			}
 		})
 	}

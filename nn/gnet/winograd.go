@@ -39,6 +39,17 @@ func (c *convOp) winogradFits(inCh, outCh int) bool {
 	return c.bf16Products(inCh) && useWinograd() && inCh%16 == 0 && outCh%32 == 0
 }
 
+// wgCache is the forward pass's filters, transformed and packed, kept for
+// the input gradient of the same step, whose filters are the same numbers
+// rearranged (inputGradFilters). (Keeping the batch's point-major input
+// and output gradient for the filter gradient, two of a step's six
+// transposes, measured slower: the chunks' own transposes stay in cache.)
+type wgCache struct {
+	u      []uint16
+	uOf    *float32
+	uFresh bool
+}
+
 // wgScratch is a worker's buffers for the Winograd products.
 type wgScratch struct {
 	x, dy []float32 // a sub-chunk's activations and output gradient, point-major
@@ -97,26 +108,66 @@ func gatherPoints(ch, n int, src []float32, cols int, dst []float32) {
 	}
 }
 
-// packWinogradFilters sets ub to U = G w Gᵀ ([16][in][out]) rounded and
-// packed as the kernels read B ([16][in/2][out][2]).
-func (c *convOp) packWinogradFilters(in, out int, w []float32) []uint16 {
+// packWinogradFilters sets ub (grown) to U = G w Gᵀ ([16][in][out]) of w
+// ([out][in][3][3]) rounded and packed as the kernels read B
+// ([16][in/2][out][2]).
+func (c *convOp) packWinogradFilters(in, out int, w []float32, ub *[]uint16) []uint16 {
 	u := scratch[float32](&c.s.wgU, 16*in*out)
 	model.WinogradFilters(out, in, w, u)
-	ub := scratch[uint16](&c.s.wgUB, 16*in*out)
+	*ub = grow(*ub, 16*in*out)
 	for x := 0; x < 16; x++ {
 		plane := u[x*in*out:][:in*out]
 		for cp := 0; cp < in/2; cp++ {
-			model.PairBF16(plane[2*cp*out:][:out], plane[(2*cp+1)*out:][:out], ub[(x*in+2*cp)*out:][:2*out])
+			model.PairBF16(plane[2*cp*out:][:out], plane[(2*cp+1)*out:][:out], (*ub)[(x*in+2*cp)*out:][:2*out])
 		}
 	}
-	return ub
+	return *ub
+}
+
+// forwardFilters is the forward pass's packed U, kept for the input
+// gradient of the same step.
+func (c *convOp) forwardFilters(w []float32) []uint16 {
+	u := c.packWinogradFilters(c.in, c.out, w, &c.pm.u)
+	c.pm.uOf, c.pm.uFresh = &w[0], true
+	return u
+}
+
+// inputGradFilters is the input gradient's packed filters: the transform
+// of w flipped and transposed ([in][out][3][3]), which is the forward
+// pass's U rearranged. Flipping a filter swaps G's first and last rows
+// (G·P = Q·G, Q the swap), so U' = Q U Q: U'_ξ = U_π(ξ)ᵀ, π swapping 0
+// and 3 in both of ξ's tile coordinates. Without the forward pass's U
+// (taken once, for the same w) it is computed from w.
+func (c *convOp) inputGradFilters(w []float32) []uint16 {
+	in, out := c.in, c.out
+	dst := scratch[uint16](&c.s.wgUB, 16*in*out)
+	pm := &c.pm
+	if !pm.uFresh || pm.uOf != &w[0] {
+		wf := scratch[float32](&c.s.wf, in*out*9)
+		flip3(out, in, w, wf)
+		var ub []uint16 = dst
+		return c.packWinogradFilters(out, in, wf, &ub)
+	}
+	pm.uFresh = false
+	q := [4]int{3, 1, 2, 0}
+	for xi := 0; xi < 16; xi++ {
+		src := pm.u[(q[xi/4]*4+q[xi%4])*in*out:][:in*out] // [in/2][out][2]
+		d := dst[xi*in*out:][:in*out]                     // [out/2][in][2]
+		for i := 0; i < in; i++ {
+			row := src[(i/2)*2*out+i%2:]
+			for o := 0; o < out; o++ {
+				d[((o/2)*in+i)*2+o%2] = row[2*o]
+			}
+		}
+	}
+	return dst
 }
 
 // convolveWinogradBF16 is the 3×3 convolution y [outCh] = w [outCh][inCh·9]
-// ∗ x [inCh] over c's batch in Winograd, M_ξ = V_ξ · U_ξ a product per ξ.
-func convolveWinogradBF16(c *convOp, inCh, outCh int, w, x, y []float32) {
+// ∗ x [inCh] over c's batch in Winograd, M_ξ = V_ξ · U_ξ a product per ξ;
+// ub is w's U packed.
+func convolveWinogradBF16(c *convOp, inCh, outCh int, ub []uint16, x, y []float32) {
 	cols := c.cols()
-	ub := c.packWinogradFilters(inCh, outCh, w)
 	c.chunks(func(worker, p0, p1 int, _ bool) {
 		s := c.wgWorker(worker, inCh, outCh)
 		for q0 := p0; q0 < p1; q0 += wgPositions {
