@@ -23,50 +23,64 @@ func WinogradEnabled() (bool, error) { return winogradEnabled() }
 func WinogradFilters(out, in int, w, u []float32) {
 	_, _ = w[out*in*9-1], u[16*in*out-1]
 	plane := in * out
-	for i := 0; i < in; i++ { // u's writes run along o
-		for o := 0; o < out; o++ {
-			g := w[(o*in+i)*9:][:9]
+	// A block of wgBlock outputs is made in blk and written plane by
+	// plane: the 16 planes lie a multiple of 4 KB apart for 64×64, and
+	// writing them a value at a time thrashes the cache's sets.
+	var blk [16][wgBlock]float32
+	for at0 := 0; at0 < plane; at0 += wgBlock {
+		n := min(wgBlock, plane-at0)
+		for k := 0; k < n; k++ {
+			i, o := (at0+k)/out, (at0+k)%out
+			g := (*[9]float32)(w[(o*in+i)*9:])
 			var t [4][3]float32 // t = G g
 			for c := 0; c < 3; c++ {
 				t[0][c] = g[c]
-				t[1][c] = (g[c] + g[3+c] + g[6+c]) / 2
-				t[2][c] = (g[c] - g[3+c] + g[6+c]) / 2
+				t[1][c] = (g[c] + g[3+c] + g[6+c]) * 0.5
+				t[2][c] = (g[c] - g[3+c] + g[6+c]) * 0.5
 				t[3][c] = g[6+c]
 			}
-			at := i*out + o
 			for r := 0; r < 4; r++ { // U = t Gᵀ
-				u[(r*4+0)*plane+at] = t[r][0]
-				u[(r*4+1)*plane+at] = (t[r][0] + t[r][1] + t[r][2]) / 2
-				u[(r*4+2)*plane+at] = (t[r][0] - t[r][1] + t[r][2]) / 2
-				u[(r*4+3)*plane+at] = t[r][2]
+				blk[r*4+0][k] = t[r][0]
+				blk[r*4+1][k] = (t[r][0] + t[r][1] + t[r][2]) * 0.5
+				blk[r*4+2][k] = (t[r][0] - t[r][1] + t[r][2]) * 0.5
+				blk[r*4+3][k] = t[r][2]
 			}
+		}
+		for x := range blk {
+			copy(u[x*plane+at0:][:n], blk[x][:n])
 		}
 	}
 }
+
+// wgBlock is the filter transforms' block of (in, out) pairs.
+const wgBlock = 16
 
 // WinogradFilterGrads sets dw ([out][in][3][3]) to Gᵀ dU G, the gradient
 // of w from that of U (du: [16][in][out], the ξ planes stride floats
 // apart).
 func WinogradFilterGrads(out, in, stride int, du, dw []float32) {
 	_, _ = du[15*stride+in*out-1], dw[out*in*9-1]
-	for i := 0; i < in; i++ {
-		for o := 0; o < out; o++ {
-			at := i*out + o
-			var d [4][4]float32
-			for x := 0; x < 16; x++ {
-				d[x/4][x%4] = du[x*stride+at]
-			}
+	plane := in * out
+	var blk [16][wgBlock]float32 // read plane by plane, as WinogradFilters writes
+	for at0 := 0; at0 < plane; at0 += wgBlock {
+		n := min(wgBlock, plane-at0)
+		for x := range blk {
+			copy(blk[x][:n], du[x*stride+at0:][:n])
+		}
+		for k := 0; k < n; k++ {
+			i, o := (at0+k)/out, (at0+k)%out
 			var t [3][4]float32 // t = Gᵀ dU
 			for c := 0; c < 4; c++ {
-				t[0][c] = d[0][c] + (d[1][c]+d[2][c])/2
-				t[1][c] = (d[1][c] - d[2][c]) / 2
-				t[2][c] = (d[1][c]+d[2][c])/2 + d[3][c]
+				d0, d1, d2, d3 := blk[c][k], blk[4+c][k], blk[8+c][k], blk[12+c][k]
+				t[0][c] = d0 + (d1+d2)*0.5
+				t[1][c] = (d1 - d2) * 0.5
+				t[2][c] = (d1+d2)*0.5 + d3
 			}
-			g := dw[(o*in+i)*9:][:9]
+			g := (*[9]float32)(dw[(o*in+i)*9:])
 			for r := 0; r < 3; r++ { // dg = t G
-				g[r*3+0] = t[r][0] + (t[r][1]+t[r][2])/2
-				g[r*3+1] = (t[r][1] - t[r][2]) / 2
-				g[r*3+2] = (t[r][1]+t[r][2])/2 + t[r][3]
+				g[r*3+0] = t[r][0] + (t[r][1]+t[r][2])*0.5
+				g[r*3+1] = (t[r][1] - t[r][2]) * 0.5
+				g[r*3+2] = (t[r][1]+t[r][2])*0.5 + t[r][3]
 			}
 		}
 	}

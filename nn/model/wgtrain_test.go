@@ -96,3 +96,19 @@ func TestWinogradTrainingTransformsAreAdjoint(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkWinogradFilterTransforms: the 3×3 filters' transform and its
+// transpose for a 64→64 convolution, as training runs them each step.
+func BenchmarkWinogradFilterTransforms(b *testing.B) {
+	const in, out = 64, 64
+	w := make([]float32, out*in*9)
+	u := make([]float32, 16*in*out)
+	for i := range w {
+		w[i] = float32(i%7) - 3
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		WinogradFilters(out, in, w, u)
+		WinogradFilterGrads(out, in, in*out, u, w)
+	}
+}
