@@ -225,11 +225,8 @@ func filterGradWinogradBF16(c *convOp, xs, dys, dws []float32) {
 			pairs := rows / 2
 			vp, mp := s.vb[:16*pairs*2*in+2*(mRows-in)], s.mb[:16*pairs*2*out]
 			for xi := 0; xi < 16; xi++ {
-				vx, mx := v[xi*rows*in:], dm[xi*rows*out:]
-				for j := 0; j < pairs; j++ {
-					model.PairBF16(vx[2*j*in:][:in], vx[(2*j+1)*in:][:in], vp[(xi*pairs+j)*2*in:][:2*in])
-					model.PairBF16(mx[2*j*out:][:out], mx[(2*j+1)*out:][:out], mp[(xi*pairs+j)*2*out:][:2*out])
-				}
+				model.PairRowsBF16(pairs, in, v[xi*rows*in:][:rows*in], vp[xi*rows*in:][:rows*in])
+				model.PairRowsBF16(pairs, out, dm[xi*rows*out:][:rows*out], mp[xi*rows*out:][:rows*out])
 			}
 			acc := !first || q0 > p0
 			for xi := 0; xi < 16; xi++ {

@@ -286,6 +286,25 @@ func ConvertBF16(src []float32, dst []uint16) {
 	convertBF16(src, dst)
 }
 
+// PairRowsBF16 interleaves each two consecutive rows of src ([2·pairs][n])
+// into dst ([pairs][n][2], rounded): PairBF16 of rows 2j and 2j+1 for
+// every j, in one call.
+func PairRowsBF16(pairs, n int, src []float32, dst []uint16) {
+	if pairs == 0 || n == 0 {
+		return
+	}
+	_, _ = src[2*pairs*n-1], dst[2*pairs*n-1]
+	if !haveBF16 || n%16 != 0 {
+		for j := 0; j < pairs; j++ {
+			PairBF16(src[2*j*n:][:n], src[(2*j+1)*n:][:n], dst[2*j*n:][:2*n])
+		}
+		return
+	}
+	for j := 0; j < pairs; j++ {
+		pairBF16(n/16, &src[2*j*n], &src[(2*j+1)*n], &dst[2*j*n])
+	}
+}
+
 // PairBF16 interleaves two rows, rounded: dst[2j], dst[2j+1] = lo[j],
 // hi[j] for j < len(lo) (hi as long): one k pair of two rows in the
 // packed layout (packBF16's, read as A or B).

@@ -201,6 +201,25 @@ func TestGemmBF16PackedA(t *testing.T) {
 			t.Fatalf("pair %d: %#04x %#04x, want %#04x %#04x", j, dst[2*j], dst[2*j+1], toBF16(lo[j]), toBF16(hi[j]))
 		}
 	}
+	// PairRowsBF16 is PairBF16 of each two consecutive rows, for rows of
+	// whole blocks of 16 and not.
+	for _, n := range []int{64, 37} {
+		const pairs = 5
+		src := make([]float32, 2*pairs*n)
+		for i := range src {
+			src[i] = rng.Float32()*4 - 2
+		}
+		got, want := make([]uint16, len(src)), make([]uint16, len(src))
+		PairRowsBF16(pairs, n, src, got)
+		for j := 0; j < pairs; j++ {
+			PairBF16(src[2*j*n:][:n], src[(2*j+1)*n:][:n], want[2*j*n:])
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("PairRowsBF16, rows of %d: value %d is %#04x, want %#04x", n, i, got[i], want[i])
+			}
+		}
+	}
 }
 
 // The conversion instruction and toBF16 round alike: ties to even,
