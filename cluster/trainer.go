@@ -489,6 +489,7 @@ func (t *Trainer) train(ctx context.Context, s State) (State, error) {
 		return s, err
 	}
 	var uploadErr error
+	var lastBeat time.Time
 	// Each save goes to the store too (train.Run reports after every
 	// save), so that a trainer restarted anywhere resumes from it.
 	upload := func() error {
@@ -504,6 +505,7 @@ func (t *Trainer) train(ctx context.Context, s State) (State, error) {
 		},
 		Progress: func(p train.Progress) {
 			t.report(Event{Kind: EventTrain, Generation: gen, Train: p})
+			t.c.beat(ctx, &lastBeat, gen, p)
 			if uploadErr == nil {
 				uploadErr = upload()
 			}

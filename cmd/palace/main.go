@@ -52,6 +52,7 @@ func commandTable() map[string]command {
 		"worker":     {"play a distributed run's self-play and arena jobs from its NATS queue (any number, anywhere)", runWorker, nil},
 		"train":      {"learn from recorded games: train a network on imported game records, measured on held-out games", runTrain, nil},
 		"trainer":    {"a distributed run's trainer: starts the run, enqueues self-play, trains (one per run)", runTrainer, nil},
+		"status":     {"show a distributed run as its NATS server holds it: generation, best network, queue, trainer, workers seen lately, last gates", runStatus, nil},
 		"simulate":   {"predict a distributed run's throughput and workers' busy share at more workers, from measured job times (exact and asynchronous modes)", runSimulate, nil},
 		"gatekeeper": {"a distributed run's gatekeeper: plays each candidate's match through the workers, decides, promotes (one per run)", runGatekeeper, nil},
 		"version":    {"print palace's version and build information", runVersion, nil},
