@@ -145,7 +145,7 @@ func (c *convOp) inputGradFilters(w []float32) []uint16 {
 	if !pm.uFresh || pm.uOf != &w[0] {
 		wf := scratch[float32](&c.s.wf, in*out*9)
 		flip3(out, in, w, wf)
-		var ub []uint16 = dst
+		ub := dst
 		return c.packWinogradFilters(out, in, wf, &ub)
 	}
 	pm.uFresh = false
