@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -27,19 +28,80 @@ type TrainerBeat struct {
 	At         time.Time `json:"at"`
 }
 
-// beatEvery spaces the trainer's heartbeats.
-const beatEvery = 5 * time.Second
+// BeatEvery spaces the trainer's and the workers' heartbeats.
+const BeatEvery = 5 * time.Second
 
 // beat records the trainer's progress in the bucket, at most every
-// beatEvery; a failure is not the training's: the status just goes stale.
+// BeatEvery; a failure is not the training's: the status just goes stale.
 func (c *Conn) beat(ctx context.Context, last *time.Time, gen int, p train.Progress) {
 	now := time.Now()
-	if now.Sub(*last) < beatEvery {
+	if now.Sub(*last) < BeatEvery {
 		return
 	}
 	*last = now
 	data, _ := json.Marshal(TrainerBeat{Generation: gen, Step: p.Step, Target: p.Target, SamplesPS: p.SamplesPerS, At: now.UTC()})
 	c.kv.Put(ctx, keyTrainer, data) //nolint:errcheck
+}
+
+// WorkerBeat is a worker's heartbeat in the run's bucket (key
+// "worker.NAME"), written every BeatEvery and whenever it takes or ends a
+// job, removed when it stops cleanly.
+type WorkerBeat struct {
+	Name  string    `json:"name"`
+	Slots int       `json:"slots"`
+	Jobs  []HeldJob `json:"jobs,omitempty"`
+	At    time.Time `json:"at"`
+}
+
+// HeldJob is a job a worker is playing, and since when.
+type HeldJob struct {
+	ID    string    `json:"id"`
+	Since time.Time `json:"since"`
+}
+
+// workerKeyPrefix begins the workers' heartbeat keys.
+const workerKeyPrefix = "worker."
+
+// workerKey is a worker's heartbeat key: its name with any character a
+// key may not hold replaced.
+func workerKey(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '=') {
+			b[i] = '_'
+		}
+	}
+	return workerKeyPrefix + string(b)
+}
+
+// putWorkerBeat writes b; a failure only leaves the status stale.
+func (c *Conn) putWorkerBeat(ctx context.Context, b WorkerBeat) {
+	data, _ := json.Marshal(b)
+	c.kv.Put(ctx, workerKey(b.Name), data) //nolint:errcheck
+}
+
+// deleteWorkerBeat removes a worker's heartbeat as it stops.
+func (c *Conn) deleteWorkerBeat(ctx context.Context, name string) {
+	c.kv.Delete(ctx, workerKey(name)) //nolint:errcheck
+}
+
+// workerBeats reads every worker's heartbeat, by name.
+func (c *Conn) workerBeats(ctx context.Context) ([]WorkerBeat, error) {
+	keys, err := c.kv.ListKeysFiltered(ctx, workerKeyPrefix+">")
+	if err != nil {
+		return nil, fmt.Errorf("cluster: reading the workers' heartbeats: %w", err)
+	}
+	var beats []WorkerBeat
+	for k := range keys.Keys() {
+		var b WorkerBeat
+		if rev, err := c.getJSON(ctx, k, &b); err != nil {
+			return nil, err
+		} else if rev > 0 {
+			beats = append(beats, b)
+		}
+	}
+	slices.SortFunc(beats, func(a, b WorkerBeat) int { return strings.Compare(a.Name, b.Name) })
+	return beats, nil
 }
 
 // Status is a distributed run as its server shows it.
@@ -57,6 +119,11 @@ type Status struct {
 	Workers []WorkerSeen
 	// Trainer is its last heartbeat; nil before the first.
 	Trainer *TrainerBeat
+	// Beats are the workers' heartbeats: those running, and the last of
+	// each that died (its jobs go back to the queue once AckWait ends).
+	Beats []WorkerBeat
+	// AckWait is the run's: a heartbeat older than it is a worker gone.
+	AckWait time.Duration
 }
 
 // WorkerSeen is one worker's results within a status's window.
@@ -104,6 +171,10 @@ func (c *Conn) Status(ctx context.Context, window time.Duration) (Status, error)
 		return s, fmt.Errorf("cluster: reading the queue: %w", err)
 	}
 	s.InHand, s.Redelivered = uint64(ci.NumAckPending), uint64(ci.NumRedelivered)
+	s.AckWait = ci.Config.AckWait
+	if s.Beats, err = c.workerBeats(ctx); err != nil {
+		return s, err
+	}
 	// A work queue keeps a delivered job until its ack: those in hand are
 	// among the stream's messages.
 	s.Waiting -= min(s.Waiting, s.InHand)

@@ -87,10 +87,19 @@ func TestStatus(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if s, err = c.Status(ctx, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Beats) != 2 || s.Beats[0].Name != "a" || s.Beats[1].Name != "b" || s.AckWait != time.Minute {
+		t.Errorf("running workers' heartbeats %+v, AckWait %v", s.Beats, s.AckWait)
+	}
 	stop()
 	wg.Wait()
 	if s, err = c.Status(ctx, time.Minute); err != nil {
 		t.Fatal(err)
+	}
+	if len(s.Beats) != 0 {
+		t.Errorf("workers stopped cleanly left heartbeats: %+v", s.Beats)
 	}
 	blocks, games, positions := 0, 0, int64(0)
 	for _, w := range s.Workers {
@@ -103,6 +112,16 @@ func TestStatus(t *testing.T) {
 	}
 	if blocks != 6 || games != 12 || positions != 600 {
 		t.Errorf("workers seen: %d blocks, %d games, %d positions; want 6, 12, 600 (%+v)", blocks, games, positions, s.Workers)
+	}
+	// A worker that died holding a job leaves its last heartbeat, the
+	// job named.
+	dead := WorkerBeat{Name: "host.9", Slots: 1, Jobs: []HeldJob{{ID: "selfplay-g0002-s000000", Since: time.Now().Add(-time.Minute).UTC()}}, At: time.Now().Add(-30 * time.Second).UTC()}
+	c.putWorkerBeat(ctx, dead)
+	if s, err = c.Status(ctx, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Beats) != 1 || s.Beats[0].Name != "host.9" || len(s.Beats[0].Jobs) != 1 || s.Beats[0].Jobs[0].ID != dead.Jobs[0].ID {
+		t.Errorf("a dead worker's heartbeat: %+v", s.Beats)
 	}
 	// A window with no results in it sees no worker.
 	if s, err := c.Status(ctx, time.Nanosecond); err != nil || len(s.Workers) != 0 {

@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -84,7 +86,8 @@ type Worker struct {
 
 	stop     context.CancelCauseFunc // ends Run with its cause
 	played   atomic.Int64
-	reportMu sync.Mutex // one report at a time
+	inHand   map[string]time.Time // jobs being played, by ID, and since when (guarded by mu)
+	reportMu sync.Mutex           // one report at a time
 	// onJob, when set, sees every job before it is played, with its
 	// delivery count (tests).
 	onJob func(Job, uint64)
@@ -100,7 +103,7 @@ func NewWorker(ctx context.Context, c *Conn, opt WorkerOptions) (*Worker, error)
 		host, _ := os.Hostname()
 		opt.Name = fmt.Sprintf("%s-%d", host, os.Getpid())
 	}
-	w := &Worker{c: c, opt: opt, nets: map[string]*model.Weights{}}
+	w := &Worker{c: c, opt: opt, nets: map[string]*model.Weights{}, inHand: map[string]time.Time{}}
 	// The worker's own set-up is checked before it takes a job: a worker
 	// that cannot play would only fail every job it is handed.
 	if err := checkWorkDir(opt.WorkDir); err != nil {
@@ -247,6 +250,8 @@ func (w *Worker) Run(parent context.Context) error {
 	w.stop = cancel
 	w.mu.Unlock()
 	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); w.heartbeats(ctx) }()
 	if w.opt.Handler == nil {
 		wg.Add(2)
 		go func() { defer wg.Done(); w.watch(ctx, keyBest, cancel) }()
@@ -509,6 +514,8 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg, ackWait time.Durat
 		w.onJob(job, delivered)
 	}
 	start := time.Now()
+	w.holding(job.ID(), start)
+	defer w.holding(job.ID(), time.Time{})
 	h := w.opt.Handler
 	if h == nil {
 		h = w.play
@@ -732,4 +739,52 @@ func (w *Worker) ladder(ctx context.Context, job Job) (Result, error) {
 		return Result{}, err
 	}
 	return Result{Records: recs, Games: 2}, nil
+}
+
+// holding notes that the worker holds job id since start (zero start: no
+// longer), and says so in its heartbeat at once.
+func (w *Worker) holding(id string, start time.Time) {
+	w.mu.Lock()
+	if start.IsZero() {
+		delete(w.inHand, id)
+	} else {
+		w.inHand[id] = start
+	}
+	beat := w.beatLocked()
+	w.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second) // never holds a job up for long
+	defer cancel()
+	w.c.putWorkerBeat(ctx, beat)
+}
+
+// beatLocked is the worker's heartbeat now; w.mu is held.
+func (w *Worker) beatLocked() WorkerBeat {
+	b := WorkerBeat{Name: w.opt.Name, Slots: w.opt.Slots, At: time.Now().UTC()}
+	for id, since := range w.inHand {
+		b.Jobs = append(b.Jobs, HeldJob{ID: id, Since: since.UTC()})
+	}
+	slices.SortFunc(b.Jobs, func(a, b HeldJob) int { return strings.Compare(a.ID, b.ID) })
+	return b
+}
+
+// heartbeats writes the worker's heartbeat every BeatEvery until ctx ends,
+// then removes it: a worker that stops cleanly leaves none, and one that
+// died leaves its last, the jobs it held named, for palace status.
+func (w *Worker) heartbeats(ctx context.Context) {
+	t := time.NewTicker(BeatEvery)
+	defer t.Stop()
+	for {
+		w.mu.Lock()
+		beat := w.beatLocked()
+		w.mu.Unlock()
+		w.c.putWorkerBeat(ctx, beat)
+		select {
+		case <-ctx.Done():
+			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			w.c.deleteWorkerBeat(dctx, w.opt.Name)
+			cancel()
+			return
+		case <-t.C:
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/palace-chess/palace/cluster"
@@ -78,6 +79,23 @@ func writeClusterStatus(w io.Writer, s cluster.Status, now time.Time) {
 		fmt.Fprintf(w, "trainer: generation %d, step %d of %d, %.0f samples/s, %s\n", t.Generation, t.Step, t.Target, t.SamplesPS, ago(t.At))
 	} else {
 		fmt.Fprintln(w, "trainer: no training reported yet")
+	}
+	fmt.Fprintf(w, "workers' heartbeats: %d\n", len(s.Beats))
+	for _, b := range s.Beats {
+		var jobs []string
+		for _, j := range b.Jobs {
+			jobs = append(jobs, fmt.Sprintf("%s (for %v)", j.ID, now.Sub(j.Since).Round(time.Second)))
+		}
+		held := "idle"
+		if len(jobs) > 0 {
+			held = "playing " + strings.Join(jobs, ", ")
+		}
+		if silent := now.Sub(b.At); silent > 3*cluster.BeatEvery {
+			fmt.Fprintf(w, "  %s: silent for %v, %s: gone? a job it held goes back to the queue once %v pass without a sign from it\n",
+				b.Name, silent.Round(time.Second), held, s.AckWait)
+			continue
+		}
+		fmt.Fprintf(w, "  %s: %s, heard %s\n", b.Name, held, ago(b.At))
 	}
 	fmt.Fprintf(w, "workers with a result in the last %v: %d\n", s.Window, len(s.Workers))
 	for _, x := range s.Workers {

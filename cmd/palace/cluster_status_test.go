@@ -32,7 +32,7 @@ func TestClusterStatus(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{"run st1: not started yet", "queue: 0 jobs waiting, 0 in workers' hands, 0 redelivered so far",
-		"trainer: no training reported yet", "workers with a result in the last 1m0s: 0", "last gates: the run names no bucket yet"} {
+		"trainer: no training reported yet", "workers' heartbeats: 0", "workers with a result in the last 1m0s: 0", "last gates: the run names no bucket yet"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -47,6 +47,10 @@ func TestWriteClusterStatus(t *testing.T) {
 	s := cluster.Status{Run: "xq1", State: cluster.State{State: loop.State{Generation: 4, Stage: loop.StageSelfplay}, Rounds: 2},
 		Best: loop.Best{Generation: 3, Key: "nets/gen-0003.palnet"}, Waiting: 5, InHand: 2, Redelivered: 1, Window: time.Minute,
 		Trainer: &cluster.TrainerBeat{Generation: 3, Step: 900, Target: 900, SamplesPS: 970, At: now.Add(-90 * time.Second)},
+		AckWait: time.Minute, Beats: []cluster.WorkerBeat{
+			{Name: "w1", Slots: 1, Jobs: []cluster.HeldJob{{ID: "selfplay-g0004-s000002", Since: now.Add(-45 * time.Second)}}, At: now.Add(-3 * time.Second)},
+			{Name: "w2", Slots: 1, At: now.Add(-time.Second)},
+			{Name: "w3", Slots: 1, Jobs: []cluster.HeldJob{{ID: "selfplay-g0004-s000003", Since: now.Add(-3 * time.Minute)}}, At: now.Add(-2 * time.Minute)}},
 		Workers: []cluster.WorkerSeen{{Name: "w1", SelfPlay: 3, Games: 96, Positions: 12000, Last: now.Add(-5 * time.Second), JobsPerMinute: 3, PositionsPerSecond: 200}}}
 	var b strings.Builder
 	writeClusterStatus(&b, s, now)
@@ -59,6 +63,10 @@ func TestWriteClusterStatus(t *testing.T) {
 best: generation 3, nets/gen-0003.palnet
 queue: 5 jobs waiting, 2 in workers' hands, 1 redelivered so far
 trainer: generation 3, step 900 of 900, 970 samples/s, 1m30s ago
+workers' heartbeats: 3
+  w1: playing selfplay-g0004-s000002 (for 45s), heard 3s ago
+  w2: idle, heard 1s ago
+  w3: silent for 2m0s, playing selfplay-g0004-s000003 (for 3m0s): gone? a job it held goes back to the queue once 1m0s pass without a sign from it
 workers with a result in the last 1m0s: 1
   w1: 3 self-play blocks, 0 pairs, 96 games, 12000 positions (3.0 jobs/min, 200 positions/s), last 5s ago
 last gates:
