@@ -56,7 +56,8 @@ type net struct {
 	batch  int
 	dt     tensor.Dtype
 	g      *G.ExprGraph
-	vm     G.VM
+	vm     G.VM      // Gorgonia's tape machine (useTape), else exec
+	exec   *executor // palace's own: no allocation a run (exec.go)
 	x      *tensor.Dense // [1, planes, batch·10, 9]: see kernels.go
 	pt     *tensor.Dense // [batch, policy size]
 	pm     *tensor.Dense // [batch, policy size]: 0, or maskedLogit for an illegal slot
@@ -68,7 +69,14 @@ type net struct {
 	policy, wdl  G.Value // eval mode only: logits
 	// Whether the gradients may be nonzero: a run leaves them so.
 	gradsDirty bool
+	// The loss, logit and gradient nodes, read from exec after a run.
+	lossPN, lossWN, policyN, wdlN *G.Node
+	gradNs                        G.Nodes
 }
+
+// useTape runs the graphs on Gorgonia's tape machine instead of the
+// executor: a variable so that tests can compare the two.
+var useTape = false
 
 // newNet builds the graph with parameters bound to values (in specs
 // order, graph shapes, dtype dt).
@@ -114,23 +122,36 @@ func newNet(c model.Config, batch int, dt tensor.Dtype, values []*tensor.Dense, 
 		return nil, fmt.Errorf("gnet: building the graph: %w", b.err)
 	}
 	n.bns = b.bns
-	G.Read(lossP, &n.lossP)
-	G.Read(lossW, &n.lossW)
+	n.lossPN, n.lossWN = lossP, lossW
+	if useTape {
+		G.Read(lossP, &n.lossP)
+		G.Read(lossW, &n.lossW)
+	}
 	if training {
 		cost, err := G.Add(lossP, lossW)
 		if err != nil {
 			return nil, fmt.Errorf("gnet: building the cost: %w", err)
 		}
-		if _, err := G.Grad(cost, n.params...); err != nil {
+		if n.gradNs, err = G.Grad(cost, n.params...); err != nil {
 			return nil, fmt.Errorf("gnet: differentiating the graph: %w", err)
 		}
-		// Gradients go to the parameters' dual values, where they
-		// accumulate until zeroed (net.zeroGrads).
-		n.vm = G.NewTapeMachine(n.g, G.BindDualValues(n.params...))
+		if useTape {
+			// Gradients go to the parameters' dual values, where they
+			// accumulate until zeroed (net.zeroGrads).
+			n.vm = G.NewTapeMachine(n.g, G.BindDualValues(n.params...))
+		}
 	} else {
-		G.Read(p, &n.policy)
-		G.Read(v, &n.wdl)
-		n.vm = G.NewTapeMachine(n.g, G.EvalMode())
+		n.policyN, n.wdlN = p, v
+		if useTape {
+			G.Read(p, &n.policy)
+			G.Read(v, &n.wdl)
+			n.vm = G.NewTapeMachine(n.g, G.EvalMode())
+		}
+	}
+	if !useTape {
+		if n.exec, err = newExecutor(n.g); err != nil {
+			return nil, err
+		}
 	}
 	return n, nil
 }
@@ -226,6 +247,16 @@ func (b *builder) crossEntropy(op *xentOp, inputs ...*G.Node) *G.Node {
 func (n *net) run() (err error) {
 	defer recoverTo(&err, "running the graph")
 	n.gradsDirty = true
+	if n.exec != nil {
+		if err := n.exec.run(); err != nil {
+			return fmt.Errorf("gnet: running the graph: %w", err)
+		}
+		n.lossP, n.lossW = n.exec.value(n.lossPN), n.exec.value(n.lossWN)
+		if n.policyN != nil {
+			n.policy, n.wdl = n.exec.value(n.policyN), n.exec.value(n.wdlN)
+		}
+		return nil
+	}
 	n.vm.Reset()
 	if err := n.vm.RunAll(); err != nil {
 		return fmt.Errorf("gnet: running the graph: %w", err)
@@ -268,6 +299,10 @@ func scalarOf(v G.Value) (float64, error) {
 
 // grad is parameter i's accumulated gradient (nil before the first run).
 func (n *net) grad(i int) *tensor.Dense {
+	if n.exec != nil {
+		d, _ := n.exec.value(n.gradNs[i]).(*tensor.Dense)
+		return d
+	}
 	g, err := n.params[i].Grad()
 	if err != nil {
 		return nil
@@ -279,6 +314,10 @@ func (n *net) grad(i int) *tensor.Dense {
 // zeroGrads clears the accumulated gradients, so that the next run's are
 // its own.
 func (n *net) zeroGrads() {
+	if n.exec != nil { // each run's gradients are its own
+		n.gradsDirty = false
+		return
+	}
 	for i := range n.params {
 		if g := n.grad(i); g != nil {
 			g.Zero()

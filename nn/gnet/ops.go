@@ -5,6 +5,7 @@ import (
 	"hash"
 	"hash/fnv"
 	"io"
+	"unsafe"
 
 	"github.com/chewxy/hm"
 	"github.com/palace-chess/palace/nn/model"
@@ -76,7 +77,22 @@ func floats[T float](v G.Value) []T {
 	if v == nil {
 		return nil
 	}
-	return v.(*tensor.Dense).Data().([]T)
+	d := v.(*tensor.Dense)
+	// Dense.Data builds its slice through reflection, an allocation a
+	// call; the typed accessors do not.
+	var zero T
+	if any(zero) == any(float32(0)) {
+		if d.Dtype() != tensor.Float32 {
+			panic(fmt.Sprintf("gnet: a %v tensor read as float32", d.Dtype()))
+		}
+		s := d.Float32s()
+		return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
+	}
+	if d.Dtype() != tensor.Float64 {
+		panic(fmt.Sprintf("gnet: a %v tensor read as float64", d.Dtype()))
+	}
+	s := d.Float64s()
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
 }
 
 // output is an op's output buffer, kept in *buf and reused run after
@@ -91,7 +107,11 @@ func output(buf *any, dt tensor.Dtype, shape tensor.Shape) (*tensor.Dense, error
 		*buf = out
 		return out, nil
 	}
-	// An in-place reshape downstream may have relabelled it.
+	// An in-place reshape downstream may have relabelled it. (Reshape
+	// allocates: only then.)
+	if out.Shape().Eq(shape) {
+		return out, nil
+	}
 	if err := out.Reshape(shape...); err != nil {
 		return nil, fmt.Errorf("gnet: reshaping an output: %w", err)
 	}

@@ -155,8 +155,8 @@ func (t *Trainer) update(lr float64) error {
 	}
 	var squares float64
 	for i, p := range t.specs {
-		w := t.values[i].Data().([]float32)
-		g := t.train.grad(i).Data().([]float32)
+		w := floats[float32](t.values[i])
+		g := floats[float32](t.train.grad(i))
 		var l2 float32
 		if p.decay {
 			l2 = float32(2 * t.o.l2)
