@@ -252,6 +252,11 @@ func (w *Worker) Run(parent context.Context) error {
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); w.heartbeats(ctx) }()
+	defer func() { // every return has waited for wg: no job will beat again
+		dctx, dcancel := context.WithTimeout(context.WithoutCancel(parent), 5*time.Second)
+		w.c.deleteWorkerBeat(dctx, w.opt.Name)
+		dcancel()
+	}()
 	if w.opt.Handler == nil {
 		wg.Add(2)
 		go func() { defer wg.Done(); w.watch(ctx, keyBest, cancel) }()
@@ -767,9 +772,10 @@ func (w *Worker) beatLocked() WorkerBeat {
 	return b
 }
 
-// heartbeats writes the worker's heartbeat every BeatEvery until ctx ends,
-// then removes it: a worker that stops cleanly leaves none, and one that
-// died leaves its last, the jobs it held named, for palace status.
+// heartbeats writes the worker's heartbeat every BeatEvery until ctx
+// ends. Run removes it when it returns: a worker that stops cleanly leaves
+// none, and one that died leaves its last, the jobs it held named, for
+// palace status.
 func (w *Worker) heartbeats(ctx context.Context) {
 	t := time.NewTicker(BeatEvery)
 	defer t.Stop()
@@ -780,10 +786,7 @@ func (w *Worker) heartbeats(ctx context.Context) {
 		w.c.putWorkerBeat(ctx, beat)
 		select {
 		case <-ctx.Done():
-			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			w.c.deleteWorkerBeat(dctx, w.opt.Name)
-			cancel()
-			return
+			return // Run removes the heartbeat once its jobs are all back
 		case <-t.C:
 		}
 	}

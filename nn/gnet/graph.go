@@ -56,8 +56,8 @@ type net struct {
 	batch  int
 	dt     tensor.Dtype
 	g      *G.ExprGraph
-	vm     G.VM      // Gorgonia's tape machine (useTape), else exec
-	exec   *executor // palace's own: no allocation a run (exec.go)
+	vm     G.VM          // Gorgonia's tape machine (useTape), else exec
+	exec   *executor     // palace's own: no allocation a run (exec.go)
 	x      *tensor.Dense // [1, planes, batch·10, 9]: see kernels.go
 	pt     *tensor.Dense // [batch, policy size]
 	pm     *tensor.Dense // [batch, policy size]: 0, or maskedLogit for an illegal slot
