@@ -151,17 +151,9 @@ func (s *state) draw(m, cv float64) float64 {
 // workers idle while the trainer trains, the trainer while they play.
 func (s *state) exact() {
 	p := s.p
+	free := make([]float64, p.Workers)
 	for s.now < p.Duration {
-		// Self-play: the generation's blocks, each to the first free
-		// worker; the stage ends with its slowest.
-		free := make([]float64, p.Workers)
-		for range p.BlocksPerGeneration {
-			w := earliest(free)
-			d := s.draw(p.BlockSeconds, p.BlockCV)
-			free[w] += d
-			s.workerBusy += d
-		}
-		s.now += slowest(free)
+		s.now += s.stage(free, p.BlocksPerGeneration, p.BlockSeconds, p.BlockCV)
 		gen := float64(p.BlocksPerGeneration) * p.BlockPositions
 		s.positions += gen
 		if s.positions < p.MinPositions {
@@ -175,16 +167,23 @@ func (s *state) exact() {
 		if p.GatePairs == 0 {
 			continue
 		}
-		clear(free)
-		for range p.GatePairs {
-			w := earliest(free)
-			d := s.draw(p.PairSeconds, p.PairCV)
-			free[w] += d
-			s.workerBusy += d
-		}
-		s.now += slowest(free)
+		s.now += s.stage(free, p.GatePairs, p.PairSeconds, p.PairCV)
 		s.gates++
 	}
+}
+
+// stage plays a stage's n jobs, each to the first free of the workers
+// (free: their busy time within the stage, cleared first), and returns
+// its length: its slowest worker's.
+func (s *state) stage(free []float64, n int, mean, cv float64) float64 {
+	clear(free)
+	for range n {
+		w := earliest(free)
+		d := s.draw(mean, cv)
+		free[w] += d
+		s.workerBusy += d
+	}
+	return slowest(free)
 }
 
 func earliest(free []float64) int {
