@@ -207,21 +207,12 @@ func (b *builder) conv(x *G.Node, name string, k int, skip *G.Node, inputGrad bo
 }
 
 // flatten makes an activation [1, C, batch·10, 9] into [batch, C·90],
-// channel-major per position as model's dense layers read it.
+// channel-major per position as model's dense layers read it (flattenOp).
 func (b *builder) flatten(x *G.Node) *G.Node {
 	if b.err != nil {
 		return nil
 	}
-	ch := x.Shape()[1]
-	y := b.check(G.Reshape(x, tensor.Shape{ch, b.batch, model.Squares}))
-	if b.err != nil {
-		return nil
-	}
-	y = b.check(G.Transpose(y, 1, 0, 2))
-	if b.err != nil {
-		return nil
-	}
-	return b.check(G.Reshape(y, tensor.Shape{b.batch, ch * model.Squares}))
+	return b.check(G.ApplyOp(&flattenOp{ch: x.Shape()[1], batch: b.batch}, x))
 }
 
 // dense is x·wᵀ + bias (w is [out, in] as in model), then ReLU if asked.
