@@ -5,6 +5,7 @@ import (
 	"hash"
 	"hash/fnv"
 	"io"
+	"slices"
 	"unsafe"
 
 	"github.com/chewxy/hm"
@@ -100,23 +101,29 @@ func floats[T float](v G.Value) []T {
 // a run it is a fresh value as far as Gorgonia can tell, and reusing it
 // spares allocating, zeroing and page-faulting hundreds of megabytes a
 // step.
+//
+// shape is copied where kept, so that the callers' shape literals stay on
+// their stacks: no allocation a run.
 func output(buf *any, dt tensor.Dtype, shape tensor.Shape) (*tensor.Dense, error) {
 	out, ok := (*buf).(*tensor.Dense)
 	if !ok || out.Dtype() != dt || out.Shape().TotalSize() != shape.TotalSize() {
-		out = tensor.New(tensor.Of(dt), tensor.WithShape(shape...))
+		out = tensor.New(tensor.Of(dt), tensor.WithShape(slices.Clone(shape)...))
 		*buf = out
 		return out, nil
 	}
 	// An in-place reshape downstream may have relabelled it. (Reshape
 	// allocates: only then.)
-	if out.Shape().Eq(shape) {
+	if sameShape(out.Shape(), shape) {
 		return out, nil
 	}
-	if err := out.Reshape(shape...); err != nil {
+	if err := out.Reshape(slices.Clone(shape)...); err != nil {
 		return nil, fmt.Errorf("gnet: reshaping an output: %w", err)
 	}
 	return out, nil
 }
+
+// sameShape reports whether a and b are equal, reading both in place.
+func sameShape(a, b tensor.Shape) bool { return slices.Equal(a, b) }
 
 // run fills an op's output (see output) by f32 or f64 according to the
 // inputs' dtype.
