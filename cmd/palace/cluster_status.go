@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -18,11 +17,7 @@ import (
 // the last gates (from the run's bucket, when it can be read here).
 func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlagSet("status", stderr)
-	def := os.Getenv("PALACE_NATS")
-	if def == "" {
-		def = "nats://127.0.0.1:4222"
-	}
-	url := fs.String("nats", def, "NATS server URL(s), comma-separated (default: $PALACE_NATS, else nats://127.0.0.1:4222)")
+	url := fs.String("nats", defaultNATS(), "NATS server URL(s), comma-separated (default: $PALACE_NATS, else nats://127.0.0.1:4222)")
 	run := fs.String("run", "palace", "the run's name")
 	window := fs.Duration("window", time.Minute, "the workers seen are those with a result this recently; their rates are over it")
 	bucket := fs.String("bucket", "", "the run's artifacts, for its last gates (default: the run's own bucket URL)")

@@ -22,14 +22,19 @@ type clusterFlags struct {
 	progress          *string
 }
 
+// defaultNATS is --nats's default: $PALACE_NATS, else the local server.
+func defaultNATS() string {
+	if def := os.Getenv("PALACE_NATS"); def != "" {
+		return def
+	}
+	return "nats://127.0.0.1:4222"
+}
+
 // addClusterFlags adds them to fs; progress is the flag set's own
 // --progress when it has one. A role prints log lines (what it does, as
 // it does it) for every --progress but none: it has no status line.
 func addClusterFlags(fs *flag.FlagSet, progress *string) *clusterFlags {
-	def := os.Getenv("PALACE_NATS")
-	if def == "" {
-		def = "nats://127.0.0.1:4222"
-	}
+	def := defaultNATS()
 	if progress == nil {
 		progress = addProgressFlag(fs)
 	}

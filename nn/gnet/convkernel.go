@@ -67,7 +67,11 @@ func convKernelFits(ch, taps int) bool {
 // convForwardKernel is convForward's 3×3 float32 case on the kernels;
 // false (nothing done) where they do not fit.
 func convForwardKernel(op *convOp, xs, ws, ys []float32) bool {
-	return convolveKernel(op, op.in, op.out, ws, xs, ys, true)
+	if op.winogradFits(op.in, op.out) {
+		convolveWinogradBF16(op, op.in, op.out, op.forwardFilters(ws), xs, ys)
+		return true
+	}
+	return convolveKernel(op, op.in, op.out, ws, xs, ys)
 }
 
 // convInputGradWinograd is convInputGrad's 3×3 case in Winograd, where it
@@ -83,21 +87,17 @@ func convInputGradWinograd(c *convOp, w, dys, dxs []float32) bool {
 // convInputGradKernel is convInputGrad's 3×3 float32 case on the kernels
 // (wf: the flipped filters [in][out·9]): the convolution of dy by them.
 func convInputGradKernel(c *convOp, wf, dys, dxs []float32) bool {
-	return convolveKernel(c, c.out, c.in, wf, dys, dxs, false)
+	return convolveKernel(c, c.out, c.in, wf, dys, dxs)
 }
 
 // convolveKernel is the 3×3 convolution y [outCh] = w [outCh][inCh·9] ∗ x
-// [inCh] over c's batch on the kernels, a chunk of positions per product:
-// the forward pass, or (forward false) the input gradient, x the output
-// gradient.
-func convolveKernel(c *convOp, inCh, outCh int, w, x, y []float32, forward bool) bool {
+// [inCh] over c's batch on the kernels, a chunk of positions per product
+// (Winograd's products are dispatched before: convForwardKernel,
+// convInputGradWinograd).
+func convolveKernel(c *convOp, inCh, outCh int, w, x, y []float32) bool {
 	taps := inCh * 9
 	if !convKernelFits(outCh, taps) {
 		return false
-	}
-	if forward && c.winogradFits(inCh, outCh) {
-		convolveWinogradBF16(c, inCh, outCh, c.forwardFilters(w), x, y)
-		return true
 	}
 	if c.bf16Products(inCh) {
 		convolveBF16(c, inCh, outCh, w, x, y)

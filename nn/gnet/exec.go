@@ -15,11 +15,12 @@ import (
 // gradient is its gradient node's value, not accumulated into the
 // parameter's dual value.
 type executor struct {
-	nodes []*G.Node
-	index map[*G.Node]int
-	vals  []G.Value
-	steps []execStep
-	args  []G.Value // the arguments of the step being run
+	nodes  []*G.Node
+	index  map[*G.Node]int
+	vals   []G.Value
+	leaves []int // nodes without an op, read where they are bound
+	steps  []execStep
+	args   []G.Value // the arguments of the step being run
 }
 
 type execStep struct {
@@ -77,9 +78,12 @@ func newExecutor(g *G.ExprGraph) (*executor, error) {
 		}
 		return nil
 	}
-	for i := range e.nodes {
+	for i, n := range e.nodes {
 		if err := visit(i); err != nil {
 			return nil, err
+		}
+		if n.Op() == nil {
+			e.leaves = append(e.leaves, i)
 		}
 	}
 	return e, nil
@@ -91,10 +95,8 @@ func isRead(op G.Op) bool { return fmt.Sprintf("%T", op) == "gorgonia.readOp" }
 
 // run executes every step once.
 func (e *executor) run() error {
-	for i, n := range e.nodes {
-		if n.Op() == nil {
-			e.vals[i] = n.Value()
-		}
+	for _, i := range e.leaves {
+		e.vals[i] = e.nodes[i].Value()
 	}
 	for k := range e.steps {
 		s := &e.steps[k]

@@ -14,86 +14,68 @@ import (
 // flattenOp makes a head's activation [1, ch, batch·10, 9] (channel-major)
 // into [batch, ch·90], channel-major per position as model's dense layers
 // read it: one copy into its own buffer, where Gorgonia's reshape,
-// transpose and reshape allocated a new tensor or header each run.
+// transpose and reshape allocated a new tensor or header each run. With
+// back set it is the inverse, its own gradient.
 type flattenOp struct {
 	pure
 	ch, batch int
+	back      bool
 	out       any
 }
 
 func (op *flattenOp) String() string {
-	return fmt.Sprintf("gnet.flatten(%d channels, batch %d)", op.ch, op.batch)
+	name := "flatten"
+	if op.back {
+		name = "unflatten"
+	}
+	return fmt.Sprintf("gnet.%s(%d channels, batch %d)", name, op.ch, op.batch)
 }
 func (op *flattenOp) WriteHash(h hash.Hash) { io.WriteString(h, op.String()) }
 func (op *flattenOp) Hashcode() uint32      { return hashOf(op.String()) }
 func (op *flattenOp) Arity() int            { return 1 }
-func (op *flattenOp) Type() hm.Type         { return fnType(4, 2) }
+func (op *flattenOp) DiffWRT(int) []bool    { return []bool{true} }
+func (op *flattenOp) Type() hm.Type {
+	if op.back {
+		return fnType(2, 4)
+	}
+	return fnType(4, 2)
+}
 func (op *flattenOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	if op.back {
+		return actShape(op.ch, op.batch), nil
+	}
 	return tensor.Shape{op.batch, op.ch * model.Squares}, nil
 }
 
 func (op *flattenOp) Do(vals ...G.Value) (G.Value, error) {
-	n := op.ch * op.batch * model.Squares
-	if err := checkSizes(op, vals, n); err != nil {
+	if err := checkSizes(op, vals, op.ch*op.batch*model.Squares); err != nil {
 		return nil, err
 	}
 	shape, _ := op.InferShape()
 	return run(vals, &op.out, shape,
-		func(y G.Value) { flatten(op.ch, op.batch, floats[float32](vals[0]), floats[float32](y), false) },
-		func(y G.Value) { flatten(op.ch, op.batch, floats[float64](vals[0]), floats[float64](y), false) })
+		func(y G.Value) { flatten(op.ch, op.batch, floats[float32](vals[0]), floats[float32](y), op.back) },
+		func(y G.Value) { flatten(op.ch, op.batch, floats[float64](vals[0]), floats[float64](y), op.back) })
 }
 
-func (op *flattenOp) DiffWRT(int) []bool { return []bool{true} }
-
 func (op *flattenOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	dx, err := G.ApplyOp(&unflattenOp{ch: op.ch, batch: op.batch}, grad)
+	dx, err := G.ApplyOp(&flattenOp{ch: op.ch, batch: op.batch, back: !op.back}, grad)
 	if err != nil {
 		return nil, err
 	}
 	return G.Nodes{dx}, nil
 }
 
-// unflattenOp is flattenOp's gradient: [batch, ch·90] back to the
-// activation's layout.
-type unflattenOp struct {
-	pure
-	ch, batch int
-	out       any
-}
-
-func (op *unflattenOp) String() string {
-	return fmt.Sprintf("gnet.unflatten(%d channels, batch %d)", op.ch, op.batch)
-}
-func (op *unflattenOp) WriteHash(h hash.Hash) { io.WriteString(h, op.String()) }
-func (op *unflattenOp) Hashcode() uint32      { return hashOf(op.String()) }
-func (op *unflattenOp) Arity() int            { return 1 }
-func (op *unflattenOp) Type() hm.Type         { return fnType(2, 4) }
-func (op *unflattenOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	return actShape(op.ch, op.batch), nil
-}
-
-func (op *unflattenOp) Do(vals ...G.Value) (G.Value, error) {
-	n := op.ch * op.batch * model.Squares
-	if err := checkSizes(op, vals, n); err != nil {
-		return nil, err
-	}
-	return run(vals, &op.out, actShape(op.ch, op.batch),
-		func(x G.Value) { flatten(op.ch, op.batch, floats[float32](x), floats[float32](vals[0]), true) },
-		func(x G.Value) { flatten(op.ch, op.batch, floats[float64](x), floats[float64](vals[0]), true) })
-}
-
-// flatten copies between act ([ch][batch][90]) and flat ([batch][ch][90]):
-// act to flat, or back when back is set.
-func flatten[T float](ch, batch int, act, flat []T, back bool) {
+// flatten copies src into dst: an activation ([ch][batch][90]) into its
+// flat form ([batch][ch][90]), or the flat form back when back is set.
+func flatten[T float](ch, batch int, src, dst []T, back bool) {
 	const sq = model.Squares
 	for c := 0; c < ch; c++ {
 		for b := 0; b < batch; b++ {
-			a, f := act[(c*batch+b)*sq:][:sq], flat[(b*ch+c)*sq:][:sq]
+			act, flat := (c*batch+b)*sq, (b*ch+c)*sq
 			if back {
-				copy(a, f)
-			} else {
-				copy(f, a)
+				act, flat = flat, act
 			}
+			copy(dst[flat:][:sq], src[act:][:sq])
 		}
 	}
 }

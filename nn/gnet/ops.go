@@ -113,7 +113,7 @@ func output(buf *any, dt tensor.Dtype, shape tensor.Shape) (*tensor.Dense, error
 	}
 	// An in-place reshape downstream may have relabelled it. (Reshape
 	// allocates: only then.)
-	if sameShape(out.Shape(), shape) {
+	if slices.Equal(out.Shape(), shape) {
 		return out, nil
 	}
 	if err := out.Reshape(slices.Clone(shape)...); err != nil {
@@ -121,9 +121,6 @@ func output(buf *any, dt tensor.Dtype, shape tensor.Shape) (*tensor.Dense, error
 	}
 	return out, nil
 }
-
-// sameShape reports whether a and b are equal, reading both in place.
-func sameShape(a, b tensor.Shape) bool { return slices.Equal(a, b) }
 
 // run fills an op's output (see output) by f32 or f64 according to the
 // inputs' dtype.

@@ -34,9 +34,9 @@ func wgRows(ch int) int { return model.PadRows(wgPositions*model.WinogradTiles+1
 
 // winogradFits reports whether c's 3×3 products with inCh input and outCh
 // output channels run in Winograd: bf16 products, the tile transforms'
-// channel blocks of 16, and the kernels' columns.
+// channel blocks of 16, and the kernels' shapes (convKernelFits).
 func (c *convOp) winogradFits(inCh, outCh int) bool {
-	return c.bf16Products(inCh) && useWinograd() && inCh%16 == 0 && outCh%32 == 0
+	return c.bf16Products(inCh) && useWinograd() && inCh%16 == 0 && convKernelFits(outCh, inCh*9)
 }
 
 // wgCache is the forward pass's filters, transformed and packed, kept for
