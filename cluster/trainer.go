@@ -86,6 +86,9 @@ func (r *role) run(ctx context.Context, stage stageFunc) error {
 	for ctx.Err() == nil {
 		s, rev, ok, err := r.c.State(ctx)
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil // stopped (a signal, --duration) mid-read: not an error
+			}
 			return err
 		}
 		if !ok {
@@ -114,6 +117,12 @@ func (r *role) run(ctx context.Context, stage stageFunc) error {
 		// From the revision this role last wrote or read: the other
 		// role's change in between is a conflict, not overwritten.
 		if _, err := r.advance(ctx, next, rev); err != nil {
+			if ctx.Err() != nil {
+				// Stopped mid-write: the state moved on or it did not, and
+				// either way the stage is done and a restart goes on from
+				// the server's state.
+				return nil
+			}
 			return err
 		}
 		if r.opt.StopAfter != nil && r.opt.StopAfter(next) {
