@@ -2,9 +2,11 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -49,11 +51,15 @@ func FuzzEngineInput(f *testing.F) {
 	} {
 		f.Add(s)
 	}
+	capOptionsForFuzzing(f)
 	f.Fuzz(func(t *testing.T, input string) {
 		lines := strings.SplitAfter(input, "\n")
 		if len(lines) > 64 {
 			lines = lines[:64]
 		}
+		// A 1 MB cache: the default 16 MB, made anew a few hundred times a
+		// second, held each fuzz worker near 5 GB.
+		lines = append([]string{"setoption name Hash value 1\n"}, lines...)
 		// A small tree: a go infinite over the uniform evaluator fills a
 		// 1 GB tree in seconds, and the fuzzer runs thousands of them.
 		e := New(Options{Nodes: 8, Version: "fuzz", TreeMB: 8})
@@ -70,4 +76,22 @@ func FuzzEngineInput(f *testing.F) {
 			t.Fatalf("Run hung on %q", input)
 		}
 	})
+}
+
+// capOptionsForFuzzing lowers Hash's and Tree Memory's maxima to 64 MB and
+// turns Debug Log File off until f ends: at their real maxima (gigabytes,
+// sized against the machine's free memory) a mutated "Hash value 1" makes a
+// cache of gigabytes in each of the fuzzer's workers at once, and a log
+// file would land wherever the input names.
+func capOptionsForFuzzing(f *testing.F) {
+	saved := slices.Clone(options)
+	f.Cleanup(func() { copy(options, saved) })
+	for i := range options {
+		switch options[i].name {
+		case "Hash", "Tree Memory":
+			options[i].max = 64
+		case "Debug Log File":
+			options[i].set = func(*Engine, string) error { return errors.New("engine: Debug Log File is off while fuzzing") }
+		}
+	}
 }
