@@ -73,23 +73,48 @@ func (o *openBLAS) bands(parts int, tA, tB blas.Transpose, m, n, k int, alpha fl
 		o.call(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	fanOut(parts, func(i int) {
+	t := gemmTasks.Get().(*gemmBands)
+	*t = gemmBands{o: o, parts: parts, ta: ta, tb: tb, m: m, n: n, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc}
+	fanOut(parts, t)
+	*t = gemmBands{}
+	gemmTasks.Put(t)
+}
+
+// gemmBands is one banded Sgemm's arguments, from a pool: a product has
+// no op to keep them in.
+type gemmBands struct {
+	o             *openBLAS
+	parts         int
+	ta, tb        bool
+	m, n, k       int
+	alpha, beta   float32
+	a, b, c       []float32
+	lda, ldb, ldc int
+}
+
+var gemmTasks = sync.Pool{New: func() any { return new(gemmBands) }}
+
+// run computes bands [lo, hi) of C: of its rows when it has more rows
+// than columns, else of its columns.
+func (t *gemmBands) run(lo, hi int) {
+	m, n, parts := t.m, t.n, t.parts
+	for i := lo; i < hi; i++ {
 		if m >= n {
 			i0, i1 := m*i/parts, m*(i+1)/parts
-			aOff := i0 * lda // rows of A
-			if ta {
+			aOff := i0 * t.lda // rows of A
+			if t.ta {
 				aOff = i0 // columns of the stored k×m A
 			}
-			o.call(ta, tb, i1-i0, n, k, alpha, a[aOff:], lda, b, ldb, beta, c[i0*ldc:], ldc)
+			t.o.call(t.ta, t.tb, i1-i0, n, t.k, t.alpha, t.a[aOff:], t.lda, t.b, t.ldb, t.beta, t.c[i0*t.ldc:], t.ldc)
 		} else {
 			j0, j1 := n*i/parts, n*(i+1)/parts
 			bOff := j0 // columns of B
-			if tb {
-				bOff = j0 * ldb // rows of the stored n×k B
+			if t.tb {
+				bOff = j0 * t.ldb // rows of the stored n×k B
 			}
-			o.call(ta, tb, m, j1-j0, k, alpha, a, lda, b[bOff:], ldb, beta, c[j0:], ldc)
+			t.o.call(t.ta, t.tb, m, j1-j0, t.k, t.alpha, t.a, t.lda, t.b[bOff:], t.ldb, t.beta, t.c[j0:], t.ldc)
 		}
-	})
+	}
 }
 
 func (o *openBLAS) call(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {

@@ -37,6 +37,7 @@ type bnOp struct {
 	// The last training run's batch statistics, for the gradient.
 	batchMean, invStd []float64
 	out               any
+	tasks             taskSlots
 }
 
 // newBatchNorm makes the op for activations of ch channels.
@@ -109,7 +110,8 @@ func (op *bnOp) SetStats(mean, variance tensor.Tensor) error {
 }
 
 func (op *bnOp) Do(vals ...G.Value) (G.Value, error) {
-	sizes := []int{op.ch * op.size(), op.ch, op.ch}
+	var room [4]int // append stays on the stack
+	sizes := append(room[:0], op.ch*op.size(), op.ch, op.ch)
 	if op.skip {
 		sizes = append(sizes, op.ch*op.size())
 	}
@@ -136,8 +138,20 @@ func (op *bnOp) Do(vals ...G.Value) (G.Value, error) {
 // float64, one channel per goroutine's band, in a fixed order: runs are
 // exactly repeatable.
 func bnForward[T float](op *bnOp, x, gamma, beta, skip, y, rm, rv []T) {
+	t := slotFor[bnForwardTask[T]](&op.tasks)
+	*t = bnForwardTask[T]{op, x, gamma, beta, skip, y, rm, rv}
+	parallel(op.ch, op.ch*op.size(), t)
+}
+
+type bnForwardTask[T float] struct {
+	op                              *bnOp
+	x, gamma, beta, skip, y, rm, rv []T
+}
+
+func (t *bnForwardTask[T]) run(lo, hi int) {
+	op, x, gamma, beta, skip, y, rm, rv := t.op, t.x, t.gamma, t.beta, t.skip, t.y, t.rm, t.rv
 	n := op.size()
-	parallel(op.ch, op.ch*n, func(lo, hi int) {
+	{
 		for c := lo; c < hi; c++ {
 			xc, yc := x[c*n:][:n], y[c*n:][:n]
 			var mean, invStd float64
@@ -161,7 +175,7 @@ func bnForward[T float](op *bnOp, x, gamma, beta, skip, y, rm, rv []T) {
 			}
 			affineReLU(xc, kc, yc, T(a), T(float64(beta[c])-a*mean))
 		}
-	})
+	}
 }
 
 func (op *bnOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
@@ -251,8 +265,20 @@ func (op *bnGradOp) Do(vals ...G.Value) (G.Value, error) {
 // bnBackward is bnGradOp's arithmetic, a channel at a time (its values
 // stay in the core's L1 between the passes), sums in float64.
 func bnBackward[T float](op *bnOp, y, dy, x, gamma, dx, dz, dg, db []T) {
+	t := slotFor[bnBackwardTask[T]](&op.tasks)
+	*t = bnBackwardTask[T]{op, y, dy, x, gamma, dx, dz, dg, db}
+	parallel(op.ch, op.ch*op.size(), t)
+}
+
+type bnBackwardTask[T float] struct {
+	op                              *bnOp
+	y, dy, x, gamma, dx, dz, dg, db []T
+}
+
+func (t *bnBackwardTask[T]) run(lo, hi int) {
+	op, y, dy, x, gamma, dx, dz, dg, db := t.op, t.y, t.dy, t.x, t.gamma, t.dx, t.dz, t.dg, t.db
 	n := op.size()
-	parallel(op.ch, op.ch*n, func(lo, hi int) {
+	{
 		for c := lo; c < hi; c++ {
 			yc, dyc, xc := y[c*n:][:n], dy[c*n:][:n], x[c*n:][:n]
 			dzc, dxc := dz[c*n:][:n], dx[c*n:][:n]
@@ -266,7 +292,7 @@ func bnBackward[T float](op *bnOp, y, dy, x, gamma, dx, dz, dg, db []T) {
 			bx := -a * invStd * sdzx / fn
 			axpbyc(dzc, xc, dxc, T(a), T(bx), T(-a*sdz/fn-bx*mean))
 		}
-	})
+	}
 }
 
 // The loops of bnForward and bnBackward, in AVX2 for float32 where the

@@ -34,6 +34,7 @@ type convScratch struct {
 	// float32 and packed bf16.
 	wg        []*wgScratch
 	wgU, wgUB any
+	tasks     taskSlots // the parallel loops' arguments (pool.go)
 }
 
 // convOp is a k×k convolution (k = 1 or 3, zero-padded to keep 10×9) of x
@@ -61,10 +62,10 @@ func (op *convOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 	return actShape(op.out, op.batch), nil
 }
 
-// chunks calls fn for every chunk of positions [p0, p1), the chunks
+// chunks calls t.chunk for every chunk of positions [p0, p1), the chunks
 // split into one run per core (worker w gets the same chunks every
 // time, so sums come out the same); first marks a worker's first chunk.
-func (op *convOp) chunks(fn func(worker, p0, p1 int, first bool)) int {
+func (op *convOp) chunks(t chunkTask) int {
 	n := (op.batch + chunkPositions - 1) / chunkPositions
 	workers := min(runtime.GOMAXPROCS(0), n)
 	for len(op.s.col) < workers {
@@ -78,13 +79,31 @@ func (op *convOp) chunks(fn func(worker, p0, p1 int, first bool)) int {
 	for len(op.s.wg) < workers {
 		op.s.wg = append(op.s.wg, &wgScratch{})
 	}
-	work := func(w int) {
-		for c := w * n / workers; c < (w+1)*n/workers; c++ {
-			fn(w, c*chunkPositions, min(op.batch, (c+1)*chunkPositions), c == w*n/workers)
+	c := slotFor[chunker](&op.s.tasks)
+	*c = chunker{batch: op.batch, chunks: n, workers: workers, t: t}
+	fanOut(workers, c)
+	*c = chunker{}
+	return workers
+}
+
+// A chunkTask is the body of a loop over chunks of positions.
+type chunkTask interface {
+	chunk(worker, p0, p1 int, first bool)
+}
+
+// chunker runs a chunkTask's chunks for workers [lo, hi).
+type chunker struct {
+	batch, chunks, workers int
+	t                      chunkTask
+}
+
+func (c *chunker) run(lo, hi int) {
+	for w := lo; w < hi; w++ {
+		first := w * c.chunks / c.workers
+		for k := first; k < (w+1)*c.chunks/c.workers; k++ {
+			c.t.chunk(w, k*chunkPositions, min(c.batch, (k+1)*chunkPositions), k == first)
 		}
 	}
-	fanOut(workers, work)
-	return workers
 }
 
 func (op *convOp) Do(vals ...G.Value) (G.Value, error) {
@@ -105,13 +124,22 @@ func convForward[T float](op *convOp, x, w, y G.Value) {
 	if x32, ok := any(xs).([]float32); ok && convForwardKernel(op, x32, any(ws).([]float32), any(ys).([]float32)) {
 		return
 	}
-	taps := op.taps()
-	op.chunks(func(worker, p0, p1 int, _ bool) {
-		n := (p1 - p0) * model.Squares
-		col := scratch[T](&op.s.col[worker], colSize(taps))[:taps*n]
-		im2col3(op.in, cols, p0, p1, xs, col)
-		gemmSerial(false, false, op.out, n, taps, ws, taps, col, n, 0, ys[p0*model.Squares:], cols)
-	})
+	t := slotFor[im2colForward[T]](&op.s.tasks)
+	*t = im2colForward[T]{op: op, xs: xs, ws: ws, ys: ys}
+	op.chunks(t)
+}
+
+type im2colForward[T float] struct {
+	op         *convOp
+	xs, ws, ys []T
+}
+
+func (t *im2colForward[T]) chunk(worker, p0, p1 int, _ bool) {
+	op, taps, cols := t.op, t.op.taps(), t.op.cols()
+	n := (p1 - p0) * model.Squares
+	col := scratch[T](&op.s.col[worker], colSize(taps))[:taps*n]
+	im2col3(op.in, cols, p0, p1, t.xs, col)
+	gemmSerial(false, false, op.out, n, taps, t.ws, taps, col, n, 0, t.ys[p0*model.Squares:], cols)
 }
 
 func (op *convOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
@@ -173,13 +201,22 @@ func convInputGrad[T float](op *convInputGradOp, w, dy, dx G.Value) {
 	if wf32, ok := any(wf).([]float32); ok && convInputGradKernel(c, wf32, any(dys).([]float32), any(dxs).([]float32)) {
 		return
 	}
-	taps := c.out * 9
-	c.chunks(func(worker, p0, p1 int, _ bool) {
-		n := (p1 - p0) * model.Squares
-		col := scratch[T](&c.s.col[worker], colSize(taps))[:taps*n]
-		im2col3(c.out, cols, p0, p1, dys, col)
-		gemmSerial(false, false, c.in, n, taps, wf, taps, col, n, 0, dxs[p0*model.Squares:], cols)
-	})
+	t := slotFor[im2colInputGrad[T]](&c.s.tasks)
+	*t = im2colInputGrad[T]{c: c, wf: wf, dys: dys, dxs: dxs}
+	c.chunks(t)
+}
+
+type im2colInputGrad[T float] struct {
+	c            *convOp
+	wf, dys, dxs []T
+}
+
+func (t *im2colInputGrad[T]) chunk(worker, p0, p1 int, _ bool) {
+	c, taps := t.c, t.c.out*9
+	n := (p1 - p0) * model.Squares
+	col := scratch[T](&c.s.col[worker], colSize(taps))[:taps*n]
+	im2col3(c.out, c.cols(), p0, p1, t.dys, col)
+	gemmSerial(false, false, c.in, n, taps, t.wf, taps, col, n, 0, t.dxs[p0*model.Squares:], c.cols())
 }
 
 // convFilterGradOp is a convolution's gradient with respect to its
@@ -221,21 +258,31 @@ func convFilterGrad[T float](op *convFilterGradOp, x, dy, dw G.Value) {
 	if x32, ok := any(xs).([]float32); ok && convFilterGradKernel(c, x32, any(dys).([]float32), any(dws).([]float32)) {
 		return
 	}
-	workers := c.chunks(func(worker, p0, p1 int, first bool) {
-		n := (p1 - p0) * model.Squares
-		col := scratch[T](&c.s.col[worker], colSize(taps))[:taps*n]
-		im2col3(c.in, cols, p0, p1, xs, col)
-		part := scratch[T](&c.s.part[worker], c.out*taps)
-		var beta T
-		if !first {
-			beta = 1
-		}
-		gemmSerial(false, true, c.out, taps, n, dys[p0*model.Squares:], cols, col, n, beta, part, taps)
-	})
+	t := slotFor[im2colFilterGrad[T]](&c.s.tasks)
+	*t = im2colFilterGrad[T]{c: c, xs: xs, dys: dys}
+	workers := c.chunks(t)
 	copy(dws, scratch[T](&c.s.part[0], c.out*taps))
 	for w := 1; w < workers; w++ {
 		for i, v := range scratch[T](&c.s.part[w], c.out*taps) {
 			dws[i] += v
 		}
 	}
+}
+
+type im2colFilterGrad[T float] struct {
+	c       *convOp
+	xs, dys []T
+}
+
+func (t *im2colFilterGrad[T]) chunk(worker, p0, p1 int, first bool) {
+	c, taps, cols := t.c, t.c.taps(), t.c.cols()
+	n := (p1 - p0) * model.Squares
+	col := scratch[T](&c.s.col[worker], colSize(taps))[:taps*n]
+	im2col3(c.in, cols, p0, p1, t.xs, col)
+	part := scratch[T](&c.s.part[worker], c.out*taps)
+	var beta T
+	if !first {
+		beta = 1
+	}
+	gemmSerial(false, true, c.out, taps, n, t.dys[p0*model.Squares:], cols, col, n, beta, part, taps)
 }

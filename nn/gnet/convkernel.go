@@ -103,17 +103,28 @@ func convolveKernel(c *convOp, inCh, outCh int, w, x, y []float32) bool {
 		convolveBF16(c, inCh, outCh, w, x, y)
 		return true
 	}
-	cols := c.cols()
 	wt := scratch[float32](&c.s.wt, taps*outCh)
 	transpose(outCh, taps, w, wt)
-	c.chunks(func(worker, p0, p1 int, _ bool) {
-		n := (p1 - p0) * model.Squares
-		col := scratch[float32](&c.s.col[worker], colSize(taps))[:taps*n+colSlack]
-		im2col3(inCh, cols, p0, p1, x, col[:taps*n])
-		yt := scratch[float32](&c.s.yt[worker], model.PadRows(chunkPositions*model.Squares, outCh)*outCh)
-		kernelProduct(outCh, taps, n, cols, p0, col, wt, yt, y)
-	})
+	t := slotFor[kernelForward](&c.s.tasks)
+	*t = kernelForward{c: c, inCh: inCh, outCh: outCh, x: x, wt: wt, y: y}
+	c.chunks(t)
+	*t = kernelForward{}
 	return true
+}
+
+type kernelForward struct {
+	c           *convOp
+	inCh, outCh int
+	x, wt, y    []float32
+}
+
+func (t *kernelForward) chunk(worker, p0, p1 int, _ bool) {
+	c, taps, cols := t.c, t.inCh*9, t.c.cols()
+	n := (p1 - p0) * model.Squares
+	col := scratch[float32](&c.s.col[worker], colSize(taps))[:taps*n+colSlack]
+	im2col3(t.inCh, cols, p0, p1, t.x, col[:taps*n])
+	yt := scratch[float32](&c.s.yt[worker], model.PadRows(chunkPositions*model.Squares, t.outCh)*t.outCh)
+	kernelProduct(t.outCh, taps, n, cols, p0, col, t.wt, yt, t.y)
 }
 
 // convFilterGradKernel is convFilterGrad's 3×3 float32 case on the
@@ -124,35 +135,44 @@ func convFilterGradKernel(c *convOp, xs, dys, dws []float32) bool {
 	if !convKernelFits(c.out, taps) {
 		return false
 	}
-	cols := c.cols()
 	if c.winogradFits(c.in, c.out) {
 		filterGradWinogradBF16(c, xs, dys, dws)
 		return true
 	}
-	if c.bf16Products(c.in) {
-		sumFilterGrads(c, taps, dws, c.chunks(func(worker, p0, p1 int, first bool) {
-			filterGradChunkBF16(c, taps, cols, worker, p0, p1, first, xs, dys)
-		}))
-		return true
-	}
-	workers := c.chunks(func(worker, p0, p1 int, first bool) {
-		n := (p1 - p0) * model.Squares
-		col := scratch[float32](&c.s.col[worker], colSize(taps))[:taps*n]
-		im2col3(c.in, cols, p0, p1, xs, col)
-		dyt := scratch[float32](&c.s.yt[worker], max(model.PadRows(chunkPositions*model.Squares, c.out), chunkPositions*model.Squares)*c.out)[:n*c.out]
-		for o := 0; o < c.out; o++ {
-			src := dys[o*cols+p0*model.Squares:][:n]
-			for p, v := range src {
-				dyt[p*c.out+o] = v
-			}
-		}
-		part := scratch[float32](&c.s.part[worker], taps*c.out)
-		if !model.Sgemm(taps, c.out, n, col, n, 1, dyt, part, c.out, !first) {
-			panic("gnet: a checked kernel shape refused")
-		}
-	})
+	t := slotFor[kernelFilterGrad](&c.s.tasks)
+	*t = kernelFilterGrad{c: c, bf16: c.bf16Products(c.in), xs: xs, dys: dys}
+	workers := c.chunks(t)
+	*t = kernelFilterGrad{}
 	sumFilterGrads(c, taps, dws, workers)
 	return true
+}
+
+type kernelFilterGrad struct {
+	c       *convOp
+	bf16    bool
+	xs, dys []float32
+}
+
+func (t *kernelFilterGrad) chunk(worker, p0, p1 int, first bool) {
+	c, taps, cols := t.c, t.c.taps(), t.c.cols()
+	if t.bf16 {
+		filterGradChunkBF16(c, taps, cols, worker, p0, p1, first, t.xs, t.dys)
+		return
+	}
+	n := (p1 - p0) * model.Squares
+	col := scratch[float32](&c.s.col[worker], colSize(taps))[:taps*n]
+	im2col3(c.in, cols, p0, p1, t.xs, col)
+	dyt := scratch[float32](&c.s.yt[worker], max(model.PadRows(chunkPositions*model.Squares, c.out), chunkPositions*model.Squares)*c.out)[:n*c.out]
+	for o := 0; o < c.out; o++ {
+		src := t.dys[o*cols+p0*model.Squares:][:n]
+		for p, v := range src {
+			dyt[p*c.out+o] = v
+		}
+	}
+	part := scratch[float32](&c.s.part[worker], taps*c.out)
+	if !model.Sgemm(taps, c.out, n, col, n, 1, dyt, part, c.out, !first) {
+		panic("gnet: a checked kernel shape refused")
+	}
 }
 
 // sumFilterGrads makes dW [out][taps] from the workers' partial sums
@@ -204,10 +224,26 @@ func words(w []uint32) []uint16 {
 // strides) and Wᵀ packed in the same depth order. The sums stay float32,
 // as PyTorch's autocast keeps them.
 func convolveBF16(c *convOp, inCh, outCh int, w, x, y []float32) {
-	taps, cols, pairs := inCh*9, c.cols(), inCh/2
+	taps := inCh * 9
 	wb := scratch[uint16](&c.s.wB, taps*outCh)
 	packTapMajorBF16(outCh, inCh, w, wb)
-	c.chunks(func(worker, p0, p1 int, _ bool) {
+	t := slotFor[forwardBF16](&c.s.tasks)
+	*t = forwardBF16{c: c, inCh: inCh, outCh: outCh, x: x, y: y, wb: wb}
+	c.chunks(t)
+	*t = forwardBF16{}
+}
+
+type forwardBF16 struct {
+	c           *convOp
+	inCh, outCh int
+	x, y        []float32
+	wb          []uint16
+}
+
+func (t *forwardBF16) chunk(worker, p0, p1 int, _ bool) {
+	c, inCh, outCh, x, y, wb := t.c, t.inCh, t.outCh, t.x, t.y, t.wb
+	taps, cols, pairs := inCh*9, c.cols(), inCh/2
+	{
 		n := (p1 - p0) * model.Squares
 		rows := model.PadRows(n, outCh)
 		xp := scratch[uint32](&c.s.xB[worker], pairs*chunkPositions*model.Squares)[:pairs*n]
@@ -226,7 +262,7 @@ func convolveBF16(c *convOp, inCh, outCh int, w, x, y []float32) {
 			panic("gnet: a checked bf16 kernel shape refused")
 		}
 		scatterColumns(outCh, n, yt, y[p0*model.Squares:], cols)
-	})
+	}
 }
 
 // scatterColumns sets y[o·cols + p] = yt[p·ch + o] for the n points p of

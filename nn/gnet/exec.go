@@ -2,8 +2,10 @@ package gnet
 
 import (
 	"fmt"
+	"strings"
 
 	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 )
 
 // executor runs a graph's ops in dependency order on values it keeps
@@ -28,6 +30,11 @@ type execStep struct {
 	out  int   // the node's index in nodes
 	args []int // its children's indexes, in argument order
 	buf  G.Value
+	// sum marks Gorgonia's elementwise a + b (the cost, and the gradients
+	// of a node read twice, such as a block's skip input), which the
+	// executor adds itself into buf: Gorgonia's add allocates a dozen
+	// objects a call around the same loop.
+	sum bool
 }
 
 // newExecutor orders g's ops so that each runs after its arguments. A
@@ -71,7 +78,7 @@ func newExecutor(g *G.ExprGraph) (*executor, error) {
 		}
 		mark[i] = done
 		if op := n.Op(); op != nil && !isRead(op) {
-			e.steps = append(e.steps, execStep{op: op, out: i, args: args})
+			e.steps = append(e.steps, execStep{op: op, out: i, args: args, sum: isSum(op, len(args))})
 			if len(args) > cap(e.args) {
 				e.args = make([]G.Value, 0, len(args))
 			}
@@ -93,6 +100,66 @@ func newExecutor(g *G.ExprGraph) (*executor, error) {
 // out.
 func isRead(op G.Op) bool { return fmt.Sprintf("%T", op) == "gorgonia.readOp" }
 
+// isSum reports whether op is Gorgonia's elementwise addition of two
+// values.
+func isSum(op G.Op, args int) bool {
+	return args == 2 && fmt.Sprintf("%T", op) == "gorgonia.elemBinOp" && strings.HasPrefix(op.String(), "+ ")
+}
+
+// sum2 sets s.buf to a + b (of one size and dtype) and returns it.
+func (s *execStep) sum2(a, b G.Value) (G.Value, error) {
+	switch a := a.(type) { // the cost: the two losses, scalars
+	case *G.F32:
+		if b, ok := b.(*G.F32); ok {
+			out, ok := s.buf.(*G.F32)
+			if !ok {
+				out = new(G.F32)
+				s.buf = out
+			}
+			*out = *a + *b
+			return out, nil
+		}
+	case *G.F64:
+		if b, ok := b.(*G.F64); ok {
+			out, ok := s.buf.(*G.F64)
+			if !ok {
+				out = new(G.F64)
+				s.buf = out
+			}
+			*out = *a + *b
+			return out, nil
+		}
+	}
+	x, okx := a.(*tensor.Dense)
+	y, oky := b.(*tensor.Dense)
+	if !okx || !oky || x.Dtype() != y.Dtype() || x.Shape().TotalSize() != y.Shape().TotalSize() {
+		return nil, fmt.Errorf("gnet: adding %v and %v", a.Shape(), b.Shape())
+	}
+	var buf any = s.buf
+	out, err := output(&buf, x.Dtype(), x.Shape())
+	if err != nil {
+		return nil, err
+	}
+	s.buf = out
+	switch x.Dtype() {
+	case tensor.Float32:
+		addInto(floats[float32](out), floats[float32](x), floats[float32](y))
+	case tensor.Float64:
+		addInto(floats[float64](out), floats[float64](x), floats[float64](y))
+	default:
+		return nil, fmt.Errorf("gnet: adding %v values", x.Dtype())
+	}
+	return out, nil
+}
+
+func addInto[T float](z, x, y []T) {
+	y = y[:len(x)]
+	z = z[:len(x)]
+	for i, v := range x {
+		z[i] = v + y[i]
+	}
+}
+
 // run executes every step once.
 func (e *executor) run() error {
 	for _, i := range e.leaves {
@@ -106,7 +173,9 @@ func (e *executor) run() error {
 		}
 		var v G.Value
 		var err error
-		if pd, ok := s.op.(G.UsePreallocDoer); ok && s.buf != nil {
+		if s.sum {
+			v, err = s.sum2(args[0], args[1])
+		} else if pd, ok := s.op.(G.UsePreallocDoer); ok && s.buf != nil {
 			v, err = pd.UsePreallocDo(s.buf, args...)
 		} else {
 			v, err = s.op.Do(args...)

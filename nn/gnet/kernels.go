@@ -2,8 +2,6 @@ package gnet
 
 import (
 	"math"
-	"runtime"
-	"sync"
 
 	"github.com/palace-chess/palace/nn/model"
 	"gonum.org/v1/gonum/blas"
@@ -53,45 +51,6 @@ func gemmSerial[T float](ta, tb bool, m, n, k int, a []T, lda int, b []T, ldb in
 		}
 	}
 	gemm(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc)
-}
-
-// parallel runs fn over [0, n) in one band per core when work (a rough
-// count of values touched) makes goroutines worth it.
-func parallel(n, work int, fn func(lo, hi int)) {
-	parts := min(runtime.GOMAXPROCS(0), n, max(1, work>>16))
-	fanOut(parts, func(i int) { fn(n*i/parts, n*(i+1)/parts) })
-}
-
-// fanOut runs fn(0) … fn(parts−1), all but the first on goroutines of
-// their own, and returns when all are done. A panic in one comes back
-// on the caller's goroutine, where the graph's run recovers it.
-func fanOut(parts int, fn func(i int)) {
-	if parts <= 1 {
-		fn(0)
-		return
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var panicked any
-	for i := 1; i < parts; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() {
-				if r := recover(); r != nil {
-					mu.Lock()
-					panicked = r
-					mu.Unlock()
-				}
-			}()
-			fn(i)
-		}()
-	}
-	fn(0)
-	wg.Wait()
-	if panicked != nil {
-		panic(panicked)
-	}
 }
 
 // im2col3 lays out the 3×3 neighbourhoods (zero beyond each position's
@@ -160,9 +119,15 @@ func flip3[T float](out, in int, w, wf []T) {
 }
 
 // reluGrad sets dz = dy where the ReLU output y is positive, else 0.
-func reluGrad[T float](y, dy, dz []T) {
-	parallel(len(y), len(y), func(lo, hi int) { reluMask(y[lo:hi], dy[lo:hi], dz[lo:hi]) })
+func reluGrad[T float](tasks *taskSlots, y, dy, dz []T) {
+	t := slotFor[reluGradTask[T]](tasks)
+	*t = reluGradTask[T]{y, dy, dz}
+	parallel(len(y), len(y), t)
 }
+
+type reluGradTask[T float] struct{ y, dy, dz []T }
+
+func (t *reluGradTask[T]) run(lo, hi int) { reluMask(t.y[lo:hi], t.dy[lo:hi], t.dz[lo:hi]) }
 
 // reluMask sets dz = dy where the ReLU output y (≥ 0) is positive, else
 // 0. In float32 it masks bits rather than branching: whether y is 0 is a

@@ -28,6 +28,11 @@ type xentOp struct {
 	probs      any       // softmax(z) [rows][size], for the gradient
 	targetSums []float64 // Σ t per row: 0 for a row without a target
 	rowLoss    []float64
+	tasks      taskSlots
+	// The loss, returned from one run to the next as an output buffer is
+	// (ops.go's output).
+	loss32 G.F32
+	loss64 G.F64
 }
 
 func newXent(name string, rows, size int, masked bool) *xentOp {
@@ -67,7 +72,8 @@ func (op *xentOp) DiffWRT(n int) []bool {
 
 func (op *xentOp) Do(vals ...G.Value) (G.Value, error) {
 	n := op.rows * op.size
-	sizes := []int{n, n}
+	var room [3]int // append stays on the stack
+	sizes := append(room[:0], n, n)
 	if op.masked {
 		sizes = append(sizes, n)
 	}
@@ -82,13 +88,15 @@ func (op *xentOp) Do(vals ...G.Value) (G.Value, error) {
 			mask = floats[float32](vals[1])
 		}
 		loss := xentForward(op, floats[float32](vals[0]), mask, floats[float32](target), scratch[float32](&op.probs, n))
-		return G.NewF32(float32(loss)), nil
+		op.loss32 = G.F32(loss)
+		return &op.loss32, nil
 	case tensor.Float64:
 		var mask []float64
 		if op.masked {
 			mask = floats[float64](vals[1])
 		}
-		return G.NewF64(xentForward(op, floats[float64](vals[0]), mask, floats[float64](target), scratch[float64](&op.probs, n))), nil
+		op.loss64 = G.F64(xentForward(op, floats[float64](vals[0]), mask, floats[float64](target), scratch[float64](&op.probs, n)))
+		return &op.loss64, nil
 	}
 	return nil, fmt.Errorf("gnet: %v: dtype %v", op, vals[0].Dtype())
 }
@@ -97,8 +105,25 @@ func (op *xentOp) Do(vals ...G.Value) (G.Value, error) {
 // probabilities in probs. Each row's sums are in float64 in a fixed order,
 // and the rows' losses are added in order: runs repeat exactly.
 func xentForward[T float](op *xentOp, logits, mask, target, probs []T) float64 {
+	t := slotFor[xentForwardTask[T]](&op.tasks)
+	*t = xentForwardTask[T]{op, logits, mask, target, probs}
+	parallel(op.rows, op.rows*op.size, t)
+	var loss float64
+	for _, l := range op.rowLoss {
+		loss += l
+	}
+	return loss / float64(op.rows)
+}
+
+type xentForwardTask[T float] struct {
+	op                          *xentOp
+	logits, mask, target, probs []T
+}
+
+func (task *xentForwardTask[T]) run(lo, hi int) {
+	op, logits, mask, target, probs := task.op, task.logits, task.mask, task.target, task.probs
 	size := op.size
-	parallel(op.rows, op.rows*size, func(lo, hi int) {
+	{
 		for r := lo; r < hi; r++ {
 			z, t, p := logits[r*size:][:size], target[r*size:][:size], probs[r*size:][:size]
 			var m []T
@@ -136,12 +161,7 @@ func xentForward[T float](op *xentOp, logits, mask, target, probs []T) float64 {
 			op.rowLoss[r] = tsum*math.Log(sum) - tz
 			op.targetSums[r] = tsum
 		}
-	})
-	var loss float64
-	for _, l := range op.rowLoss {
-		loss += l
 	}
-	return loss / float64(op.rows)
 }
 
 func (op *xentOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
@@ -200,14 +220,24 @@ func (op *xentGradOp) Do(vals ...G.Value) (G.Value, error) {
 
 // xentBackward sets dz = g/rows·(p·Σt − t), row by row.
 func xentBackward[T float](op *xentOp, g float64, probs, target, dz []T) {
-	size := op.size
-	parallel(op.rows, op.rows*size, func(lo, hi int) {
-		for r := lo; r < hi; r++ {
-			p, t, d := probs[r*size:][:size], target[r*size:][:size], dz[r*size:][:size]
-			k, kt := T(g*op.targetSums[r]/float64(op.rows)), T(g/float64(op.rows))
-			for i, v := range p {
-				d[i] = v*k - t[i]*kt
-			}
+	t := slotFor[xentBackwardTask[T]](&op.tasks)
+	*t = xentBackwardTask[T]{op, g, probs, target, dz}
+	parallel(op.rows, op.rows*op.size, t)
+}
+
+type xentBackwardTask[T float] struct {
+	op                *xentOp
+	g                 float64
+	probs, target, dz []T
+}
+
+func (task *xentBackwardTask[T]) run(lo, hi int) {
+	op, size := task.op, task.op.size
+	for r := lo; r < hi; r++ {
+		p, t, d := task.probs[r*size:][:size], task.target[r*size:][:size], task.dz[r*size:][:size]
+		k, kt := T(task.g*op.targetSums[r]/float64(op.rows)), T(task.g/float64(op.rows))
+		for i, v := range p {
+			d[i] = v*k - t[i]*kt
 		}
-	})
+	}
 }

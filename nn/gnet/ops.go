@@ -158,6 +158,7 @@ type reluGradOp struct {
 	pure
 	shape tensor.Shape
 	out   any
+	tasks taskSlots
 }
 
 func (op *reluGradOp) String() string        { return fmt.Sprintf("gnet.reluGrad%v", op.shape) }
@@ -176,8 +177,12 @@ func (op *reluGradOp) Do(vals ...G.Value) (G.Value, error) {
 		return nil, err
 	}
 	return run(vals, &op.out, op.shape,
-		func(dz G.Value) { reluGrad(floats[float32](vals[0]), floats[float32](vals[1]), floats[float32](dz)) },
-		func(dz G.Value) { reluGrad(floats[float64](vals[0]), floats[float64](vals[1]), floats[float64](dz)) })
+		func(dz G.Value) {
+			reluGrad(&op.tasks, floats[float32](vals[0]), floats[float32](vals[1]), floats[float32](dz))
+		},
+		func(dz G.Value) {
+			reluGrad(&op.tasks, floats[float64](vals[0]), floats[float64](vals[1]), floats[float64](dz))
+		})
 }
 
 // linearOp is a dense layer, x·wᵀ + b then ReLU if asked, from
@@ -280,7 +285,8 @@ func (op *linearGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 
 func (op *linearGradOp) Do(vals ...G.Value) (G.Value, error) {
 	l := op.linear
-	sizes := []int{l.batch * l.out}
+	var room [2]int // append stays on the stack
+	sizes := append(room[:0], l.batch*l.out)
 	switch op.wrt {
 	case 'x':
 		sizes = append(sizes, l.out*l.in)

@@ -171,24 +171,10 @@ func (t *Trainer) update(lr float64) error {
 		if t.avg != nil {
 			avg = t.avg[i]
 		}
-		parallel(bands, len(w), func(lo, hi int) {
-			for b := lo; b < hi; b++ {
-				j0, j1 := b*band, min(len(w), (b+1)*band)
-				ws, gs := w[j0:j1], g[j0:j1]
-				if adam {
-					adamUpdate(ws, gs, t.state[0][i][j0:j1], t.state[1][i][j0:j1], l2, float32(lr/c1), float32(t.o.beta1), float32(t.o.beta2), float32(1/c2), float32(t.o.epsilon))
-				} else {
-					sgdUpdate(ws, gs, t.state[0][i][j0:j1], l2, float32(lr), float32(t.o.momentum))
-				}
-				if avg != nil {
-					averageUpdate(avg[j0:j1], ws, float32(t.o.average))
-				}
-				clear(gs)
-				if p.decay {
-					sums[b] = dot4(ws, ws)
-				}
-			}
-		})
+		u := &t.updateTask
+		*u = updateTask{t: t, i: i, adam: adam, decay: p.decay, w: w, g: g, avg: avg, sums: sums, l2: l2, lr: lr, c1: c1, c2: c2}
+		parallel(bands, len(w), u)
+		*u = updateTask{}
 		var tensorSquares float64 // a tensor's own sum first, as L2's squares adds it
 		for _, v := range sums {
 			tensorSquares += v
@@ -237,4 +223,36 @@ func sizeOf(shape []int) int {
 		n *= d
 	}
 	return n
+}
+
+// updateTask is update's loop over one parameter's bands.
+type updateTask struct {
+	t           *Trainer
+	i           int // the parameter
+	adam, decay bool
+	w, g, avg   []float32
+	sums        []float64
+	l2          float32
+	lr, c1, c2  float64
+}
+
+func (u *updateTask) run(lo, hi int) {
+	const band = l2Band
+	t, i, w, g := u.t, u.i, u.w, u.g
+	for b := lo; b < hi; b++ {
+		j0, j1 := b*band, min(len(w), (b+1)*band)
+		ws, gs := w[j0:j1], g[j0:j1]
+		if u.adam {
+			adamUpdate(ws, gs, t.state[0][i][j0:j1], t.state[1][i][j0:j1], u.l2, float32(u.lr/u.c1), float32(t.o.beta1), float32(t.o.beta2), float32(1/u.c2), float32(t.o.epsilon))
+		} else {
+			sgdUpdate(ws, gs, t.state[0][i][j0:j1], u.l2, float32(u.lr), float32(t.o.momentum))
+		}
+		if u.avg != nil {
+			averageUpdate(u.avg[j0:j1], ws, float32(t.o.average))
+		}
+		clear(gs)
+		if u.decay {
+			u.sums[b] = dot4(ws, ws)
+		}
+	}
 }

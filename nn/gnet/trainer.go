@@ -55,9 +55,10 @@ type Trainer struct {
 	ck      model.Checkpoint // what the run was resumed from: metadata to carry on
 	// Σw² over the decayed weights as the last update left them (update
 	// is the only writer of the weights after New), and its bands' sums.
-	l2Squares float64
-	l2Known   bool
-	bandSums  []float64
+	l2Squares  float64
+	l2Known    bool
+	bandSums   []float64
+	updateTask updateTask // update's loop, kept: no allocation a step
 }
 
 // New makes a trainer that starts from (a copy of) weights w with a fresh
@@ -418,11 +419,13 @@ func splitMask[T float32 | float64](target, mask []T) {
 func setBatch(n *net, inputs, policyTargets, wdlTargets []float32) {
 	setInputs(n, inputs)
 	copyInto(n.pt, policyTargets)
-	switch pt := n.pt.Data().(type) {
-	case []float32:
-		splitMask(pt, n.pm.Data().([]float32))
-	case []float64:
-		splitMask(pt, n.pm.Data().([]float64))
+	// The typed accessors, not Data: it goes through reflection and
+	// allocates (as do the slices boxed for a type switch).
+	switch n.pt.Dtype() {
+	case tensor.Float32:
+		splitMask(n.pt.Float32s(), n.pm.Float32s())
+	case tensor.Float64:
+		splitMask(n.pt.Float64s(), n.pm.Float64s())
 	}
 	copyInto(n.wt, wdlTargets)
 }
@@ -431,17 +434,16 @@ func setBatch(n *net, inputs, policyTargets, wdlTargets []float32) {
 // [plane][batch][90].
 func setInputs(n *net, inputs []float32) {
 	planes, sq := n.cfg.Planes, model.Squares
-	x := n.x.Data() // once: Dense.Data goes through reflection
 	for b := 0; b < n.batch; b++ {
 		for p := 0; p < planes; p++ {
 			src := inputs[(b*planes+p)*sq:][:sq]
-			switch x := x.(type) {
-			case []float32:
-				copy(x[(p*n.batch+b)*sq:][:sq], src)
-			case []float64:
-				for i, v := range src {
-					x[(p*n.batch+b)*sq+i] = float64(v)
-				}
+			if n.x.Dtype() == tensor.Float32 {
+				copy(n.x.Float32s()[(p*n.batch+b)*sq:][:sq], src)
+				continue
+			}
+			x := n.x.Float64s()
+			for i, v := range src {
+				x[(p*n.batch+b)*sq+i] = float64(v)
 			}
 		}
 	}
@@ -454,10 +456,11 @@ func newDense(dt tensor.Dtype, shape []int, data []float32) *tensor.Dense {
 }
 
 func copyInto(d *tensor.Dense, src []float32) {
-	switch dst := d.Data().(type) {
-	case []float32:
-		copy(dst, src)
-	case []float64:
+	switch d.Dtype() {
+	case tensor.Float32:
+		copy(d.Float32s(), src)
+	case tensor.Float64:
+		dst := d.Float64s()
 		for i, v := range src {
 			dst[i] = float64(v)
 		}

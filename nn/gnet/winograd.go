@@ -167,8 +167,23 @@ func (c *convOp) inputGradFilters(w []float32) []uint16 {
 // ∗ x [inCh] over c's batch in Winograd, M_ξ = V_ξ · U_ξ a product per ξ;
 // ub is w's U packed.
 func convolveWinogradBF16(c *convOp, inCh, outCh int, ub []uint16, x, y []float32) {
+	t := slotFor[winogradForward](&c.s.tasks)
+	*t = winogradForward{c: c, inCh: inCh, outCh: outCh, ub: ub, x: x, y: y}
+	c.chunks(t)
+	*t = winogradForward{}
+}
+
+type winogradForward struct {
+	c           *convOp
+	inCh, outCh int
+	ub          []uint16
+	x, y        []float32
+}
+
+func (t *winogradForward) chunk(worker, p0, p1 int, _ bool) {
+	c, inCh, outCh, ub, x, y := t.c, t.inCh, t.outCh, t.ub, t.x, t.y
 	cols := c.cols()
-	c.chunks(func(worker, p0, p1 int, _ bool) {
+	{
 		s := c.wgWorker(worker, inCh, outCh)
 		for q0 := p0; q0 < p1; q0 += wgPositions {
 			np := min(wgPositions, p1-q0)
@@ -189,19 +204,41 @@ func convolveWinogradBF16(c *convOp, inCh, outCh int, ub []uint16, x, y []float3
 			model.WinogradOutput(outCh, np, rows, m, yt, s.zero, s.drop)
 			scatterColumns(outCh, n, yt, y[q0*model.Squares:], cols)
 		}
-	})
+	}
 }
 
 // filterGradWinogradBF16 is the filter gradient in Winograd: each worker
 // sums dU_ξ [in][out] = V_ξᵀ · dM_ξ over its chunks' tiles (a k pair two
 // neighbouring tiles), and dW = Gᵀ dU G of the workers' total.
 func filterGradWinogradBF16(c *convOp, xs, dys, dws []float32) {
+	in, out := c.in, c.out
+	plane := model.PadRows(in, out) * out // winogradFilterGrad's du planes
+	t := slotFor[winogradFilterGrad](&c.s.tasks)
+	*t = winogradFilterGrad{c: c, xs: xs, dys: dys}
+	workers := c.chunks(t)
+	*t = winogradFilterGrad{}
+	du := c.s.wg[0].du
+	for w := 1; w < workers; w++ {
+		for i, v := range c.s.wg[w].du[:16*plane] {
+			du[i] += v
+		}
+	}
+	model.WinogradFilterGrads(out, in, plane, du, dws)
+}
+
+type winogradFilterGrad struct {
+	c       *convOp
+	xs, dys []float32
+}
+
+func (t *winogradFilterGrad) chunk(worker, p0, p1 int, first bool) {
+	c, xs, dys := t.c, t.xs, t.dys
 	in, out, cols := c.in, c.out, c.cols()
 	// The kernels' rows are in's channels, padded: the padded rows read
 	// past a plane's pairs into the next (or vb's slack), and are dropped.
 	mRows := model.PadRows(in, out)
 	plane := mRows * out
-	workers := c.chunks(func(worker, p0, p1 int, first bool) {
+	{
 		s := c.wgWorker(worker, in, out)
 		s.du = grow(s.du, 16*plane)
 		for q0 := p0; q0 < p1; q0 += wgPositions {
@@ -237,12 +274,5 @@ func filterGradWinogradBF16(c *convOp, xs, dys, dws []float32) {
 				}
 			}
 		}
-	})
-	du := c.s.wg[0].du
-	for w := 1; w < workers; w++ {
-		for i, v := range c.s.wg[w].du[:16*plane] {
-			du[i] += v
-		}
 	}
-	model.WinogradFilterGrads(out, in, plane, du, dws)
 }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package gnet
+
+const raceEnabled = false
