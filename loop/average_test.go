@@ -11,8 +11,10 @@ import (
 	"github.com/palace-chess/palace/store"
 )
 
-// TestWeightAverageCandidates runs the tiny run with train.weight_average:
-// the last candidate is the trainer's weight average, which its state
+// TestWeightAverageCandidates runs the tiny run with train.weight_average,
+// stopped after generation 0 and resumed (the resume's check of the
+// trainer's state compares it with the last candidate, its average): the
+// last candidate is the trainer's weight average, which its state
 // carries, not the last step's weights.
 func TestWeightAverageCandidates(t *testing.T) {
 	if testing.Short() {
@@ -24,8 +26,22 @@ func TestWeightAverageCandidates(t *testing.T) {
 	}
 	dir := t.TempDir()
 	st, _ := store.NewDir(dir)
-	if err := loop.Run(context.Background(), st, c, loop.Options{CodeVersion: "test"}); err != nil {
+	stopped := false
+	o := loop.Options{CodeVersion: "test", StopAfter: func(s loop.State) bool {
+		if s.Generation == 1 && s.Stage == loop.StageSelfplay && !stopped {
+			stopped = true
+			return true
+		}
+		return false
+	}}
+	if err := loop.Run(context.Background(), st, c, o); err != nil {
 		t.Fatal(err)
+	}
+	if !stopped {
+		t.Fatal("the run did not stop after generation 0")
+	}
+	if err := loop.Run(context.Background(), st, c, o); err != nil {
+		t.Fatalf("resuming: %v", err)
 	}
 	looptest.CheckRun(t, dir, c)
 	state, err := model.Load(st.Local(loop.TrainKey))

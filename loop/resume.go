@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -282,8 +283,10 @@ func (s *Stages) CheckTrainer(at State, stateFile string) error {
 		if err != nil {
 			return err
 		}
-		if rid := ref.Weights.ID(); rid != id {
-			return fail("holds network %s at step %d, but the run's training reached step %d with network %s (%s)", id, ck.Steps, refSteps, rid, refKey)
+		// With train.weight_average the candidate is the state's
+		// average, not its weights.
+		if rid, cid := ref.Weights.ID(), candidateWeights(ck).ID(); rid != cid {
+			return fail("holds network %s at step %d, but the run's training reached step %d with network %s (%s)", cid, ck.Steps, refSteps, rid, refKey)
 		}
 	case ck.Steps > refSteps && losses != nil:
 		last := losses.Start
@@ -303,6 +306,32 @@ func (s *Stages) CheckTrainer(at State, stateFile string) error {
 		return fail("is at step %d, but the run's training reached step %d (generation %d's, %s)", ck.Steps, refSteps, trained, MetricsKey)
 	}
 	return nil
+}
+
+// candidateWeights is the network that a training left in trainer state
+// ck makes its candidate: the state's weights with the weight average
+// (train.weight_average, kept as the optimizer's "average/NAME" tensors)
+// in place of the parameters it covers, as gnet's AveragedWeights makes
+// it; the weights themselves without one.
+func candidateWeights(ck *model.Checkpoint) *model.Weights {
+	if ck.Optimizer == nil {
+		return ck.Weights
+	}
+	var w *model.Weights
+	for name, avg := range ck.Optimizer.Tensors {
+		param, ok := strings.CutPrefix(name, "average/")
+		if !ok {
+			continue
+		}
+		if w == nil {
+			w = &model.Weights{Config: ck.Weights.Config, Tensors: maps.Clone(ck.Weights.Tensors)}
+		}
+		w.Tensors[param] = avg
+	}
+	if w == nil {
+		return ck.Weights
+	}
+	return w
 }
 
 // checkLinks refuses symbolic links in the run directory st (root, its
