@@ -285,7 +285,7 @@ func TestDistributedRun(t *testing.T) {
 	}
 }
 
-// checkRun checks a finished two-generation run's directory as loop's
+// checkRun checks a finished run's directory as loop's
 // tests check a local run's (looptest.CheckRun), and that each generation
 // holds each game index once, every match played all its pairs and every
 // candidate was promoted.

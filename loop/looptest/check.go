@@ -1,6 +1,7 @@
 package looptest
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -12,26 +13,30 @@ import (
 	"github.com/palace-chess/palace/store"
 )
 
-// CheckRun checks what every finished two-generation run of c leaves in
-// dir, run by loop or by the cluster: the state at generation 2, the
-// three networks with best.json naming the right one, each generation's
-// self-play (at least c's games, shards that verify) and finished match,
-// and the metrics, two of each stage (reanalysis's where c has it), every
-// gate with its match. It
+// CheckRun checks what every finished run of c (c.Generations
+// generations, 2 in most tests) leaves in dir, run by loop or by the
+// cluster: the state at generation n, the n+1 networks with best.json
+// naming the right one, each generation's self-play (at least c's games,
+// shards that verify) and finished match, and the metrics, n of each stage
+// (reanalysis's where c has it), every gate with its match. It
 // returns the store, each generation's self-play report and the metrics,
 // for the driver's own checks.
 func CheckRun(t *testing.T, dir string, c loop.Config) (*store.Dir, []*selfplay.VerifyReport, []loop.Metric) {
 	t.Helper()
+	n := c.Generations
+	if n <= 0 {
+		t.Fatal("looptest: CheckRun checks a run of a set number of generations")
+	}
 	st, _ := store.NewDir(dir)
 	b, err := st.Read(loop.StateKey)
-	if err != nil || !strings.Contains(string(b), `"generation":2`) {
+	if err != nil || !strings.Contains(string(b), fmt.Sprintf(`"generation":%d,`, n)) {
 		t.Fatalf("state %s, %v", b, err)
 	}
 	best, err := loop.BestOf(st)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for g := 0; g <= 2; g++ {
+	for g := 0; g <= n; g++ {
 		ck, err := model.Load(st.Local(loop.NetKey(g)))
 		if err != nil {
 			t.Fatalf("generation %d's network: %v", g, err)
@@ -41,7 +46,7 @@ func CheckRun(t *testing.T, dir string, c loop.Config) (*store.Dir, []*selfplay.
 		}
 	}
 	var reps []*selfplay.VerifyReport
-	for g := 0; g < 2; g++ {
+	for g := 0; g < n; g++ {
 		rep, err := selfplay.Verify(st.Local(loop.SelfplayKey(g)))
 		if err != nil {
 			t.Fatalf("generation %d's self-play: %v", g, err)
@@ -72,11 +77,11 @@ func CheckRun(t *testing.T, dir string, c loop.Config) (*store.Dir, []*selfplay.
 			t.Errorf("gate of generation %d without its match", m.Generation)
 		}
 	}
-	lines, reanalyses := 8, 0
+	lines, reanalyses := 4*n, 0
 	if c.Reanalysis.Positions > 0 {
-		lines, reanalyses = 10, 2
+		lines, reanalyses = 5*n, n
 	}
-	if seen[loop.StageSelfplay] != 2 || seen[loop.StageTrain] != 2 || seen[loop.StageArena] != 2 || seen[loop.StageGate] != 2 ||
+	if seen[loop.StageSelfplay] != n || seen[loop.StageTrain] != n || seen[loop.StageArena] != n || seen[loop.StageGate] != n ||
 		seen[loop.StageReanalyse] != reanalyses || len(ms) != lines {
 		t.Errorf("metrics %v", seen)
 	}
