@@ -136,39 +136,55 @@ func TestRunResumes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the loop twice")
 	}
-	c, whole, _ := runTiny(t, loop.Options{})
-	want := checkRun(t, whole, c)
-
-	cut := t.TempDir()
-	cst, _ := store.NewDir(cut)
-	for i := 0; i < 40; i++ {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Duration(150+40*i)*time.Millisecond)
-		stops := 0
-		err := loop.Run(ctx, cst, c, loop.Options{StopAfter: func(loop.State) bool { stops++; return stops == 2 }})
-		cancel()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b, _ := cst.Read(loop.StateKey); strings.Contains(string(b), `"generation":2`) {
-			break
-		}
-	}
-	got := checkRun(t, cut, c)
-	for i := range want {
-		w, g := want[i], got[i]
-		// Training's steps and losses too: the whole generation's, however
-		// often it was cut.
-		if w.Stage != g.Stage || w.Generation != g.Generation || w.Promoted != g.Promoted || w.TotalSteps != g.TotalSteps || w.TotalPositions != g.TotalPositions ||
-			w.Steps != g.Steps || w.LossSteps != g.LossSteps || !reflect.DeepEqual(w.Loss, g.Loss) || !reflect.DeepEqual(w.LastLoss, g.LastLoss) {
-			t.Errorf("metric %d: uninterrupted %+v, resumed %+v", i, w, g)
-		}
-	}
-	for g := 0; g <= 2; g++ {
-		a, _ := model.Load(filepath.Join(whole, loop.NetKey(g)))
-		b, _ := model.Load(filepath.Join(cut, loop.NetKey(g)))
-		if a.Weights.ID() != b.Weights.ID() {
-			t.Errorf("generation %d: uninterrupted %s, resumed %s", g, a.Weights.ID(), b.Weights.ID())
-		}
+	for _, v := range []struct{ name, over string }{
+		{"gated", ""},
+		// The weight average's candidates are not the trainer's weights:
+		// a resume once refused every such run.
+		{"ungated-weight-average", "gating: false\ntrain: {weight_average: 0.9}"},
+	} {
+		t.Run(v.name, func(t *testing.T) {
+			c, err := loop.ParseConfig([]byte(looptest.Merge(t, looptest.TinyYAML, v.over)), "tiny")
+			if err != nil {
+				t.Fatal(err)
+			}
+			whole := t.TempDir()
+			wst, _ := store.NewDir(whole)
+			if err := loop.Run(context.Background(), wst, c, loop.Options{}); err != nil {
+				t.Fatal(err)
+			}
+			want := checkRun(t, whole, c)
+			cut := t.TempDir()
+			cst, _ := store.NewDir(cut)
+			for i := 0; i < 40; i++ {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Duration(150+40*i)*time.Millisecond)
+				stops := 0
+				err := loop.Run(ctx, cst, c, loop.Options{StopAfter: func(loop.State) bool { stops++; return stops == 2 }})
+				cancel()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if b, _ := cst.Read(loop.StateKey); strings.Contains(string(b), `"generation":2`) {
+					break
+				}
+			}
+			got := checkRun(t, cut, c)
+			for i := range want {
+				w, g := want[i], got[i]
+				// Training's steps and losses too: the whole generation's,
+				// however often it was cut.
+				if w.Stage != g.Stage || w.Generation != g.Generation || w.Promoted != g.Promoted || w.TotalSteps != g.TotalSteps || w.TotalPositions != g.TotalPositions ||
+					w.Steps != g.Steps || w.LossSteps != g.LossSteps || !reflect.DeepEqual(w.Loss, g.Loss) || !reflect.DeepEqual(w.LastLoss, g.LastLoss) {
+					t.Errorf("metric %d: uninterrupted %+v, resumed %+v", i, w, g)
+				}
+			}
+			for g := 0; g <= 2; g++ {
+				a, _ := model.Load(filepath.Join(whole, loop.NetKey(g)))
+				b, _ := model.Load(filepath.Join(cut, loop.NetKey(g)))
+				if a.Weights.ID() != b.Weights.ID() {
+					t.Errorf("generation %d: uninterrupted %s, resumed %s", g, a.Weights.ID(), b.Weights.ID())
+				}
+			}
+		})
 	}
 }
 
