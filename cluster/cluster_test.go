@@ -65,6 +65,24 @@ func connect(tb testing.TB, url, name string) *Conn {
 	return c
 }
 
+// startRun starts run t1 of yaml on the server at url, in a new file://
+// bucket: the roles' connection, the bucket, its directory and the run's
+// config.
+func startRun(ctx context.Context, t *testing.T, url, yaml string) (*Conn, store.Store, string, loop.Config) {
+	t.Helper()
+	dir := t.TempDir()
+	st, err := store.Open("file://" + dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, url, "roles")
+	cfg, err := Start(ctx, c, st, "file://"+dir, []byte(yaml), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, st, dir, cfg
+}
+
 // A whole run: three workers, one killed mid-job (its job is redelivered
 // and finished by another), the trainer killed mid-training and restarted
 // (it resumes from its save), every candidate promoted and picked up by
@@ -74,18 +92,9 @@ func TestDistributedRun(t *testing.T) {
 		t.Skip("plays and trains two generations")
 	}
 	url := looptest.NATS(t)
-	dir := t.TempDir()
-	st, err := store.Open("file://" + dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	main := connect(t, url, "roles")
-	cfg, err := Start(ctx, main, st, "file://"+dir, []byte(tinyYAML(t)), "test")
-	if err != nil {
-		t.Fatal(err)
-	}
+	main, st, dir, cfg := startRun(ctx, t, url, tinyYAML(t))
 
 	// The workers, each with a connection of its own, as separate
 	// processes would have.

@@ -24,16 +24,7 @@ func TestDistributedGateSeeding(t *testing.T) {
 	url := looptest.NATS(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	dir := t.TempDir()
-	st, err := store.Open("file://" + dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := connect(t, url, "roles")
-	cfg, err := Start(ctx, c, st, "file://"+dir, []byte(yaml), "test")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, st, _, cfg := startRun(ctx, t, url, yaml)
 	if cfg.Gate.Search.GumbelScale != 1 {
 		t.Fatalf("the gate's search has gumbel_scale %v", cfg.Gate.Search.GumbelScale)
 	}

@@ -48,16 +48,7 @@ func TestDistributedLadder(t *testing.T) {
 	url := looptest.NATS(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	dir := t.TempDir()
-	st, err := store.Open("file://" + dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := connect(t, url, "roles")
-	cfg, err := Start(ctx, c, st, "file://"+dir, []byte(yaml), "test")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, st, _, cfg := startRun(ctx, t, url, yaml)
 	// Generation 0's gate promoted a candidate (another random network):
 	// the ladder stage that follows is due.
 	other := cfg

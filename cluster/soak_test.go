@@ -13,7 +13,6 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 
 	"github.com/palace-chess/palace/loop/looptest"
-	"github.com/palace-chess/palace/store"
 )
 
 // restartableNATS is a JetStream server that can be stopped and started
@@ -101,18 +100,9 @@ func TestSoak(t *testing.T) {
 	}
 	srv := newRestartableNATS(t)
 	url := srv.url()
-	dir := t.TempDir()
-	st, err := store.Open("file://" + dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	main := connect(t, url, "roles")
-	cfg, err := Start(ctx, main, st, "file://"+dir, []byte(looptest.Merge(t, tinyYAML(t), "generations: 4\nselfplay: {games: 32, games_per_shard: 2}")), "test")
-	if err != nil {
-		t.Fatal(err)
-	}
+	main, st, dir, cfg := startRun(ctx, t, url, looptest.Merge(t, tinyYAML(t), "generations: 4\nselfplay: {games: 32, games_per_shard: 2}"))
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(ctx, main, st, cfg, RunOptions{RoleOptions: RoleOptions{WorkDir: t.TempDir(), CodeVersion: "test", Progress: logEvents(t)}})

@@ -124,22 +124,26 @@ func convForward[T float](op *convOp, x, w, y G.Value) {
 	if x32, ok := any(xs).([]float32); ok && convForwardKernel(op, x32, any(ws).([]float32), any(ys).([]float32)) {
 		return
 	}
-	t := slotFor[im2colForward[T]](&op.s.tasks)
-	*t = im2colForward[T]{op: op, xs: xs, ws: ws, ys: ys}
+	t := slotFor[im2colProduct[T]](&op.s.tasks)
+	*t = im2colProduct[T]{c: op, inCh: op.in, outCh: op.out, w: ws, src: xs, dst: ys}
 	op.chunks(t)
 }
 
-type im2colForward[T float] struct {
-	op         *convOp
-	xs, ws, ys []T
+// im2colProduct is a 3×3 convolution by im2col and a GEMM, chunk by
+// chunk: dst [outCh] = w [outCh][inCh·9] ∗ src [inCh] (the forward pass;
+// the input gradient is the convolution of dy by the flipped filters).
+type im2colProduct[T float] struct {
+	c           *convOp
+	inCh, outCh int
+	w, src, dst []T
 }
 
-func (t *im2colForward[T]) chunk(worker, p0, p1 int, _ bool) {
-	op, taps, cols := t.op, t.op.taps(), t.op.cols()
+func (t *im2colProduct[T]) chunk(worker, p0, p1 int, _ bool) {
+	c, taps, cols := t.c, t.inCh*9, t.c.cols()
 	n := (p1 - p0) * model.Squares
-	col := scratch[T](&op.s.col[worker], colSize(taps))[:taps*n]
-	im2col3(op.in, cols, p0, p1, t.xs, col)
-	gemmSerial(false, false, op.out, n, taps, t.ws, taps, col, n, 0, t.ys[p0*model.Squares:], cols)
+	col := scratch[T](&c.s.col[worker], colSize(taps))[:taps*n]
+	im2col3(t.inCh, cols, p0, p1, t.src, col)
+	gemmSerial(false, false, t.outCh, n, taps, t.w, taps, col, n, 0, t.dst[p0*model.Squares:], cols)
 }
 
 func (op *convOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
@@ -201,22 +205,9 @@ func convInputGrad[T float](op *convInputGradOp, w, dy, dx G.Value) {
 	if wf32, ok := any(wf).([]float32); ok && convInputGradKernel(c, wf32, any(dys).([]float32), any(dxs).([]float32)) {
 		return
 	}
-	t := slotFor[im2colInputGrad[T]](&c.s.tasks)
-	*t = im2colInputGrad[T]{c: c, wf: wf, dys: dys, dxs: dxs}
+	t := slotFor[im2colProduct[T]](&c.s.tasks)
+	*t = im2colProduct[T]{c: c, inCh: c.out, outCh: c.in, w: wf, src: dys, dst: dxs}
 	c.chunks(t)
-}
-
-type im2colInputGrad[T float] struct {
-	c            *convOp
-	wf, dys, dxs []T
-}
-
-func (t *im2colInputGrad[T]) chunk(worker, p0, p1 int, _ bool) {
-	c, taps := t.c, t.c.out*9
-	n := (p1 - p0) * model.Squares
-	col := scratch[T](&c.s.col[worker], colSize(taps))[:taps*n]
-	im2col3(c.out, c.cols(), p0, p1, t.dys, col)
-	gemmSerial(false, false, c.in, n, taps, t.wf, taps, col, n, 0, t.dxs[p0*model.Squares:], c.cols())
 }
 
 // convFilterGradOp is a convolution's gradient with respect to its

@@ -111,23 +111,11 @@ func (s *execStep) sum2(a, b G.Value) (G.Value, error) {
 	switch a := a.(type) { // the cost: the two losses, scalars
 	case *G.F32:
 		if b, ok := b.(*G.F32); ok {
-			out, ok := s.buf.(*G.F32)
-			if !ok {
-				out = new(G.F32)
-				s.buf = out
-			}
-			*out = *a + *b
-			return out, nil
+			return addScalars(&s.buf, a, b), nil
 		}
 	case *G.F64:
 		if b, ok := b.(*G.F64); ok {
-			out, ok := s.buf.(*G.F64)
-			if !ok {
-				out = new(G.F64)
-				s.buf = out
-			}
-			*out = *a + *b
-			return out, nil
+			return addScalars(&s.buf, a, b), nil
 		}
 	}
 	x, okx := a.(*tensor.Dense)
@@ -150,6 +138,17 @@ func (s *execStep) sum2(a, b G.Value) (G.Value, error) {
 		return nil, fmt.Errorf("gnet: adding %v values", x.Dtype())
 	}
 	return out, nil
+}
+
+// addScalars sets *buf (made the first time) to a + b and returns it.
+func addScalars[V G.F32 | G.F64](buf *G.Value, a, b *V) G.Value {
+	out, ok := any(*buf).(*V)
+	if !ok {
+		out = new(V)
+		*buf = any(out).(G.Value)
+	}
+	*out = *a + *b
+	return *buf
 }
 
 func addInto[T float](z, x, y []T) {
