@@ -1,7 +1,6 @@
 package loop_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -26,23 +25,9 @@ func TestWeightAverageCandidates(t *testing.T) {
 	}
 	dir := t.TempDir()
 	st, _ := store.NewDir(dir)
-	stopped := false
-	o := loop.Options{CodeVersion: "test", StopAfter: func(s loop.State) bool {
-		if s.Generation == 1 && s.Stage == loop.StageSelfplay && !stopped {
-			stopped = true
-			return true
-		}
-		return false
-	}}
-	if err := loop.Run(context.Background(), st, c, o); err != nil {
-		t.Fatal(err)
-	}
-	if !stopped {
-		t.Fatal("the run did not stop after generation 0")
-	}
-	if err := loop.Run(context.Background(), st, c, o); err != nil {
-		t.Fatalf("resuming: %v", err)
-	}
+	runStoppedOnce(t, st, c, loop.Options{CodeVersion: "test"}, func(s loop.State) bool {
+		return s.Generation == 1 && s.Stage == loop.StageSelfplay
+	})
 	looptest.CheckRun(t, dir, c)
 	state, err := model.Load(st.Local(loop.TrainKey))
 	if err != nil {

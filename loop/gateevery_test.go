@@ -1,7 +1,6 @@
 package loop_test
 
 import (
-	"context"
 	"os"
 	"strings"
 	"testing"
@@ -25,23 +24,9 @@ func TestGateEvery(t *testing.T) {
 	}
 	dir := t.TempDir()
 	st, _ := store.NewDir(dir)
-	stopped := false
-	o := loop.Options{CodeVersion: "test", StopAfter: func(s loop.State) bool {
-		if s.Generation == 0 && s.Stage == loop.StageGate && !stopped {
-			stopped = true
-			return true
-		}
-		return false
-	}}
-	if err := loop.Run(context.Background(), st, c, o); err != nil {
-		t.Fatal(err)
-	}
-	if !stopped {
-		t.Fatal("the run did not go from training to the gate for candidate 1")
-	}
-	if err := loop.Run(context.Background(), st, c, o); err != nil {
-		t.Fatal(err)
-	}
+	runStoppedOnce(t, st, c, loop.Options{CodeVersion: "test"}, func(s loop.State) bool {
+		return s.Generation == 0 && s.Stage == loop.StageGate
+	})
 	ms, err := loop.ReadMetrics(st)
 	if err != nil {
 		t.Fatal(err)

@@ -111,23 +111,7 @@ func TestRunWithLadder(t *testing.T) {
 	}
 	dir := t.TempDir()
 	st, _ := store.NewDir(dir)
-	stopped := false
-	opt := loop.Options{CodeVersion: "test", StopAfter: func(s loop.State) bool {
-		if s.Stage == loop.StageLadder && !stopped {
-			stopped = true
-			return true
-		}
-		return false
-	}}
-	if err := loop.Run(context.Background(), st, c, opt); err != nil {
-		t.Fatal(err)
-	}
-	if !stopped {
-		t.Fatal("the run never reached a ladder stage")
-	}
-	if err := loop.Run(context.Background(), st, c, opt); err != nil {
-		t.Fatal(err)
-	}
+	runStoppedOnce(t, st, c, loop.Options{CodeVersion: "test"}, func(s loop.State) bool { return s.Stage == loop.StageLadder })
 	ms, err := loop.ReadMetrics(st)
 	if err != nil {
 		t.Fatal(err)

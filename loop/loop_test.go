@@ -38,6 +38,29 @@ func tinyConfig(t *testing.T) loop.Config {
 	return c
 }
 
+// runStoppedOnce runs c in st with o, stopped the first time stopAt
+// says so of the state reached, then resumed to its end.
+func runStoppedOnce(t *testing.T, st store.Store, c loop.Config, o loop.Options, stopAt func(loop.State) bool) {
+	t.Helper()
+	stopped := false
+	o.StopAfter = func(s loop.State) bool {
+		if !stopped && stopAt(s) {
+			stopped = true
+			return true
+		}
+		return false
+	}
+	if err := loop.Run(context.Background(), st, c, o); err != nil {
+		t.Fatal(err)
+	}
+	if !stopped {
+		t.Fatal("the run never reached the state to stop at")
+	}
+	if err := loop.Run(context.Background(), st, c, o); err != nil {
+		t.Fatalf("resuming: %v", err)
+	}
+}
+
 // runTiny runs the tiny run to its end in a new directory with o.
 func runTiny(t *testing.T, o loop.Options) (loop.Config, string, store.Store) {
 	t.Helper()

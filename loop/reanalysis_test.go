@@ -30,30 +30,14 @@ func TestReanalysisRun(t *testing.T) {
 	}
 	dir := t.TempDir()
 	st, _ := store.NewDir(dir)
-	stopped := false
 	var stages []string
 	o := loop.Options{CodeVersion: "test",
 		Progress: func(e loop.Event) {
 			if e.Kind == loop.EventStage && (len(stages) == 0 || stages[len(stages)-1] != e.Stage) {
 				stages = append(stages, e.Stage)
 			}
-		},
-		StopAfter: func(s loop.State) bool {
-			if s.Generation == 1 && s.Stage == loop.StageReanalyse && !stopped {
-				stopped = true
-				return true
-			}
-			return false
 		}}
-	if err := loop.Run(context.Background(), st, c, o); err != nil {
-		t.Fatal(err)
-	}
-	if !stopped {
-		t.Fatal("the run did not stop before generation 1's reanalysis")
-	}
-	if err := loop.Run(context.Background(), st, c, o); err != nil {
-		t.Fatal(err)
-	}
+	runStoppedOnce(t, st, c, o, func(s loop.State) bool { return s.Generation == 1 && s.Stage == loop.StageReanalyse })
 	want := []string{"selfplay", "reanalyse", "train", "arena", "selfplay", "reanalyse", "train", "arena"}
 	if !slices.Equal(stages, want) {
 		t.Errorf("stages %v, want %v", stages, want)

@@ -151,30 +151,28 @@ type bnForwardTask[T float] struct {
 func (t *bnForwardTask[T]) run(lo, hi int) {
 	op, x, gamma, beta, skip, y, rm, rv := t.op, t.x, t.gamma, t.beta, t.skip, t.y, t.rm, t.rv
 	n := op.size()
-	{
-		for c := lo; c < hi; c++ {
-			xc, yc := x[c*n:][:n], y[c*n:][:n]
-			var mean, invStd float64
-			if op.training {
-				sum, squares := channelSums(xc)
-				mean = sum / float64(n)
-				ss := max(squares-sum*mean, 0) // Σ(x − μ)²
-				invStd = 1 / math.Sqrt(ss/float64(n)+model.BNEpsilon)
-				op.batchMean[c], op.invStd[c] = mean, invStd
-				m := op.momentum
-				rm[c] = T(m*mean + (1-m)*float64(rm[c]))
-				rv[c] = T(m*ss/float64(max(n-1, 1)) + (1-m)*float64(rv[c]))
-			} else {
-				mean, invStd = float64(rm[c]), 1/math.Sqrt(float64(rv[c])+model.BNEpsilon)
-			}
-			// γ·(x − μ)·invStd + β as one multiply-add.
-			a := float64(gamma[c]) * invStd
-			var kc []T
-			if skip != nil {
-				kc = skip[c*n:][:n]
-			}
-			affineReLU(xc, kc, yc, T(a), T(float64(beta[c])-a*mean))
+	for c := lo; c < hi; c++ {
+		xc, yc := x[c*n:][:n], y[c*n:][:n]
+		var mean, invStd float64
+		if op.training {
+			sum, squares := channelSums(xc)
+			mean = sum / float64(n)
+			ss := max(squares-sum*mean, 0) // Σ(x − μ)²
+			invStd = 1 / math.Sqrt(ss/float64(n)+model.BNEpsilon)
+			op.batchMean[c], op.invStd[c] = mean, invStd
+			m := op.momentum
+			rm[c] = T(m*mean + (1-m)*float64(rm[c]))
+			rv[c] = T(m*ss/float64(max(n-1, 1)) + (1-m)*float64(rv[c]))
+		} else {
+			mean, invStd = float64(rm[c]), 1/math.Sqrt(float64(rv[c])+model.BNEpsilon)
 		}
+		// γ·(x − μ)·invStd + β as one multiply-add.
+		a := float64(gamma[c]) * invStd
+		var kc []T
+		if skip != nil {
+			kc = skip[c*n:][:n]
+		}
+		affineReLU(xc, kc, yc, T(a), T(float64(beta[c])-a*mean))
 	}
 }
 
@@ -278,20 +276,18 @@ type bnBackwardTask[T float] struct {
 func (t *bnBackwardTask[T]) run(lo, hi int) {
 	op, y, dy, x, gamma, dx, dz, dg, db := t.op, t.y, t.dy, t.x, t.gamma, t.dx, t.dz, t.dg, t.db
 	n := op.size()
-	{
-		for c := lo; c < hi; c++ {
-			yc, dyc, xc := y[c*n:][:n], dy[c*n:][:n], x[c*n:][:n]
-			dzc, dxc := dz[c*n:][:n], dx[c*n:][:n]
-			sdz, sdzx := maskSumDot(yc, dyc, xc, dzc)
-			mean, invStd := op.batchMean[c], op.invStd[c]
-			sdzx = invStd * (sdzx - mean*sdz) // Σ dz·x̂
-			dg[c], db[c] = T(sdzx), T(sdz)
-			// dx = A·dz + B·x + C: γ·invStd·(dz − Σdz/n − (x − μ)·invStd·Σdz·x̂/n).
-			g, fn := float64(gamma[c]), float64(n)
-			a := g * invStd
-			bx := -a * invStd * sdzx / fn
-			axpbyc(dzc, xc, dxc, T(a), T(bx), T(-a*sdz/fn-bx*mean))
-		}
+	for c := lo; c < hi; c++ {
+		yc, dyc, xc := y[c*n:][:n], dy[c*n:][:n], x[c*n:][:n]
+		dzc, dxc := dz[c*n:][:n], dx[c*n:][:n]
+		sdz, sdzx := maskSumDot(yc, dyc, xc, dzc)
+		mean, invStd := op.batchMean[c], op.invStd[c]
+		sdzx = invStd * (sdzx - mean*sdz) // Σ dz·x̂
+		dg[c], db[c] = T(sdzx), T(sdz)
+		// dx = A·dz + B·x + C: γ·invStd·(dz − Σdz/n − (x − μ)·invStd·Σdz·x̂/n).
+		g, fn := float64(gamma[c]), float64(n)
+		a := g * invStd
+		bx := -a * invStd * sdzx / fn
+		axpbyc(dzc, xc, dxc, T(a), T(bx), T(-a*sdz/fn-bx*mean))
 	}
 }
 

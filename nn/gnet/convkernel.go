@@ -240,29 +240,27 @@ type forwardBF16 struct {
 	wb          []uint16
 }
 
-func (t *forwardBF16) chunk(worker, p0, p1 int, _ bool) {
-	c, inCh, outCh, x, y, wb := t.c, t.inCh, t.outCh, t.x, t.y, t.wb
+func (task *forwardBF16) chunk(worker, p0, p1 int, _ bool) {
+	c, inCh, outCh, x, y, wb := task.c, task.inCh, task.outCh, task.x, task.y, task.wb
 	taps, cols, pairs := inCh*9, c.cols(), inCh/2
-	{
-		n := (p1 - p0) * model.Squares
-		rows := model.PadRows(n, outCh)
-		xp := scratch[uint32](&c.s.xB[worker], pairs*chunkPositions*model.Squares)[:pairs*n]
-		for cp := 0; cp < pairs; cp++ {
-			model.PairBF16(x[2*cp*cols+p0*model.Squares:][:n], x[(2*cp+1)*cols+p0*model.Squares:][:n], words(xp[cp*n:][:n]))
-		}
-		// The padded rows read up to rows−n words past the last pair row.
-		col := scratch[uint32](&c.s.colB[worker], 9*pairs*chunkPositions*model.Squares+colSlack)[:9*pairs*n+rows-n]
-		for t := 0; t < 9; t++ {
-			for cp := 0; cp < pairs; cp++ {
-				shift3(p1-p0, t/3-1, t%3-1, xp[cp*n:][:n], col[(t*pairs+cp)*n:][:n])
-			}
-		}
-		yt := scratch[float32](&c.s.yt[worker], model.PadRows(chunkPositions*model.Squares, outCh)*outCh)[:rows*outCh]
-		if !model.GemmBF16(rows, outCh, taps, words(col), 2, 2*n, wb, yt, outCh, false) {
-			panic("gnet: a checked bf16 kernel shape refused")
-		}
-		scatterColumns(outCh, n, yt, y[p0*model.Squares:], cols)
+	n := (p1 - p0) * model.Squares
+	rows := model.PadRows(n, outCh)
+	xp := scratch[uint32](&c.s.xB[worker], pairs*chunkPositions*model.Squares)[:pairs*n]
+	for cp := 0; cp < pairs; cp++ {
+		model.PairBF16(x[2*cp*cols+p0*model.Squares:][:n], x[(2*cp+1)*cols+p0*model.Squares:][:n], words(xp[cp*n:][:n]))
 	}
+	// The padded rows read up to rows−n words past the last pair row.
+	col := scratch[uint32](&c.s.colB[worker], 9*pairs*chunkPositions*model.Squares+colSlack)[:9*pairs*n+rows-n]
+	for t := 0; t < 9; t++ {
+		for cp := 0; cp < pairs; cp++ {
+			shift3(p1-p0, t/3-1, t%3-1, xp[cp*n:][:n], col[(t*pairs+cp)*n:][:n])
+		}
+	}
+	yt := scratch[float32](&c.s.yt[worker], model.PadRows(chunkPositions*model.Squares, outCh)*outCh)[:rows*outCh]
+	if !model.GemmBF16(rows, outCh, taps, words(col), 2, 2*n, wb, yt, outCh, false) {
+		panic("gnet: a checked bf16 kernel shape refused")
+	}
+	scatterColumns(outCh, n, yt, y[p0*model.Squares:], cols)
 }
 
 // scatterColumns sets y[o·cols + p] = yt[p·ch + o] for the n points p of

@@ -123,44 +123,42 @@ type xentForwardTask[T float] struct {
 func (task *xentForwardTask[T]) run(lo, hi int) {
 	op, logits, mask, target, probs := task.op, task.logits, task.mask, task.target, task.probs
 	size := op.size
-	{
-		for r := lo; r < hi; r++ {
-			z, t, p := logits[r*size:][:size], target[r*size:][:size], probs[r*size:][:size]
-			var m []T
-			if mask != nil {
-				m = mask[r*size:][:size]
-			}
-			top := math.Inf(-1)
-			for i, v := range z {
-				if m != nil && m[i] != 0 {
-					continue
-				}
-				top = max(top, float64(v))
-			}
-			var sum, tsum, tz float64
-			for i, v := range z {
-				if m != nil && m[i] != 0 {
-					p[i] = 0 // exp(−10⁹) is 0 in either precision
-					continue
-				}
-				e := math.Exp(float64(v) - top)
-				p[i] = T(e)
-				sum += e
-				tsum += float64(t[i])
-				tz += float64(t[i]) * (float64(v) - top)
-			}
-			if sum == 0 { // every slot masked: no distribution, no loss
-				op.rowLoss[r], op.targetSums[r] = 0, 0
-				clear(p)
+	for r := lo; r < hi; r++ {
+		z, t, p := logits[r*size:][:size], target[r*size:][:size], probs[r*size:][:size]
+		var m []T
+		if mask != nil {
+			m = mask[r*size:][:size]
+		}
+		top := math.Inf(-1)
+		for i, v := range z {
+			if m != nil && m[i] != 0 {
 				continue
 			}
-			for i := range p {
-				p[i] = T(float64(p[i]) / sum)
-			}
-			// −Σ t·(z − top − log Σ e) = Σt·log Σ e − Σ t·(z − top).
-			op.rowLoss[r] = tsum*math.Log(sum) - tz
-			op.targetSums[r] = tsum
+			top = max(top, float64(v))
 		}
+		var sum, tsum, tz float64
+		for i, v := range z {
+			if m != nil && m[i] != 0 {
+				p[i] = 0 // exp(−10⁹) is 0 in either precision
+				continue
+			}
+			e := math.Exp(float64(v) - top)
+			p[i] = T(e)
+			sum += e
+			tsum += float64(t[i])
+			tz += float64(t[i]) * (float64(v) - top)
+		}
+		if sum == 0 { // every slot masked: no distribution, no loss
+			op.rowLoss[r], op.targetSums[r] = 0, 0
+			clear(p)
+			continue
+		}
+		for i := range p {
+			p[i] = T(float64(p[i]) / sum)
+		}
+		// −Σ t·(z − top − log Σ e) = Σt·log Σ e − Σ t·(z − top).
+		op.rowLoss[r] = tsum*math.Log(sum) - tz
+		op.targetSums[r] = tsum
 	}
 }
 

@@ -434,16 +434,22 @@ func setBatch(n *net, inputs, policyTargets, wdlTargets []float32) {
 // [plane][batch][90].
 func setInputs(n *net, inputs []float32) {
 	planes, sq := n.cfg.Planes, model.Squares
+	var x32 []float32
+	var x64 []float64
+	if n.x.Dtype() == tensor.Float32 {
+		x32 = n.x.Float32s()
+	} else {
+		x64 = n.x.Float64s()
+	}
 	for b := 0; b < n.batch; b++ {
 		for p := 0; p < planes; p++ {
-			src := inputs[(b*planes+p)*sq:][:sq]
-			if n.x.Dtype() == tensor.Float32 {
-				copy(n.x.Float32s()[(p*n.batch+b)*sq:][:sq], src)
+			src, at := inputs[(b*planes+p)*sq:][:sq], (p*n.batch+b)*sq
+			if x32 != nil {
+				copy(x32[at:][:sq], src)
 				continue
 			}
-			x := n.x.Float64s()
 			for i, v := range src {
-				x[(p*n.batch+b)*sq+i] = float64(v)
+				x64[at+i] = float64(v)
 			}
 		}
 	}

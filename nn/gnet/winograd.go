@@ -183,27 +183,25 @@ type winogradForward struct {
 func (t *winogradForward) chunk(worker, p0, p1 int, _ bool) {
 	c, inCh, outCh, ub, x, y := t.c, t.inCh, t.outCh, t.ub, t.x, t.y
 	cols := c.cols()
-	{
-		s := c.wgWorker(worker, inCh, outCh)
-		for q0 := p0; q0 < p1; q0 += wgPositions {
-			np := min(wgPositions, p1-q0)
-			n, tiles := np*model.Squares, np*model.WinogradTiles
-			rows := model.PadRows(tiles, outCh)
-			xt := s.x[:n*inCh]
-			gatherPoints(inCh, n, x[q0*model.Squares:], cols, xt)
-			vb := s.vb[:16*rows*inCh]
-			model.WinogradInputBF16(inCh, np, rows, xt, vb, s.v, s.zero)
-			m := s.m[:16*rows*outCh]
-			for xi := 0; xi < 16; xi++ {
-				if !model.GemmBF16(rows, outCh, inCh, vb[xi*rows*inCh:][:rows*inCh], inCh, 2,
-					ub[xi*inCh*outCh:][:inCh*outCh], m[xi*rows*outCh:][:rows*outCh], outCh, false) {
-					panic("gnet: a checked bf16 kernel shape refused")
-				}
+	s := c.wgWorker(worker, inCh, outCh)
+	for q0 := p0; q0 < p1; q0 += wgPositions {
+		np := min(wgPositions, p1-q0)
+		n, tiles := np*model.Squares, np*model.WinogradTiles
+		rows := model.PadRows(tiles, outCh)
+		xt := s.x[:n*inCh]
+		gatherPoints(inCh, n, x[q0*model.Squares:], cols, xt)
+		vb := s.vb[:16*rows*inCh]
+		model.WinogradInputBF16(inCh, np, rows, xt, vb, s.v, s.zero)
+		m := s.m[:16*rows*outCh]
+		for xi := 0; xi < 16; xi++ {
+			if !model.GemmBF16(rows, outCh, inCh, vb[xi*rows*inCh:][:rows*inCh], inCh, 2,
+				ub[xi*inCh*outCh:][:inCh*outCh], m[xi*rows*outCh:][:rows*outCh], outCh, false) {
+				panic("gnet: a checked bf16 kernel shape refused")
 			}
-			yt := s.yt[:n*outCh]
-			model.WinogradOutput(outCh, np, rows, m, yt, s.zero, s.drop)
-			scatterColumns(outCh, n, yt, y[q0*model.Squares:], cols)
 		}
+		yt := s.yt[:n*outCh]
+		model.WinogradOutput(outCh, np, rows, m, yt, s.zero, s.drop)
+		scatterColumns(outCh, n, yt, y[q0*model.Squares:], cols)
 	}
 }
 
@@ -238,40 +236,38 @@ func (t *winogradFilterGrad) chunk(worker, p0, p1 int, first bool) {
 	// past a plane's pairs into the next (or vb's slack), and are dropped.
 	mRows := model.PadRows(in, out)
 	plane := mRows * out
-	{
-		s := c.wgWorker(worker, in, out)
-		s.du = grow(s.du, 16*plane)
-		for q0 := p0; q0 < p1; q0 += wgPositions {
-			np := min(wgPositions, p1-q0)
-			n, tiles := np*model.Squares, np*model.WinogradTiles
-			rows := tiles + tiles%2 // an even count: the products pair tiles
-			xt := s.x[:n*in]
-			gatherPoints(in, n, xs[q0*model.Squares:], cols, xt)
-			v := s.v[:16*rows*in]
-			model.WinogradInput(in, np, rows, xt, v, s.zero)
-			dyt := s.dy[:n*out]
-			gatherPoints(out, n, dys[q0*model.Squares:], cols, dyt)
-			dm := s.m[:16*rows*out]
-			model.WinogradOutputGrads(out, np, rows, dyt, dm, s.zero)
-			if rows > tiles { // the odd tile's partner is zero
-				for xi := 0; xi < 16; xi++ {
-					clear(v[(xi*rows+tiles)*in:][:in])
-					clear(dm[(xi*rows+tiles)*out:][:out])
-				}
-			}
-			pairs := rows / 2
-			vp, mp := s.vb[:16*pairs*2*in+2*(mRows-in)], s.mb[:16*pairs*2*out]
+	s := c.wgWorker(worker, in, out)
+	s.du = grow(s.du, 16*plane)
+	for q0 := p0; q0 < p1; q0 += wgPositions {
+		np := min(wgPositions, p1-q0)
+		n, tiles := np*model.Squares, np*model.WinogradTiles
+		rows := tiles + tiles%2 // an even count: the products pair tiles
+		xt := s.x[:n*in]
+		gatherPoints(in, n, xs[q0*model.Squares:], cols, xt)
+		v := s.v[:16*rows*in]
+		model.WinogradInput(in, np, rows, xt, v, s.zero)
+		dyt := s.dy[:n*out]
+		gatherPoints(out, n, dys[q0*model.Squares:], cols, dyt)
+		dm := s.m[:16*rows*out]
+		model.WinogradOutputGrads(out, np, rows, dyt, dm, s.zero)
+		if rows > tiles { // the odd tile's partner is zero
 			for xi := 0; xi < 16; xi++ {
-				model.PairRowsBF16(pairs, in, v[xi*rows*in:][:rows*in], vp[xi*rows*in:][:rows*in])
-				model.PairRowsBF16(pairs, out, dm[xi*rows*out:][:rows*out], mp[xi*rows*out:][:rows*out])
+				clear(v[(xi*rows+tiles)*in:][:in])
+				clear(dm[(xi*rows+tiles)*out:][:out])
 			}
-			acc := !first || q0 > p0
-			for xi := 0; xi < 16; xi++ {
-				a := vp[xi*pairs*2*in:][:(pairs-1)*2*in+2*mRows]
-				if !model.GemmBF16(mRows, out, rows, a, 2, 2*in, mp[xi*pairs*2*out:][:pairs*2*out],
-					s.du[xi*plane:][:plane], out, acc) {
-					panic("gnet: a checked bf16 kernel shape refused")
-				}
+		}
+		pairs := rows / 2
+		vp, mp := s.vb[:16*pairs*2*in+2*(mRows-in)], s.mb[:16*pairs*2*out]
+		for xi := 0; xi < 16; xi++ {
+			model.PairRowsBF16(pairs, in, v[xi*rows*in:][:rows*in], vp[xi*rows*in:][:rows*in])
+			model.PairRowsBF16(pairs, out, dm[xi*rows*out:][:rows*out], mp[xi*rows*out:][:rows*out])
+		}
+		acc := !first || q0 > p0
+		for xi := 0; xi < 16; xi++ {
+			a := vp[xi*pairs*2*in:][:(pairs-1)*2*in+2*mRows]
+			if !model.GemmBF16(mRows, out, rows, a, 2, 2*in, mp[xi*pairs*2*out:][:pairs*2*out],
+				s.du[xi*plane:][:plane], out, acc) {
+				panic("gnet: a checked bf16 kernel shape refused")
 			}
 		}
 	}
