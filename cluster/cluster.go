@@ -105,8 +105,24 @@ const (
 	keyBest  = "best"
 )
 
-// workersConsumer is the durable consumer every worker pulls from.
-const workersConsumer = "workers"
+// The queue's durable consumers. The exact loop's workers pull every job
+// from one ("workers"); an asynchronous run's pull from two, so that gate
+// and ladder pairs go before the self-play blocks queued ahead of them:
+// "priority" (arena and ladder jobs), then "selfplay". A work queue's
+// consumers must not overlap, so a run has one layout or the other
+// (UseAsyncQueue switches a new run's).
+const (
+	workersConsumer  = "workers"
+	priorityConsumer = "priority"
+	selfplayConsumer = "selfplay"
+)
+
+// consumerFilters are each consumer's subjects, by kind.
+var consumerFilters = map[string][]string{
+	workersConsumer:  {"*"},
+	priorityConsumer: {KindArena, KindLadder},
+	selfplayConsumer: {KindSelfplay},
+}
 
 // Settings are the queue's delivery settings, the run's own: the process
 // that creates the run sets them, and a zero field leaves the run's
@@ -248,8 +264,10 @@ func open(ctx context.Context, nc *nats.Conn, run string) (*Conn, error) {
 	if c.results, err = c.js.Stream(ctx, c.resultsStream()); err != nil {
 		return nil, noRun("stream "+c.resultsStream(), err)
 	}
-	if _, err = c.js.Consumer(ctx, c.jobsStream(), workersConsumer); err != nil {
-		return nil, noRun("consumer "+workersConsumer, err)
+	if names, err := c.consumerNames(ctx); err != nil {
+		return nil, err
+	} else if len(names) == 0 {
+		return nil, noRun("consumer "+workersConsumer, jetstream.ErrConsumerNotFound)
 	}
 	if c.kv, err = c.js.KeyValue(ctx, c.kvBucket()); err != nil {
 		return nil, noRun("key-value bucket "+c.kvBucket(), err)
@@ -282,28 +300,15 @@ func create(ctx context.Context, nc *nats.Conn, run string, set Settings) (*Conn
 	if err != nil {
 		return nil, fmt.Errorf("cluster: results stream: %w", err)
 	}
-	cur := Settings{AckWait: DefaultAckWait, MaxDeliver: DefaultMaxDeliver}
-	cons, err := c.js.Consumer(ctx, c.jobsStream(), workersConsumer)
-	switch {
-	case err == nil:
-		cfg := cons.CachedInfo().Config
-		cur = Settings{AckWait: cfg.AckWait, MaxDeliver: cfg.MaxDeliver}
-	case !errors.Is(err, jetstream.ErrConsumerNotFound):
-		return nil, fmt.Errorf("cluster: workers' consumer: %w", err)
-	}
-	if set.AckWait > 0 {
-		cur.AckWait = set.AckWait
-	}
-	if set.MaxDeliver > 0 {
-		cur.MaxDeliver = set.MaxDeliver
-	}
-	_, err = c.js.CreateOrUpdateConsumer(ctx, c.jobsStream(), jetstream.ConsumerConfig{
-		Durable: workersConsumer, AckPolicy: jetstream.AckExplicitPolicy, AckWait: cur.AckWait,
-		MaxDeliver: cur.MaxDeliver, MaxAckPending: -1, MaxWaiting: 4096,
-		Description: "palace workers",
-	})
+	names, err := c.consumerNames(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("cluster: workers' consumer: %w", err)
+		return nil, err
+	}
+	if len(names) == 0 {
+		names = []string{workersConsumer} // a new run's
+	}
+	if err := c.setConsumers(ctx, names, set); err != nil {
+		return nil, err
 	}
 	c.kv, err = c.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: c.kvBucket(), History: 8,
 		Storage: jetstream.FileStorage, Description: "palace run " + run + ": state and best network"})
@@ -313,9 +318,115 @@ func create(ctx context.Context, nc *nats.Conn, run string, set Settings) (*Conn
 	return c, nil
 }
 
-// Settings reads the run's delivery settings.
+// consumerNames are the queue's consumers that exist: the exact layout's
+// or the asynchronous one's (priority first), or none.
+func (c *Conn) consumerNames(ctx context.Context) ([]string, error) {
+	for _, layout := range [][]string{{priorityConsumer, selfplayConsumer}, {workersConsumer}} {
+		_, err := c.js.Consumer(ctx, c.jobsStream(), layout[0])
+		if err == nil {
+			return layout, nil
+		}
+		if !errors.Is(err, jetstream.ErrConsumerNotFound) {
+			return nil, fmt.Errorf("cluster: the workers' consumer %s: %w", layout[0], err)
+		}
+	}
+	return nil, nil
+}
+
+// queue is the run's consumers, in the order workers pull from them.
+func (c *Conn) queue(ctx context.Context) ([]jetstream.Consumer, error) {
+	names, err := c.consumerNames(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("cluster: the run's queue has no consumer: %w", jetstream.ErrConsumerNotFound)
+	}
+	var cs []jetstream.Consumer
+	for _, n := range names {
+		cons, err := c.js.Consumer(ctx, c.jobsStream(), n)
+		if err != nil {
+			return nil, fmt.Errorf("cluster: the workers' consumer %s: %w", n, err)
+		}
+		cs = append(cs, cons)
+	}
+	return cs, nil
+}
+
+// setConsumers creates or updates the consumers names with the run's
+// delivery settings (the first existing one's, else the defaults),
+// changed by set's nonzero fields.
+func (c *Conn) setConsumers(ctx context.Context, names []string, set Settings) error {
+	cur := Settings{AckWait: DefaultAckWait, MaxDeliver: DefaultMaxDeliver}
+	if old, err := c.Settings(ctx); err == nil {
+		cur = old
+	} else if !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return err
+	}
+	if set.AckWait > 0 {
+		cur.AckWait = set.AckWait
+	}
+	if set.MaxDeliver > 0 {
+		cur.MaxDeliver = set.MaxDeliver
+	}
+	for _, n := range names {
+		var filters []string
+		for _, kind := range consumerFilters[n] {
+			filters = append(filters, c.subject("jobs", kind, ">"))
+		}
+		description := "palace workers: " + strings.Join(consumerFilters[n], " and ") + " jobs"
+		if n == workersConsumer {
+			filters, description = nil, "palace workers" // every job (the exact layout of every run so far)
+		}
+		_, err := c.js.CreateOrUpdateConsumer(ctx, c.jobsStream(), jetstream.ConsumerConfig{
+			Durable: n, AckPolicy: jetstream.AckExplicitPolicy, AckWait: cur.AckWait,
+			MaxDeliver: cur.MaxDeliver, MaxAckPending: -1, MaxWaiting: 4096, FilterSubjects: filters,
+			Description: description,
+		})
+		if err != nil {
+			return fmt.Errorf("cluster: workers' consumer %s: %w", n, err)
+		}
+	}
+	return nil
+}
+
+// UseAsyncQueue gives the run the asynchronous queue's two consumers in
+// place of the exact one, keeping its delivery settings; a run that has
+// them already is left as it is. Only a run whose queue is empty is
+// switched (a new one: Start does it).
+func (c *Conn) UseAsyncQueue(ctx context.Context) error {
+	names, err := c.consumerNames(ctx)
+	if err != nil || len(names) == 2 {
+		return err
+	}
+	set, err := c.Settings(ctx)
+	if err != nil {
+		return err
+	}
+	info, err := c.jobs.Info(ctx)
+	if err != nil {
+		return fmt.Errorf("cluster: reading the queue: %w", err)
+	}
+	if info.State.Msgs > 0 {
+		return fmt.Errorf("cluster: run %s has %d jobs queued for the exact loop's workers; an asynchronous run needs a queue of its own (start a run of another name)", c.Run, info.State.Msgs)
+	}
+	if err := c.js.DeleteConsumer(ctx, c.jobsStream(), workersConsumer); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return fmt.Errorf("cluster: the workers' consumer: %w", err)
+	}
+	return c.setConsumers(ctx, []string{priorityConsumer, selfplayConsumer}, set)
+}
+
+// Settings reads the run's delivery settings (an error wrapping
+// jetstream.ErrConsumerNotFound for a run without a queue yet).
 func (c *Conn) Settings(ctx context.Context) (Settings, error) {
-	cons, err := c.js.Consumer(ctx, c.jobsStream(), workersConsumer)
+	names, err := c.consumerNames(ctx)
+	if err != nil {
+		return Settings{}, err
+	}
+	if len(names) == 0 {
+		return Settings{}, fmt.Errorf("cluster: the workers' consumer: %w", jetstream.ErrConsumerNotFound)
+	}
+	cons, err := c.js.Consumer(ctx, c.jobsStream(), names[0])
 	if err != nil {
 		return Settings{}, fmt.Errorf("cluster: the workers' consumer: %w", err)
 	}
@@ -346,7 +457,12 @@ func (c *Conn) jobSubject(kind string, gen int) string {
 	return c.subject("jobs", kind, fmt.Sprint(gen))
 }
 
+// resultSubject is the subject of kind's results of generation gen (gen <
+// 0: a filter for every generation's).
 func (c *Conn) resultSubject(kind string, gen int) string {
+	if gen < 0 {
+		return c.subject("results", kind, "*")
+	}
 	return c.subject("results", kind, fmt.Sprint(gen))
 }
 
@@ -362,6 +478,9 @@ type RunInfo struct {
 type State struct {
 	loop.State
 	Rounds int `json:"rounds,omitempty"`
+	// Target is the asynchronous trainer's step target for the candidate
+	// it trains (stage train), recorded before it starts.
+	Target int64 `json:"target,omitempty"`
 }
 
 // getJSON reads a KV key into v; the revision is 0 when the key is absent.

@@ -20,7 +20,8 @@ const (
 	// other role's.
 	EventWaiting
 	// EventBlocks: Jobs self-play blocks of generation Generation are
-	// enqueued, played with Best.
+	// enqueued, played with Best (none in the asynchronous loop: each
+	// block with its worker's best).
 	EventBlocks
 	// EventBlock: Result, a block, came in: Done of Jobs.
 	EventBlock
@@ -53,6 +54,10 @@ const (
 	EventRung
 	// EventRated: the ladder's rating of the best (Metric.Rating).
 	EventRated
+	// EventAwaitingData: the asynchronous trainer has trained on the
+	// generations up to Generation (-1: none), and waits for a newer one
+	// to be committed (or for the run's first positions).
+	EventAwaitingData
 
 	// A worker's.
 
@@ -100,6 +105,9 @@ const (
 	// EventInStore: Job's block is in the store already, and only
 	// reported.
 	EventInStore
+	// EventWorkerStopped: the worker stops after Seconds of running, Busy
+	// of them with a job in hand (a slot's; all slots' over Slots).
+	EventWorkerStopped
 )
 
 // Event is one report of a role or a worker.
@@ -124,10 +132,11 @@ type Event struct {
 	Metric     loop.Metric        // EventSelfplayDone, EventCandidate, EventGate, EventRated
 
 	Run, Bucket string  // EventWaitingRun, EventJoined
-	Slots       int     // EventIdle
+	Slots       int     // EventIdle, EventWorkerStopped
 	Subject     string  // EventMalformed
 	Job         Job     // the job a worker's event is about
 	Delivery    uint64  // EventTaken, EventJobFailed
-	Seconds     float64 // EventJobDone
+	Seconds     float64 // EventJobDone, EventWorkerStopped
+	Busy        float64 // EventWorkerStopped
 	Err         error
 }

@@ -31,6 +31,9 @@ func NewGatekeeper(c *Conn, st store.Store, cfg loop.Config, opt RoleOptions) (*
 // or ctx is cancelled (not an error); between them it waits for the
 // trainer.
 func (g *Gatekeeper) Run(ctx context.Context) error {
+	if g.cfg.Async.Enabled {
+		return errAsyncRoles
+	}
 	return g.run(ctx, func(ctx context.Context, s State, rev uint64) (State, uint64, bool, error) {
 		switch s.Stage {
 		case loop.StageArena:
@@ -82,7 +85,7 @@ func (g *Gatekeeper) arena(ctx context.Context, s State) (State, error) {
 		return s, err
 	}
 	g.report(Event{Kind: EventMatchOver, Generation: gen, Summary: sum})
-	if err := loop.RecordMetric(g.st, loop.ArenaMetric(cand, sum, time.Since(start))); err != nil {
+	if err := g.recordMetric(loop.ArenaMetric(cand, sum, time.Since(start))); err != nil {
 		return s, err
 	}
 	return State{State: g.stages.Next(s.State)}, nil
@@ -110,7 +113,7 @@ func (g *Gatekeeper) gate(ctx context.Context, s State) (State, error) {
 	if err := g.mirror(s, &best); err != nil {
 		return s, err
 	}
-	if err := loop.RecordMetric(g.st, m); err != nil {
+	if err := g.recordMetric(m); err != nil {
 		return s, err
 	}
 	g.report(Event{Kind: EventGate, Generation: gen, Metric: m})
@@ -153,7 +156,7 @@ func (g *Gatekeeper) ladder(ctx context.Context, s State) (State, error) {
 	if err != nil {
 		return s, err
 	}
-	if err := loop.RecordMetric(g.st, m); err != nil {
+	if err := g.recordMetric(m); err != nil {
 		return s, err
 	}
 	g.report(Event{Kind: EventRated, Generation: gen, Metric: m})

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/datasets"
+	"github.com/palace-chess/palace/loop"
 )
 
 // Job kinds.
@@ -26,7 +28,8 @@ type Job struct {
 	Kind       string `json:"kind"`
 	Generation int    `json:"generation"`
 	// Self-play: play games First to First+Games-1 with the network at
-	// Network (NetworkID its weights' ID) under Seed, as shard Shard.
+	// Network (NetworkID its weights' ID; both empty in the asynchronous
+	// loop: the worker's best of the moment) under Seed, as shard Shard.
 	Network   string `json:"network,omitempty"`
 	NetworkID string `json:"network_id,omitempty"`
 	Shard     int    `json:"shard,omitempty"`
@@ -70,6 +73,9 @@ type Result struct {
 	Seconds   float64             `json:"seconds,omitempty"`
 	Games     int                 `json:"games,omitempty"`
 	Positions int64               `json:"positions,omitempty"`
+	// Played is the network that played a self-play block of the
+	// asynchronous loop (absent when the block was found in the store).
+	Played *loop.Best `json:"played,omitempty"`
 	// Arena and ladder: the pair's two games.
 	Records []arena.GameRecord `json:"records,omitempty"`
 }
@@ -126,8 +132,8 @@ func (c *Conn) publishResult(ctx context.Context, r *Result) error {
 	return nil
 }
 
-// followResults follows the results of one kind and generation from the
-// first one: each goes to fold, until fold returns done (or an error) or
+// followResults follows the results of one kind and generation (gen < 0:
+// every generation) from the first one: each goes to fold, until fold returns done (or an error) or
 // ctx ends. A job that fails for good ends it with an error: a failed
 // result published after the call began (those before it are of an
 // earlier attempt, whose jobs the caller has just enqueued again), or the
@@ -140,7 +146,7 @@ func (c *Conn) followResults(ctx context.Context, kind string, gen int, fold fun
 	}
 	before := info.State.LastSeq
 	adv := make(chan *nats.Msg, 64)
-	sub, err := c.nc.ChanSubscribe(maxDeliveriesAdvisory+"."+c.jobsStream()+"."+workersConsumer, adv)
+	sub, err := c.nc.ChanSubscribe(maxDeliveriesAdvisory+"."+c.jobsStream()+".*", adv)
 	if err != nil {
 		return fmt.Errorf("cluster: %w", err)
 	}
@@ -228,7 +234,7 @@ func (c *Conn) deliveriesExceeded(ctx context.Context, data []byte, kind string,
 		return nil
 	}
 	raw, err := c.jobs.GetMsg(ctx, a.StreamSeq)
-	if err != nil || raw.Subject != c.jobSubject(kind, gen) {
+	if err != nil || !(raw.Subject == c.jobSubject(kind, gen) || gen < 0 && strings.HasPrefix(raw.Subject, c.subject("jobs", kind)+".")) {
 		return nil // gone (a failed result's job is ended), or another stage's
 	}
 	var j Job

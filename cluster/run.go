@@ -23,21 +23,32 @@ type RunOptions struct {
 // opt.Workers workers, until the run's generations are done or ctx is
 // cancelled (not an error).
 func Run(ctx context.Context, c *Conn, st store.Store, cfg loop.Config, opt RunOptions) error {
-	tr, err := NewTrainer(c, st, cfg, opt.RoleOptions)
-	if err != nil {
-		return err
-	}
-	gk, err := NewGatekeeper(c, st, cfg, opt.RoleOptions)
-	if err != nil {
-		return err
+	var roles []interface{ Run(context.Context) error }
+	if cfg.Async.Enabled {
+		a, err := NewAsync(c, st, cfg, opt.RoleOptions)
+		if err != nil {
+			return err
+		}
+		roles = append(roles, a)
+	} else {
+		tr, err := NewTrainer(c, st, cfg, opt.RoleOptions)
+		if err != nil {
+			return err
+		}
+		gk, err := NewGatekeeper(c, st, cfg, opt.RoleOptions)
+		if err != nil {
+			return err
+		}
+		roles = append(roles, tr, gk)
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	var roles, workers sync.WaitGroup
-	errs := make([]error, 2+opt.Workers)
-	roles.Add(2)
-	go func() { defer roles.Done(); errs[0] = tr.Run(ctx); failed(cancel, errs[0]) }()
-	go func() { defer roles.Done(); errs[1] = gk.Run(ctx); failed(cancel, errs[1]) }()
+	var running, workers sync.WaitGroup
+	nr := len(roles)
+	errs := make([]error, nr+opt.Workers)
+	for i, r := range roles {
+		running.Go(func() { errs[i] = r.Run(ctx); failed(cancel, errs[i]) })
+	}
 	wctx, stopWorkers := context.WithCancel(ctx)
 	defer stopWorkers()
 	for i := range opt.Workers {
@@ -52,14 +63,14 @@ func Run(ctx context.Context, c *Conn, st store.Store, cfg loop.Config, opt RunO
 		if err != nil {
 			// Returned, not only a cancel's cause: the roles end quietly
 			// on a cancelled context.
-			errs[2+i] = err
+			errs[nr+i] = err
 			cancel(err)
 			break
 		}
 		workers.Add(1)
-		go func() { defer workers.Done(); errs[2+i] = w.Run(wctx); failed(cancel, errs[2+i]) }()
+		go func() { defer workers.Done(); errs[nr+i] = w.Run(wctx); failed(cancel, errs[nr+i]) }()
 	}
-	roles.Wait()
+	running.Wait()
 	stopWorkers()
 	workers.Wait()
 	for _, err := range errs {

@@ -118,14 +118,18 @@ func TestSoak(t *testing.T) {
 	var mu sync.Mutex
 	slots := make([]slot, 3)
 	startWorker := func(i int) {
-		c, err := Connect(ctx, url, "t1", "worker", Settings{})
+		// A worker starting while the server restarts may fail to, as a
+		// process would: its slot stays empty until the next tick.
+		cctx, ccancel := context.WithTimeout(ctx, 10*time.Second)
+		defer ccancel()
+		c, err := Connect(cctx, url, "t1", "worker", Settings{})
 		if err != nil {
-			t.Errorf("worker %c: %v", 'A'+i, err)
+			t.Logf("worker %c: %v", 'A'+i, err)
 			return
 		}
-		w, err := NewWorker(ctx, c, WorkerOptions{Name: string(rune('A' + i)), WorkDir: t.TempDir(), CodeVersion: "test", Progress: logEvents(t)})
+		w, err := NewWorker(cctx, c, WorkerOptions{Name: string(rune('A' + i)), WorkDir: t.TempDir(), CodeVersion: "test", Progress: logEvents(t)})
 		if err != nil {
-			t.Errorf("worker %c: %v", 'A'+i, err)
+			t.Logf("worker %c: %v", 'A'+i, err)
 			c.nc.Close()
 			return
 		}

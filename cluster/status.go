@@ -162,16 +162,19 @@ func (c *Conn) Status(ctx context.Context, window time.Duration) (Status, error)
 		return s, fmt.Errorf("cluster: reading the queue: %w", err)
 	}
 	s.Waiting = jobs.State.Msgs
-	cons, err := c.js.Consumer(ctx, c.jobsStream(), workersConsumer)
+	conss, err := c.queue(ctx)
 	if err != nil {
 		return s, fmt.Errorf("cluster: reading the queue: %w", err)
 	}
-	ci, err := cons.Info(ctx)
-	if err != nil {
-		return s, fmt.Errorf("cluster: reading the queue: %w", err)
+	for _, cons := range conss {
+		ci, err := cons.Info(ctx)
+		if err != nil {
+			return s, fmt.Errorf("cluster: reading the queue: %w", err)
+		}
+		s.InHand += uint64(ci.NumAckPending)
+		s.Redelivered += uint64(ci.NumRedelivered)
+		s.AckWait = ci.Config.AckWait
 	}
-	s.InHand, s.Redelivered = uint64(ci.NumAckPending), uint64(ci.NumRedelivered)
-	s.AckWait = ci.Config.AckWait
 	if s.Beats, err = c.workerBeats(ctx); err != nil {
 		return s, err
 	}

@@ -46,6 +46,18 @@ type role struct {
 	stages *loop.Stages
 	name   string
 	mu     sync.Mutex // one report at a time
+	// metricsMu, when set, is held while a metric is recorded: the
+	// asynchronous roles share one process and metrics.jsonl.
+	metricsMu *sync.Mutex
+}
+
+// recordMetric appends m to the run's metrics.
+func (r *role) recordMetric(m loop.Metric) error {
+	if r.metricsMu != nil {
+		r.metricsMu.Lock()
+		defer r.metricsMu.Unlock()
+	}
+	return loop.RecordMetric(r.st, m)
 }
 
 func newRole(c *Conn, st store.Store, cfg loop.Config, opt RoleOptions, name string) (*role, error) {
@@ -193,6 +205,11 @@ func Start(ctx context.Context, c *Conn, st store.Store, bucketURL string, confi
 	if err := checkBucket(st, c.Run, ri.Config, ok); err != nil {
 		return loop.Config{}, err
 	}
+	if cfg.Async.Enabled {
+		if err := c.UseAsyncQueue(ctx); err != nil {
+			return loop.Config{}, err
+		}
+	}
 	if !ok {
 		if err := st.Write(loop.ConfigKey, []byte(ri.Config)); err != nil {
 			return loop.Config{}, err
@@ -284,6 +301,9 @@ func NewTrainer(c *Conn, st store.Store, cfg loop.Config, opt RoleOptions) (*Tra
 // ctx is cancelled (not an error); between them it waits for the
 // gatekeeper.
 func (t *Trainer) Run(ctx context.Context) error {
+	if t.cfg.Async.Enabled {
+		return errAsyncRoles
+	}
 	return t.run(ctx, func(ctx context.Context, s State, rev uint64) (State, uint64, bool, error) {
 		switch s.Stage {
 		case loop.StageSelfplay:
@@ -296,6 +316,10 @@ func (t *Trainer) Run(ctx context.Context) error {
 		return s, rev, false, nil // the gatekeeper's stages
 	})
 }
+
+// errAsyncRoles refuses the exact loop's roles in an asynchronous run,
+// whose trainer and gatekeeper run together (Async).
+var errAsyncRoles = errors.New("cluster: the run is asynchronous (async: enabled): its trainer gates too, in one process (palace trainer); run no gatekeeper")
 
 // blocks are the self-play jobs of plan's blocks, in shard order.
 func blocks(plan loop.SelfplayPlan) []Job {
@@ -394,7 +418,7 @@ func (t *Trainer) playGeneration(ctx context.Context, sp *State, revp *uint64) (
 	if err != nil {
 		return s, err
 	}
-	if err := loop.RecordMetric(t.st, m); err != nil {
+	if err := t.recordMetric(m); err != nil {
 		return s, err
 	}
 	t.report(Event{Kind: EventSelfplayDone, Generation: gen, Metric: m})
@@ -481,21 +505,30 @@ func (t *Trainer) syncGeneration(gen int) (string, error) {
 // directory's copy of the shards, and uploads the candidate and the
 // trainer's state.
 func (t *Trainer) train(ctx context.Context, s State) (State, error) {
-	gen := s.Generation
+	if _, err := t.trainCandidate(ctx, s.Generation, 0, ""); err != nil {
+		return s, err
+	}
+	return State{State: t.stages.Next(s.State)}, nil
+}
+
+// trainCandidate trains candidate gen+1 on generations 0 to gen, to
+// target steps (0: the config's for their positions) from parent (""
+// generation gen's network), records its metric and returns it.
+func (t *Trainer) trainCandidate(ctx context.Context, gen int, target int64, parent string) (loop.Metric, error) {
 	var dirs []string
 	for g := 0; g <= gen; g++ {
 		d, err := t.syncGeneration(g)
 		if err != nil {
-			return s, err
+			return loop.Metric{}, err
 		}
 		dirs = append(dirs, d)
 	}
 	stateFile := filepath.Join(t.opt.WorkDir, filepath.FromSlash(loop.TrainKey))
 	if err := os.MkdirAll(filepath.Dir(stateFile), 0o755); err != nil {
-		return s, fmt.Errorf("cluster: %w", err)
+		return loop.Metric{}, fmt.Errorf("cluster: %w", err)
 	}
 	if err := t.freshestState(stateFile); err != nil {
-		return s, err
+		return loop.Metric{}, err
 	}
 	var uploadErr error
 	var lastBeat time.Time
@@ -508,7 +541,7 @@ func (t *Trainer) train(ctx context.Context, s State) (State, error) {
 		}
 		return t.st.Write(loop.TrainKey, data)
 	}
-	m, err := t.stages.Train(ctx, loop.TrainJob{Generation: gen, Dirs: dirs, State: stateFile,
+	m, err := t.stages.Train(ctx, loop.TrainJob{Generation: gen, Dirs: dirs, State: stateFile, TargetSteps: target, Parent: parent,
 		Started: func(total, target int64) {
 			t.report(Event{Kind: EventTraining, Generation: gen, Target: target, Positions: total})
 		},
@@ -526,13 +559,13 @@ func (t *Trainer) train(ctx context.Context, s State) (State, error) {
 			return upload()
 		}})
 	if err != nil {
-		return s, err
+		return loop.Metric{}, err
 	}
-	if err := loop.RecordMetric(t.st, m); err != nil {
-		return s, err
+	if err := t.recordMetric(m); err != nil {
+		return loop.Metric{}, err
 	}
 	t.report(Event{Kind: EventCandidate, Generation: gen, Metric: m})
-	return State{State: t.stages.Next(s.State)}, nil
+	return m, nil
 }
 
 // freshestState leaves at path the later of the local training state and

@@ -86,6 +86,7 @@ type Worker struct {
 
 	stop     context.CancelCauseFunc // ends Run with its cause
 	played   atomic.Int64
+	busy     atomic.Int64 // nanoseconds of jobs in hand, over all slots
 	inHand   map[string]time.Time // jobs being played, by ID, and since when (guarded by mu)
 	reportMu sync.Mutex           // one report at a time
 	// onJob, when set, sees every job before it is played, with its
@@ -222,6 +223,10 @@ func resolveProgram(program string) (string, error) {
 // Played is the number of jobs this worker finished.
 func (w *Worker) Played() int64 { return w.played.Load() }
 
+// Busy is the time this worker has held jobs, summed over its slots:
+// its busy share is Busy over Slots times its running time.
+func (w *Worker) Busy() time.Duration { return time.Duration(w.busy.Load()) }
+
 // BestID is the ID of the best network the worker holds loaded ("" before
 // the first).
 func (w *Worker) BestID() string {
@@ -246,6 +251,12 @@ func (w *Worker) report(e Event) {
 func (w *Worker) Run(parent context.Context) error {
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
+	began, busyBefore := time.Now(), w.Busy()
+	defer func() {
+		if w.opt.Handler == nil {
+			w.report(Event{Kind: EventWorkerStopped, Seconds: time.Since(began).Seconds(), Busy: (w.Busy() - busyBefore).Seconds(), Slots: w.opt.Slots})
+		}
+	}()
 	w.mu.Lock()
 	w.stop = cancel
 	w.mu.Unlock()
@@ -262,17 +273,19 @@ func (w *Worker) Run(parent context.Context) error {
 		go func() { defer wg.Done(); w.watch(ctx, keyBest, cancel) }()
 		go func() { defer wg.Done(); w.watch(ctx, keyState, cancel) }()
 	}
-	cons, err := w.c.js.Consumer(ctx, w.c.jobsStream(), workersConsumer)
+	// The exact loop's one consumer, or the asynchronous loop's priority
+	// and self-play consumers, pulled from in that order.
+	queue, err := w.c.queue(ctx)
 	if err != nil {
 		cancel(nil)
 		wg.Wait()
 		if parent.Err() != nil {
 			return nil
 		}
-		return fmt.Errorf("cluster: the workers' consumer: %w", err)
+		return err
 	}
-	ackWait := cons.CachedInfo().Config.AckWait
-	maxDeliver := cons.CachedInfo().Config.MaxDeliver
+	ackWait := queue[0].CachedInfo().Config.AckWait
+	maxDeliver := queue[0].CachedInfo().Config.MaxDeliver
 	slots := make(chan struct{}, w.opt.Slots)
 	// "waiting for jobs" is said when the worker starts, and again each
 	// time it has nothing to play after a job.
@@ -311,41 +324,59 @@ func (w *Worker) Run(parent context.Context) error {
 		// until it expires, and jobs it sends a cancelled fetch sit unacked
 		// until AckWait, each spending one of MaxDeliver. A stopping worker
 		// waits out its fetch and hands back what came.
-		fctx, fcancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-		batch, err := cons.Fetch(free, jetstream.FetchContext(fctx))
-		if err != nil {
-			fcancel()
-			for range free {
-				<-slots
+		got, failed := 0, false
+		for i, cons := range queue {
+			var batch jetstream.MessageBatch
+			var err error
+			fcancel := func() {}
+			if i < len(queue)-1 {
+				// A higher-priority consumer: what it holds now, no wait.
+				batch, err = cons.FetchNoWait(free - got)
+			} else {
+				var fctx context.Context
+				fctx, fcancel = context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+				batch, err = cons.Fetch(free-got, jetstream.FetchContext(fctx))
 			}
+			if err != nil {
+				fcancel()
+				if ctx.Err() == nil {
+					w.report(Event{Kind: EventFetchFailed, Err: err})
+				}
+				failed = true
+				break
+			}
+			for m := range batch.Messages() {
+				got++
+				idle = false
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					defer func() { <-slots }()
+					w.handle(ctx, m, ackWait, maxDeliver)
+				}()
+			}
+			fcancel()
+			if err := batch.Error(); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) &&
+				!errors.Is(err, jetstream.ErrNoMessages) && ctx.Err() == nil {
+				w.report(Event{Kind: EventFetchFailed, Err: err})
+			}
+			if got == free {
+				break
+			}
+		}
+		for range free - got {
+			<-slots
+		}
+		if failed {
 			if ctx.Err() != nil {
 				break
 			}
-			w.report(Event{Kind: EventFetchFailed, Err: err})
 			time.Sleep(time.Second)
 			continue
-		}
-		got := 0
-		for m := range batch.Messages() {
-			got++
-			idle = false
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer func() { <-slots }()
-				w.handle(ctx, m, ackWait, maxDeliver)
-			}()
-		}
-		fcancel()
-		for range free - got {
-			<-slots
 		}
 		if got == 0 && len(slots) == 0 && !idle && ctx.Err() == nil && w.opt.Handler == nil {
 			idle = true
 			w.report(Event{Kind: EventIdle, Slots: w.opt.Slots})
-		}
-		if err := batch.Error(); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			w.report(Event{Kind: EventFetchFailed, Err: err})
 		}
 	}
 	cancel(nil)
@@ -438,6 +469,25 @@ func (w *Worker) network(key, id string) (*model.Weights, error) {
 	return ck.Weights, nil
 }
 
+// currentBest is the best network the worker holds, read from the run
+// (and loaded) when it holds none yet.
+func (w *Worker) currentBest(ctx context.Context) (loop.Best, error) {
+	w.mu.Lock()
+	b := w.best
+	w.mu.Unlock()
+	if b.Key != "" {
+		return b, nil
+	}
+	b, _, err := w.c.Best(ctx)
+	if err != nil {
+		return loop.Best{}, err
+	}
+	if _, err := w.network(b.Key, b.NetworkID); err != nil {
+		return loop.Best{}, err
+	}
+	return b, nil
+}
+
 // done says whether the run has played its config's generations.
 func (w *Worker) done() bool {
 	w.mu.Lock()
@@ -451,7 +501,9 @@ func (w *Worker) obsolete(j *Job) bool {
 	w.mu.Lock()
 	s := w.state
 	w.mu.Unlock()
-	if s.Stage == "" {
+	if s.Stage == "" || w.cfg.Async.Enabled {
+		// The asynchronous roles drop what they no longer want from the
+		// queue themselves (purge), and their state is not the stages'.
 		return false
 	}
 	switch j.Kind {
@@ -521,6 +573,7 @@ func (w *Worker) handle(ctx context.Context, m jetstream.Msg, ackWait time.Durat
 	start := time.Now()
 	w.holding(job.ID(), start)
 	defer w.holding(job.ID(), time.Time{})
+	defer func() { w.busy.Add(int64(time.Since(start))) }()
 	h := w.opt.Handler
 	if h == nil {
 		h = w.play
@@ -647,6 +700,15 @@ func (w *Worker) selfplay(ctx context.Context, job Job) (Result, error) {
 	} else if !errors.Is(err, store.ErrNotExist) {
 		return Result{}, err
 	}
+	var played *loop.Best
+	if job.Network == "" {
+		// The asynchronous loop's block: the best of the moment.
+		b, err := w.currentBest(ctx)
+		if err != nil {
+			return Result{}, err
+		}
+		job.Network, job.NetworkID, played = b.Key, b.NetworkID, &b
+	}
 	net, err := w.network(job.Network, job.NetworkID)
 	if err != nil {
 		return Result{}, err
@@ -667,20 +729,29 @@ func (w *Worker) selfplay(ctx context.Context, job Job) (Result, error) {
 		return Result{}, err
 	}
 	// The game records before the shard, as a local run commits them: a
-	// shard in the store always has its games. Each is written only if
-	// absent: the first upload of a block is the one the trainer lists.
-	for _, f := range []struct{ path, key string }{{blk.Games, gamesKey(job.Generation, job.Shard)}, {blk.Shard, ShardKey(job.Generation, job.Shard)}} {
+	// shard in the store always has its games. The records are
+	// overwritten, the shard written only if absent: the first shard of a
+	// block is the one the trainer lists, and the records beside it are
+	// its own games, even when the worker that wrote records first died
+	// before its shard (a replay may differ: another best in the
+	// asynchronous loop, other batches under BLAS).
+	for i, f := range []struct{ path, key string }{{blk.Games, gamesKey(job.Generation, job.Shard)}, {blk.Shard, ShardKey(job.Generation, job.Shard)}} {
 		data, err := os.ReadFile(f.path)
 		if err != nil {
 			return Result{}, fmt.Errorf("cluster: %w", err)
 		}
-		if _, err := store.Create(w.st, f.key, data); err != nil {
+		if i == 0 {
+			err = w.st.Write(f.key, data)
+		} else {
+			_, err = store.Create(w.st, f.key, data)
+		}
+		if err != nil {
 			return Result{}, err
 		}
 	}
 	info := blk.Info
 	return Result{Shard: &info, Plies: blk.Stats.Plies, Evals: int64(blk.Stats.Network.Positions), Games: blk.Stats.Finished,
-		Positions: info.Records, Seconds: blk.Stats.Elapsed.Seconds()}, nil
+		Positions: info.Records, Seconds: blk.Stats.Elapsed.Seconds(), Played: played}, nil
 }
 
 func (w *Worker) arena(ctx context.Context, job Job) (Result, error) {

@@ -49,6 +49,39 @@ type Config struct {
 	Train      train.Config
 	Gate       GateConfig
 	Ladder     LadderConfig
+	// Async is the distributed run's asynchronous mode (off: the exact
+	// loop).
+	Async AsyncConfig
+}
+
+// AsyncConfig is the distributed run's asynchronous mode (KataGo's and
+// lc0's loop; issue 46): workers play self-play blocks with the best
+// network of the moment, never waiting for training or the gate; the
+// trainer trains a candidate on the newest committed generation whenever
+// it is free; the gatekeeper tests the newest candidate as it comes. The
+// yaml keys are a config's async section.
+type AsyncConfig struct {
+	// Enabled turns the mode on (palace run --distributed only).
+	Enabled bool `yaml:"enabled"`
+	// Lead is how many self-play generations are queued at once beyond
+	// the newest committed one: enough blocks that no worker waits for
+	// the last block of a generation, few enough that a gate pair waits
+	// behind few of them and a new best soon plays.
+	Lead int `yaml:"lead"`
+	// CatchUp bounds a candidate's training: the steps of the positions
+	// of at most this many of the newest generations (samples_per_position
+	// of each). When the workers outrun the trainer, the older untrained
+	// generations join the window with fewer samples (KataGo's cap on the
+	// training bucket) instead of the trainer falling ever further behind.
+	CatchUp int `yaml:"catch_up"`
+}
+
+// validate reports what cannot work in the section.
+func (a *AsyncConfig) validate() error {
+	if a.Lead < 1 || a.Lead > 64 || a.CatchUp < 1 || a.CatchUp > 1000 {
+		return fmt.Errorf("async: lead %d, catch_up %d: want 1 to 64, 1 to 1000", a.Lead, a.CatchUp)
+	}
+	return nil
 }
 
 // ReanalysisConfig is the reanalyse stage (MuZero Reanalyse): after each
@@ -160,6 +193,7 @@ func DefaultConfig() Config {
 			Search: mcts.PlayParams(32), Evaluators: 2, Every: 1,
 			SPRT: stats.SPRT{Elo0: 0, Elo1: 50, Alpha: 0.05, Beta: 0.05}, AcceptScore: 0.55},
 		Ladder: LadderConfig{Settings: arena.Settings{Pairs: 5, OpeningPlies: 2, Concurrency: 4}, Evaluators: 1},
+		Async:  AsyncConfig{Lead: 2, CatchUp: 2},
 	}
 }
 
@@ -205,6 +239,9 @@ func (c *Config) Validate() error {
 	if err := c.Ladder.validate(c.Rules); err != nil {
 		errs = append(errs, err)
 	}
+	if err := c.Async.validate(); err != nil {
+		errs = append(errs, err)
+	}
 	if len(errs) > 0 {
 		return fmt.Errorf("loop: config: %w", errors.Join(errs...))
 	}
@@ -228,6 +265,7 @@ type configFile struct {
 	Gate   yamlconf.Section[gateFile] `yaml:"gate"`
 	Arena  yamlconf.Section[gateFile] `yaml:"arena"`
 	Ladder LadderConfig               `yaml:"ladder"`
+	Async  AsyncConfig                `yaml:"async"`
 }
 
 // networkFile is generation 0's network: its shape and its seed, or a
@@ -257,6 +295,7 @@ var sectionNames = func() map[string]string {
 		"loop.gateFile":         "gate",
 		"loop.LadderConfig":     "ladder",
 		"loop.ReanalysisConfig": "reanalysis",
+		"loop.AsyncConfig":      "async",
 		"stats.SPRT":            "sprt",
 		"selfplay.File":         "selfplay",
 	}
@@ -280,7 +319,7 @@ func ParseConfig(data []byte, source string) (Config, error) {
 	c := DefaultConfig()
 	f := configFile{Generations: c.Generations, Gating: c.Gating,
 		Network:  networkFile{Config: c.Network, Seed: c.NetworkSeed},
-		Selfplay: selfplay.NewFile(c.Selfplay.Config), Train: c.Train, Ladder: c.Ladder}
+		Selfplay: selfplay.NewFile(c.Selfplay.Config), Train: c.Train, Ladder: c.Ladder, Async: c.Async}
 	f.Gate.Value = gateFile{GateConfig: c.Gate}
 	f.Arena.Value = f.Gate.Value
 	if err := yamlconf.Decode(data, &f, sectionNames); err != nil {
@@ -342,6 +381,7 @@ func ParseConfig(data []byte, source string) (Config, error) {
 	}
 	c.Gate = gate.GateConfig
 	c.Ladder = f.Ladder
+	c.Async = f.Async
 	if gate.Simulations != nil {
 		c.Gate.Search.Simulations = *gate.Simulations
 	}

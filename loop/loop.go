@@ -134,6 +134,9 @@ func Run(ctx context.Context, st store.Store, cfg Config, opt Options) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
+	if cfg.Async.Enabled {
+		return errors.New("loop: async: enabled is the distributed run's mode (palace run --distributed, with a NATS server); this loop runs its stages one after another")
+	}
 	if err := checkRecords(st, cfg.Train); err != nil {
 		return err
 	}

@@ -39,6 +39,12 @@ type Metric struct {
 	TotalPositions int64   `json:"total_positions,omitempty"`
 	EvalsPerSecond float64 `json:"evals_per_second,omitempty"`
 	MeanPlies      float64 `json:"mean_plies,omitempty"`
+	// PlayedBy are the networks that played an asynchronous generation's
+	// blocks (each once, by first block), and Staleness how many
+	// generations the network that played a block was behind the best
+	// when the generation was committed, on average over its blocks.
+	PlayedBy  []string `json:"played_by,omitempty"`
+	Staleness float64  `json:"staleness,omitempty"`
 
 	// Reanalysis: the generations whose games it searched again (its
 	// Positions are the positions it searched).

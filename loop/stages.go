@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -375,6 +376,14 @@ type TrainJob struct {
 	ReanalysisDirs []string
 	// State is the trainer's local state file, resumed when it exists.
 	State string
+	// TargetSteps, when set, is the trainer's step count to stop at, in
+	// place of the config's for the positions (the asynchronous loop's,
+	// AsyncTarget).
+	TargetSteps int64
+	// Parent, when set, is the key of the trainer's last candidate, the
+	// new one's parent (default: generation Generation's network; the
+	// asynchronous loop skips generations).
+	Parent string
 	// Started, when set, hears the positions trained on and the step
 	// training goes to, before the first step.
 	Started func(positions, target int64)
@@ -429,6 +438,9 @@ func (s *Stages) Train(ctx context.Context, job TrainJob) (Metric, error) {
 		return Metric{}, fmt.Errorf("loop: %w", err)
 	}
 	target := s.Config.Train.Steps(total)
+	if job.TargetSteps > 0 {
+		target = job.TargetSteps
+	}
 	if job.Started != nil {
 		job.Started(total, target)
 	}
@@ -492,8 +504,8 @@ func (s *Stages) Train(ctx context.Context, job TrainJob) (Metric, error) {
 	// The trainer goes on from its own last candidate, generation gen's
 	// network, whatever the gate made of it: that is the parent.
 	parent := init
-	if gen > 0 {
-		if parent, err = LoadNet(s.Store, NetKey(gen)); err != nil {
+	if key := cmp.Or(job.Parent, NetKey(gen)); gen > 0 || job.Parent != "" {
+		if parent, err = LoadNet(s.Store, key); err != nil {
 			return Metric{}, err
 		}
 	}
@@ -510,6 +522,30 @@ func (s *Stages) Train(ctx context.Context, job TrainJob) (Metric, error) {
 		m.SamplesPerSecond = float64(res.Steps*int64(s.Config.Train.Batch)) / res.Elapsed.Seconds()
 	}
 	return m, nil
+}
+
+// AsyncTarget is the trainer's step count to train the candidate of
+// generation gen+1 to in the asynchronous loop, from its last candidate,
+// made at step last on generations up to lastGen (-1: none yet): the
+// config's steps for the positions of at most Async.CatchUp of the newest
+// generations since lastGen, and never beyond the config's steps for all
+// positions up to gen (so a trainer that keeps up trains as the exact loop
+// does). 0 means the run has too few positions to train yet.
+func (s *Stages) AsyncTarget(last int64, lastGen, gen int) (int64, error) {
+	total, err := Positions(s.Store, 0, gen)
+	if err != nil {
+		return 0, err
+	}
+	full := s.Config.Train.Steps(total)
+	if full == 0 || lastGen < 0 {
+		return full, nil
+	}
+	recent, err := Positions(s.Store, max(lastGen+1, gen-s.Config.Async.CatchUp+1), gen)
+	if err != nil {
+		return 0, err
+	}
+	c := s.Config.Train
+	return min(full, last+int64(float64(recent)*c.SamplesPerPosition/float64(c.Batch))), nil
 }
 
 // checkShards checks, before training on them, that the self-play

@@ -116,6 +116,9 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		}
 	}
 	overrideGenerations(&cfg, *generations)
+	if cfg.Async.Enabled {
+		return runLocalAsync(cf, *dir, source, data, cfg, *duration, stdout, stderr)
+	}
 	show, line, err := progressFlag(*progress, stdout)
 	if err != nil {
 		return err
@@ -136,6 +139,27 @@ func runRun(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 		return err
 	}
 	return interruption(ctx, "the same command resumes the run in %s", *dir)
+}
+
+// runLocalAsync is palace run of an asynchronous config on this machine:
+// self-play and training at once (cluster.RunLocal), the run's queue in
+// its directory.
+func runLocalAsync(cf *clusterFlags, dir, source string, data []byte, cfg loop.Config, duration time.Duration, stdout, stderr io.Writer) error {
+	log, err := cf.log(stdout)
+	if err != nil {
+		return err
+	}
+	opt := cluster.LocalOptions{CodeVersion: codeVersion()}
+	if log != nil {
+		opt.Progress = log.event
+	}
+	ctx, stop := stopContext(duration)
+	defer stop()
+	fmt.Fprintf(stderr, "palace run: %s (%s), asynchronous: self-play and training at once; palace report %s shows its generations\n", dir, source, dir)
+	if err := cluster.RunLocal(ctx, dir, data, cfg, opt); err != nil {
+		return err
+	}
+	return interruption(ctx, "the same command resumes the run in %s", dir)
 }
 
 // runDistributed is palace run --distributed: the trainer, the gatekeeper

@@ -39,6 +39,9 @@ func clusterText(e cluster.Event) string {
 	case cluster.EventWaiting:
 		return fmt.Sprintf("waiting for the other role: gen %d, stage %s", gen, e.Stage)
 	case cluster.EventBlocks:
+		if e.Best.Key == "" {
+			return fmt.Sprintf("gen %d: %d self-play blocks queued, each for its worker's best network", gen, e.Jobs)
+		}
 		return fmt.Sprintf("gen %d: %d self-play blocks with generation %d's network", gen, e.Jobs, e.Best.Generation)
 	case cluster.EventBlock:
 		r := e.Result
@@ -68,6 +71,11 @@ func clusterText(e cluster.Event) string {
 		return fmt.Sprintf("gen %d: rating %s on %s through the workers", gen, e.Best.Key, e.Scale)
 	case cluster.EventRung:
 		return fmt.Sprintf("gen %d: %s against %s: %d pairs", gen, e.Players[0], e.Players[1], e.Jobs)
+	case cluster.EventAwaitingData:
+		if gen < 0 {
+			return "waiting for self-play's positions to train on"
+		}
+		return fmt.Sprintf("trained on generations 0-%d; waiting for generation %d's self-play", gen, gen+1)
 	case cluster.EventRated:
 		return fmt.Sprintf("gen %d ladder: %s (%d games)", gen, rated(m.Rating), m.Rating.Games)
 
@@ -81,6 +89,12 @@ func clusterText(e cluster.Event) string {
 			slots = "slot"
 		}
 		return fmt.Sprintf("waiting for jobs (%d %s)", e.Slots, slots)
+	case cluster.EventWorkerStopped:
+		share := 0.0
+		if e.Seconds > 0 && e.Slots > 0 {
+			share = e.Busy / (e.Seconds * float64(e.Slots))
+		}
+		return fmt.Sprintf("stopping after %s: busy %.1f%% of the time (jobs in hand %.0fs)", time.Duration(e.Seconds*float64(time.Second)).Round(time.Second), 100*share, e.Busy)
 	case cluster.EventRunDone:
 		return fmt.Sprintf("the run has played its %d generations", gen)
 	case cluster.EventFetchFailed:

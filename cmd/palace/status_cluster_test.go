@@ -31,7 +31,11 @@ func TestClusterLines(t *testing.T) {
 	}{
 		{cluster.Event{Kind: cluster.EventComplete, Generation: 2}, "run complete: 2 generations"},
 		{cluster.Event{Kind: cluster.EventWaiting, Generation: 1, Stage: loop.StageArena}, "waiting for the other role: gen 1, stage arena"},
-		{cluster.Event{Kind: cluster.EventBlocks, Generation: 1, Jobs: 6, Best: loop.Best{Generation: 1}}, "gen 1: 6 self-play blocks with generation 1's network"},
+		{cluster.Event{Kind: cluster.EventBlocks, Generation: 1, Jobs: 6, Best: loop.Best{Generation: 1, Key: loop.NetKey(1)}}, "gen 1: 6 self-play blocks with generation 1's network"},
+		{cluster.Event{Kind: cluster.EventBlocks, Generation: 3, Jobs: 2}, "gen 3: 2 self-play blocks queued, each for its worker's best network"},
+		{cluster.Event{Kind: cluster.EventWorkerStopped, Seconds: 1800, Busy: 1710, Slots: 1}, "stopping after 30m0s: busy 95.0% of the time (jobs in hand 1710s)"},
+		{cluster.Event{Kind: cluster.EventAwaitingData, Generation: -1}, "waiting for self-play's positions to train on"},
+		{cluster.Event{Kind: cluster.EventAwaitingData, Generation: 4}, "trained on generations 0-4; waiting for generation 5's self-play"},
 		{cluster.Event{Kind: cluster.EventBlock, Generation: 1, Done: 2, Jobs: 6, Result: block}, "gen 1: self-play block 2/6 from w1: 4 games, 321 positions"},
 		{cluster.Event{Kind: cluster.EventMoreSelfplay, Generation: 1, Round: loop.SelfplayRound{Generation: 1, Positions: 99, MinRows: 100, Games: 5}},
 			"gen 1: 99 positions, training starts at 100: another 5 games"},

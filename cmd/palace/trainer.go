@@ -34,7 +34,13 @@ func runTrainer(args []string, stdin io.Reader, stdout, stderr io.Writer) error 
 		return err
 	}
 	overrideGenerations(&cfg, *generations)
-	t, err := cluster.NewTrainer(role.conn, st, cfg, role.options(*work))
+	var t interface{ Run(context.Context) error }
+	if cfg.Async.Enabled {
+		// The asynchronous run's trainer gates too (cluster.Async).
+		t, err = cluster.NewAsync(role.conn, st, cfg, role.options(*work))
+	} else {
+		t, err = cluster.NewTrainer(role.conn, st, cfg, role.options(*work))
+	}
 	if err != nil {
 		return err
 	}
