@@ -86,7 +86,7 @@ type Worker struct {
 
 	stop     context.CancelCauseFunc // ends Run with its cause
 	played   atomic.Int64
-	busy     atomic.Int64 // nanoseconds of jobs in hand, over all slots
+	busy     atomic.Int64         // nanoseconds of jobs in hand, over all slots
 	inHand   map[string]time.Time // jobs being played, by ID, and since when (guarded by mu)
 	reportMu sync.Mutex           // one report at a time
 	// onJob, when set, sees every job before it is played, with its
