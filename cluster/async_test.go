@@ -215,7 +215,7 @@ func TestAsyncQueuePriority(t *testing.T) {
 	if err := c.UseAsyncQueue(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if names, err := c.consumerNames(ctx); err != nil || len(names) != 2 {
+	if names, err := c.consumerNames(ctx); err != nil || len(names) != len(asyncConsumers) {
 		t.Fatalf("consumers %v, %v", names, err)
 	}
 	// The settings carried over, and a reconnecting role keeps the layout.
@@ -229,7 +229,8 @@ func TestAsyncQueuePriority(t *testing.T) {
 	}
 
 	pair := Job{Kind: KindArena, Generation: 2, Pair: 1, Candidate: loop.NetKey(3)}
-	if err := c.enqueue(ctx, append(blocks, pair)); err != nil {
+	rung := Job{Kind: KindLadder, Generation: 2, Rung: 1}
+	if err := c.enqueue(ctx, append(blocks, rung, pair)); err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
@@ -240,7 +241,7 @@ func TestAsyncQueuePriority(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		order = append(order, j.ID())
-		if len(order) == 4 {
+		if len(order) == 5 {
 			stop()
 		}
 		return Result{}, nil
@@ -253,7 +254,7 @@ func TestAsyncQueuePriority(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(order) != 4 || order[0] != pair.ID() {
-		t.Errorf("jobs taken in the order %v, want %s first", order, pair.ID())
+	if len(order) != 5 || order[0] != pair.ID() || order[1] != rung.ID() {
+		t.Errorf("jobs taken in the order %v, want %s, then %s first", order, pair.ID(), rung.ID())
 	}
 }

@@ -106,23 +106,17 @@ const (
 )
 
 // The queue's durable consumers. The exact loop's workers pull every job
-// from one ("workers"); an asynchronous run's pull from two, so that gate
-// and ladder pairs go before the self-play blocks queued ahead of them:
-// "priority" (arena and ladder jobs), then "selfplay". A work queue's
-// consumers must not overlap, so a run has one layout or the other
-// (UseAsyncQueue switches a new run's).
-const (
-	workersConsumer  = "workers"
-	priorityConsumer = "priority"
-	selfplayConsumer = "selfplay"
-)
+// from one ("workers"); an asynchronous run's pull from one a job kind,
+// gate pairs first, then ladder pairs, then self-play blocks, so that the
+// pairs go before the blocks queued ahead of them (one filter subject
+// each: nats-server before 2.10 takes no more). A work queue's consumers
+// must not overlap, so a run has one layout or the other (UseAsyncQueue
+// switches a new run's).
+const workersConsumer = "workers"
 
-// consumerFilters are each consumer's subjects, by kind.
-var consumerFilters = map[string][]string{
-	workersConsumer:  {"*"},
-	priorityConsumer: {KindArena, KindLadder},
-	selfplayConsumer: {KindSelfplay},
-}
+// asyncConsumers are the asynchronous layout's consumers, named by the
+// kind of job each holds, in the order workers pull from them.
+var asyncConsumers = []string{KindArena, KindLadder, KindSelfplay}
 
 // Settings are the queue's delivery settings, the run's own: the process
 // that creates the run sets them, and a zero field leaves the run's
@@ -321,7 +315,7 @@ func create(ctx context.Context, nc *nats.Conn, run string, set Settings) (*Conn
 // consumerNames are the queue's consumers that exist: the exact layout's
 // or the asynchronous one's (priority first), or none.
 func (c *Conn) consumerNames(ctx context.Context) ([]string, error) {
-	for _, layout := range [][]string{{priorityConsumer, selfplayConsumer}, {workersConsumer}} {
+	for _, layout := range [][]string{asyncConsumers, {workersConsumer}} {
 		_, err := c.js.Consumer(ctx, c.jobsStream(), layout[0])
 		if err == nil {
 			return layout, nil
@@ -370,17 +364,14 @@ func (c *Conn) setConsumers(ctx context.Context, names []string, set Settings) e
 		cur.MaxDeliver = set.MaxDeliver
 	}
 	for _, n := range names {
-		var filters []string
-		for _, kind := range consumerFilters[n] {
-			filters = append(filters, c.subject("jobs", kind, ">"))
-		}
-		description := "palace workers: " + strings.Join(consumerFilters[n], " and ") + " jobs"
+		// The exact layout's takes every job; the others their kind's.
+		filter, description := c.subject("jobs", n, ">"), "palace workers: "+n+" jobs"
 		if n == workersConsumer {
-			filters, description = nil, "palace workers" // every job (the exact layout of every run so far)
+			filter, description = "", "palace workers"
 		}
 		_, err := c.js.CreateOrUpdateConsumer(ctx, c.jobsStream(), jetstream.ConsumerConfig{
 			Durable: n, AckPolicy: jetstream.AckExplicitPolicy, AckWait: cur.AckWait,
-			MaxDeliver: cur.MaxDeliver, MaxAckPending: -1, MaxWaiting: 4096, FilterSubjects: filters,
+			MaxDeliver: cur.MaxDeliver, MaxAckPending: -1, MaxWaiting: 4096, FilterSubject: filter,
 			Description: description,
 		})
 		if err != nil {
@@ -390,13 +381,13 @@ func (c *Conn) setConsumers(ctx context.Context, names []string, set Settings) e
 	return nil
 }
 
-// UseAsyncQueue gives the run the asynchronous queue's two consumers in
+// UseAsyncQueue gives the run the asynchronous queue's consumers in
 // place of the exact one, keeping its delivery settings; a run that has
 // them already is left as it is. Only a run whose queue is empty is
 // switched (a new one: Start does it).
 func (c *Conn) UseAsyncQueue(ctx context.Context) error {
 	names, err := c.consumerNames(ctx)
-	if err != nil || len(names) == 2 {
+	if err != nil || len(names) == len(asyncConsumers) {
 		return err
 	}
 	set, err := c.Settings(ctx)
@@ -413,7 +404,7 @@ func (c *Conn) UseAsyncQueue(ctx context.Context) error {
 	if err := c.js.DeleteConsumer(ctx, c.jobsStream(), workersConsumer); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
 		return fmt.Errorf("cluster: the workers' consumer: %w", err)
 	}
-	return c.setConsumers(ctx, []string{priorityConsumer, selfplayConsumer}, set)
+	return c.setConsumers(ctx, asyncConsumers, set)
 }
 
 // Settings reads the run's delivery settings (an error wrapping
