@@ -90,9 +90,9 @@ async: {enabled: true, lead: 2, catch_up: 1}
 	if err != nil || s.Generation != gens || s.Stage != loop.StageSelfplay {
 		t.Errorf("final state %+v, %v", s, err)
 	}
-	var gd asyncGated
-	if _, err := main.getJSON(ctx, keyGated, &gd); err != nil || gd.Candidate != gens {
-		t.Errorf("gated %+v, %v; want candidate %d", gd, err, gens)
+	if st, err := main.Status(ctx, time.Minute); err != nil || st.Async == nil ||
+		st.Async.Committed != gens || st.Async.Queued != gens || st.Async.Candidate.Generation != gens || st.Async.Gated != gens {
+		t.Errorf("status %+v (async %+v), %v", st, st.Async, err)
 	}
 
 	ms, err := loop.ReadMetrics(st)

@@ -124,6 +124,19 @@ type Status struct {
 	Beats []WorkerBeat
 	// AckWait is the run's: a heartbeat older than it is a worker gone.
 	AckWait time.Duration
+	// Async is an asynchronous run's progress (nil for an exact run).
+	Async *AsyncStatus
+}
+
+// AsyncStatus is where an asynchronous run's three parts stand.
+type AsyncStatus struct {
+	// Self-play generations committed (0 to Committed-1) and queued (to
+	// Queued-1).
+	Committed, Queued int
+	// Candidate is the newest candidate (Generation 0: none yet), Gated
+	// the last one decided.
+	Candidate Candidate
+	Gated     int
 }
 
 // WorkerSeen is one worker's results within a status's window.
@@ -156,6 +169,21 @@ func (c *Conn) Status(ctx context.Context, window time.Duration) (Status, error)
 		return s, err
 	} else if rev > 0 {
 		s.Trainer = &beat
+	}
+	var sp asyncSelfplay
+	if rev, err := c.getJSON(ctx, keySelfplay, &sp); err != nil {
+		return s, err
+	} else if rev > 0 {
+		a := &AsyncStatus{Committed: sp.Committed, Queued: sp.Queued}
+		var gd asyncGated
+		if a.Candidate, _, err = c.candidate(ctx); err != nil {
+			return s, err
+		}
+		if _, err := c.getJSON(ctx, keyGated, &gd); err != nil {
+			return s, err
+		}
+		a.Gated = gd.Candidate
+		s.Async = a
 	}
 	jobs, err := c.jobs.Info(ctx)
 	if err != nil {

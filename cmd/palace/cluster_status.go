@@ -58,7 +58,14 @@ func runStatus(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 // writeClusterStatus prints s as of now.
 func writeClusterStatus(w io.Writer, s cluster.Status, now time.Time) {
 	ago := func(t time.Time) string { return now.Sub(t).Round(time.Second).String() + " ago" }
-	switch {
+	switch a := s.Async; {
+	case a != nil:
+		fmt.Fprintf(w, "run %s (asynchronous): self-play generations 0-%d committed, up to %d queued; ", s.Run, a.Committed-1, a.Queued-1)
+		if a.Candidate.Generation == 0 {
+			fmt.Fprintln(w, "no candidate yet")
+		} else {
+			fmt.Fprintf(w, "newest candidate generation %d (step %d), last decided %d\n", a.Candidate.Generation, a.Candidate.Steps, a.Gated)
+		}
 	case s.State.Stage == "":
 		fmt.Fprintf(w, "run %s: not started yet (no trainer has set its state)\n", s.Run)
 	case s.State.Rounds > 0:

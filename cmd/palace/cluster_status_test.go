@@ -77,3 +77,23 @@ last gates:
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+// An asynchronous run's first line says where its three parts stand.
+func TestWriteClusterStatusAsync(t *testing.T) {
+	now := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		a    cluster.AsyncStatus
+		want string
+	}{
+		{cluster.AsyncStatus{Committed: 1, Queued: 3}, "run xq2 (asynchronous): self-play generations 0-0 committed, up to 2 queued; no candidate yet\n"},
+		{cluster.AsyncStatus{Committed: 7, Queued: 9, Candidate: cluster.Candidate{Generation: 6, Steps: 5120}, Gated: 4},
+			"run xq2 (asynchronous): self-play generations 0-6 committed, up to 8 queued; newest candidate generation 6 (step 5120), last decided 4\n"},
+	} {
+		a := c.a
+		var b strings.Builder
+		writeClusterStatus(&b, cluster.Status{Run: "xq2", Async: &a, Window: time.Minute}, now)
+		if first, _, _ := strings.Cut(b.String(), "\n"); first+"\n" != c.want {
+			t.Errorf("got %q, want %q", first, c.want)
+		}
+	}
+}
