@@ -18,11 +18,18 @@ import (
 // im2col of the whole batch (16 MB) would go through memory twice.
 const chunkPositions = 8
 
+// filterGradParts is the number of partial sums a 3×3 filter gradient is
+// summed from, whatever the number of cores: a sum split by cores would
+// make a run's networks depend on the machine (GOMAXPROCS) in their last
+// bits, and so everything after.
+const filterGradParts = 4
+
 // convScratch is the per-core im2col buffers and filter-gradient partial
 // sums a graph's convolutions share: the graph runs one op at a time.
 type convScratch struct {
-	col, part, yt []any // per worker (yt: the kernels' transposed products)
-	wf, wt        any   // flipped filters for the input gradient; transposed filters (kernels)
+	col, yt []any // per worker (yt: the kernels' transposed products)
+	part    []any // per filter-gradient part (filterGradParts)
+	wf, wt  any   // flipped filters for the input gradient; transposed filters (kernels)
 	// bf16: the 3×3 products on the kernels take bfloat16 operands and
 	// sum in float32 (WithBF16). Per worker, as []uint32 (bf16 pairs):
 	// xB the chunk's activations, colB their columns, dyB the packed
@@ -31,8 +38,9 @@ type convScratch struct {
 	xB, colB, dyB []any
 	wB            any
 	// Winograd (winograd.go): per worker, and the filters' transform,
-	// float32 and packed bf16.
+	// float32 and packed bf16; wgDU the filter gradient's parts.
 	wg        []*wgScratch
+	wgDU      [][]float32
 	wgU, wgUB any
 	tasks     taskSlots // the parallel loops' arguments (pool.go)
 }
@@ -63,46 +71,78 @@ func (op *convOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 }
 
 // chunks calls t.chunk for every chunk of positions [p0, p1), the chunks
-// split into one run per core (worker w gets the same chunks every
-// time, so sums come out the same); first marks a worker's first chunk.
-func (op *convOp) chunks(t chunkTask) int {
-	n := (op.batch + chunkPositions - 1) / chunkPositions
+// split into one run per core (part = worker: a loop with no sum).
+func (op *convOp) chunks(t chunkTask) { op.runChunks(t, 0) }
+
+// chunkSums calls t.chunk for every chunk of positions as chunks does,
+// the chunks in a fixed number of parts (filterGradParts, or fewer
+// chunks), each summed in chunk order from its first; the cores share the
+// parts. It returns the number of parts: their sum, in part order, is the
+// same on any number of cores.
+func (op *convOp) chunkSums(t chunkTask) int {
+	parts := min(filterGradParts, op.chunkCount())
+	op.runChunks(t, parts)
+	return parts
+}
+
+func (op *convOp) chunkCount() int { return (op.batch + chunkPositions - 1) / chunkPositions }
+
+// runChunks runs t's chunks over the cores: by worker (parts 0), or by
+// parts, each worker taking the same parts every time.
+func (op *convOp) runChunks(t chunkTask, parts int) {
+	n := op.chunkCount()
 	workers := min(runtime.GOMAXPROCS(0), n)
+	if parts > 0 {
+		workers = min(workers, parts)
+	}
 	for len(op.s.col) < workers {
 		op.s.col = append(op.s.col, nil)
-		op.s.part = append(op.s.part, nil)
 		op.s.yt = append(op.s.yt, nil)
 		op.s.xB = append(op.s.xB, nil)
 		op.s.colB = append(op.s.colB, nil)
 		op.s.dyB = append(op.s.dyB, nil)
 	}
+	for len(op.s.part) < max(workers, parts) {
+		op.s.part = append(op.s.part, nil)
+		op.s.wgDU = append(op.s.wgDU, nil)
+	}
 	for len(op.s.wg) < workers {
 		op.s.wg = append(op.s.wg, &wgScratch{})
 	}
 	c := slotFor[chunker](&op.s.tasks)
-	*c = chunker{batch: op.batch, chunks: n, workers: workers, t: t}
+	*c = chunker{batch: op.batch, chunks: n, workers: workers, parts: parts, t: t}
 	fanOut(workers, c)
 	*c = chunker{}
-	return workers
 }
 
-// A chunkTask is the body of a loop over chunks of positions.
+// A chunkTask is the body of a loop over chunks of positions: worker
+// names its scratch, part its partial sum, first the part's first chunk.
 type chunkTask interface {
-	chunk(worker, p0, p1 int, first bool)
+	chunk(worker, part, p0, p1 int, first bool)
 }
 
 // chunker runs a chunkTask's chunks for workers [lo, hi).
 type chunker struct {
-	batch, chunks, workers int
-	t                      chunkTask
+	batch, chunks, workers, parts int
+	t                             chunkTask
 }
 
 func (c *chunker) run(lo, hi int) {
 	for w := lo; w < hi; w++ {
-		first := w * c.chunks / c.workers
-		for k := first; k < (w+1)*c.chunks/c.workers; k++ {
-			c.t.chunk(w, k*chunkPositions, min(c.batch, (k+1)*chunkPositions), k == first)
+		if c.parts == 0 {
+			c.span(w, w, w*c.chunks/c.workers, (w+1)*c.chunks/c.workers)
+			continue
 		}
+		for p := w * c.parts / c.workers; p < (w+1)*c.parts/c.workers; p++ {
+			c.span(w, p, p*c.chunks/c.parts, (p+1)*c.chunks/c.parts)
+		}
+	}
+}
+
+// span runs chunks [k0, k1) on worker w's scratch into part p.
+func (c *chunker) span(w, p, k0, k1 int) {
+	for k := k0; k < k1; k++ {
+		c.t.chunk(w, p, k*chunkPositions, min(c.batch, (k+1)*chunkPositions), k == k0)
 	}
 }
 
@@ -138,7 +178,7 @@ type im2colProduct[T float] struct {
 	w, src, dst []T
 }
 
-func (t *im2colProduct[T]) chunk(worker, p0, p1 int, _ bool) {
+func (t *im2colProduct[T]) chunk(worker, _, p0, p1 int, _ bool) {
 	c, taps, cols := t.c, t.inCh*9, t.c.cols()
 	n := (p1 - p0) * model.Squares
 	col := scratch[T](&c.s.col[worker], colSize(taps))[:taps*n]
@@ -251,10 +291,10 @@ func convFilterGrad[T float](op *convFilterGradOp, x, dy, dw G.Value) {
 	}
 	t := slotFor[im2colFilterGrad[T]](&c.s.tasks)
 	*t = im2colFilterGrad[T]{c: c, xs: xs, dys: dys}
-	workers := c.chunks(t)
+	parts := c.chunkSums(t)
 	copy(dws, scratch[T](&c.s.part[0], c.out*taps))
-	for w := 1; w < workers; w++ {
-		for i, v := range scratch[T](&c.s.part[w], c.out*taps) {
+	for p := 1; p < parts; p++ {
+		for i, v := range scratch[T](&c.s.part[p], c.out*taps) {
 			dws[i] += v
 		}
 	}
@@ -265,12 +305,12 @@ type im2colFilterGrad[T float] struct {
 	xs, dys []T
 }
 
-func (t *im2colFilterGrad[T]) chunk(worker, p0, p1 int, first bool) {
+func (t *im2colFilterGrad[T]) chunk(worker, p, p0, p1 int, first bool) {
 	c, taps, cols := t.c, t.c.taps(), t.c.cols()
 	n := (p1 - p0) * model.Squares
 	col := scratch[T](&c.s.col[worker], colSize(taps))[:taps*n]
 	im2col3(c.in, cols, p0, p1, t.xs, col)
-	part := scratch[T](&c.s.part[worker], c.out*taps)
+	part := scratch[T](&c.s.part[p], c.out*taps)
 	var beta T
 	if !first {
 		beta = 1

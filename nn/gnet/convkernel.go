@@ -118,7 +118,7 @@ type kernelForward struct {
 	x, wt, y    []float32
 }
 
-func (t *kernelForward) chunk(worker, p0, p1 int, _ bool) {
+func (t *kernelForward) chunk(worker, _, p0, p1 int, _ bool) {
 	c, taps, cols := t.c, t.inCh*9, t.c.cols()
 	n := (p1 - p0) * model.Squares
 	col := scratch[float32](&c.s.col[worker], colSize(taps))[:taps*n+colSlack]
@@ -141,9 +141,9 @@ func convFilterGradKernel(c *convOp, xs, dys, dws []float32) bool {
 	}
 	t := slotFor[kernelFilterGrad](&c.s.tasks)
 	*t = kernelFilterGrad{c: c, bf16: c.bf16Products(c.in), xs: xs, dys: dys}
-	workers := c.chunks(t)
+	parts := c.chunkSums(t)
 	*t = kernelFilterGrad{}
-	sumFilterGrads(c, taps, dws, workers)
+	sumFilterGrads(c, taps, dws, parts)
 	return true
 }
 
@@ -153,10 +153,10 @@ type kernelFilterGrad struct {
 	xs, dys []float32
 }
 
-func (t *kernelFilterGrad) chunk(worker, p0, p1 int, first bool) {
+func (t *kernelFilterGrad) chunk(worker, p, p0, p1 int, first bool) {
 	c, taps, cols := t.c, t.c.taps(), t.c.cols()
 	if t.bf16 {
-		filterGradChunkBF16(c, taps, cols, worker, p0, p1, first, t.xs, t.dys)
+		filterGradChunkBF16(c, taps, cols, worker, p, p0, p1, first, t.xs, t.dys)
 		return
 	}
 	n := (p1 - p0) * model.Squares
@@ -169,18 +169,18 @@ func (t *kernelFilterGrad) chunk(worker, p0, p1 int, first bool) {
 			dyt[p*c.out+o] = v
 		}
 	}
-	part := scratch[float32](&c.s.part[worker], taps*c.out)
+	part := scratch[float32](&c.s.part[p], taps*c.out)
 	if !model.Sgemm(taps, c.out, n, col, n, 1, dyt, part, c.out, !first) {
 		panic("gnet: a checked kernel shape refused")
 	}
 }
 
-// sumFilterGrads makes dW [out][taps] from the workers' partial sums
+// sumFilterGrads makes dW [out][taps] from the parts' partial sums
 // dWᵀ [taps][out]: the first transposed, the others added.
-func sumFilterGrads(c *convOp, taps int, dws []float32, workers int) {
+func sumFilterGrads(c *convOp, taps int, dws []float32, parts int) {
 	transpose(taps, c.out, scratch[float32](&c.s.part[0], taps*c.out), dws)
-	for w := 1; w < workers; w++ {
-		part := scratch[float32](&c.s.part[w], taps*c.out)
+	for p := 1; p < parts; p++ {
+		part := scratch[float32](&c.s.part[p], taps*c.out)
 		for t := 0; t < taps; t++ {
 			row := part[t*c.out:][:c.out]
 			for o, v := range row {
@@ -240,7 +240,7 @@ type forwardBF16 struct {
 	wb          []uint16
 }
 
-func (task *forwardBF16) chunk(worker, p0, p1 int, _ bool) {
+func (task *forwardBF16) chunk(worker, _, p0, p1 int, _ bool) {
 	c, inCh, outCh, x, y, wb := task.c, task.inCh, task.outCh, task.x, task.y, task.wb
 	taps, cols, pairs := inCh*9, c.cols(), inCh/2
 	n := (p1 - p0) * model.Squares
@@ -291,7 +291,7 @@ func scatterColumns(ch, n int, yt, y []float32, cols int) {
 // filterGradChunkBF16 is one chunk's dWᵀ[taps][out] (+)= col·dyᵀ in bf16:
 // col the chunk's activations rounded, then im2col'd ([taps][n], a k pair
 // two neighbouring points), dyᵀ packed ([n/2][out][2]).
-func filterGradChunkBF16(c *convOp, taps, cols, worker, p0, p1 int, first bool, xs, dys []float32) {
+func filterGradChunkBF16(c *convOp, taps, cols, worker, p, p0, p1 int, first bool, xs, dys []float32) {
 	n := (p1 - p0) * model.Squares
 	chunk := chunkPositions * model.Squares
 	xb := words(scratch[uint32](&c.s.xB[worker], c.in/2*chunk))[:c.in*n]
@@ -311,7 +311,7 @@ func filterGradChunkBF16(c *convOp, taps, cols, worker, p0, p1 int, first bool, 
 			dyB[j*c.out+o] = v
 		}
 	}
-	part := scratch[float32](&c.s.part[worker], taps*c.out)
+	part := scratch[float32](&c.s.part[p], taps*c.out)
 	if !model.GemmBF16(taps, c.out, n, colB, n, 2, words(dyB), part, c.out, !first) {
 		panic("gnet: a checked bf16 kernel shape refused")
 	}

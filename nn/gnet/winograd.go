@@ -56,7 +56,6 @@ type wgScratch struct {
 	v, m  []float32 // transformed input, transformed output (or its gradient)
 	vb    []uint16  // transformed input in bf16 (forward), or paired by tiles (filter gradient)
 	mb    []uint16  // the transformed output gradient paired by tiles
-	du    []float32 // the worker's sum of dU, [16][PadRows(in)][out]
 	zero  []float32
 	drop  []float32
 	yt    []float32 // a sub-chunk's result, point-major
@@ -180,7 +179,7 @@ type winogradForward struct {
 	x, y        []float32
 }
 
-func (t *winogradForward) chunk(worker, p0, p1 int, _ bool) {
+func (t *winogradForward) chunk(worker, _, p0, p1 int, _ bool) {
 	c, inCh, outCh, ub, x, y := t.c, t.inCh, t.outCh, t.ub, t.x, t.y
 	cols := c.cols()
 	s := c.wgWorker(worker, inCh, outCh)
@@ -205,19 +204,19 @@ func (t *winogradForward) chunk(worker, p0, p1 int, _ bool) {
 	}
 }
 
-// filterGradWinogradBF16 is the filter gradient in Winograd: each worker
+// filterGradWinogradBF16 is the filter gradient in Winograd: each part
 // sums dU_ξ [in][out] = V_ξᵀ · dM_ξ over its chunks' tiles (a k pair two
-// neighbouring tiles), and dW = Gᵀ dU G of the workers' total.
+// neighbouring tiles), and dW = Gᵀ dU G of the parts' total.
 func filterGradWinogradBF16(c *convOp, xs, dys, dws []float32) {
 	in, out := c.in, c.out
 	plane := model.PadRows(in, out) * out // winogradFilterGrad's du planes
 	t := slotFor[winogradFilterGrad](&c.s.tasks)
 	*t = winogradFilterGrad{c: c, xs: xs, dys: dys}
-	workers := c.chunks(t)
+	parts := c.chunkSums(t)
 	*t = winogradFilterGrad{}
-	du := c.s.wg[0].du
-	for w := 1; w < workers; w++ {
-		for i, v := range c.s.wg[w].du[:16*plane] {
+	du := c.s.wgDU[0]
+	for p := 1; p < parts; p++ {
+		for i, v := range c.s.wgDU[p][:16*plane] {
 			du[i] += v
 		}
 	}
@@ -229,7 +228,7 @@ type winogradFilterGrad struct {
 	xs, dys []float32
 }
 
-func (t *winogradFilterGrad) chunk(worker, p0, p1 int, first bool) {
+func (t *winogradFilterGrad) chunk(worker, p, p0, p1 int, first bool) {
 	c, xs, dys := t.c, t.xs, t.dys
 	in, out, cols := c.in, c.out, c.cols()
 	// The kernels' rows are in's channels, padded: the padded rows read
@@ -237,7 +236,8 @@ func (t *winogradFilterGrad) chunk(worker, p0, p1 int, first bool) {
 	mRows := model.PadRows(in, out)
 	plane := mRows * out
 	s := c.wgWorker(worker, in, out)
-	s.du = grow(s.du, 16*plane)
+	c.s.wgDU[p] = grow(c.s.wgDU[p], 16*plane)
+	du := c.s.wgDU[p]
 	for q0 := p0; q0 < p1; q0 += wgPositions {
 		np := min(wgPositions, p1-q0)
 		n, tiles := np*model.Squares, np*model.WinogradTiles
@@ -266,7 +266,7 @@ func (t *winogradFilterGrad) chunk(worker, p0, p1 int, first bool) {
 		for xi := 0; xi < 16; xi++ {
 			a := vp[xi*pairs*2*in:][:(pairs-1)*2*in+2*mRows]
 			if !model.GemmBF16(mRows, out, rows, a, 2, 2*in, mp[xi*pairs*2*out:][:pairs*2*out],
-				s.du[xi*plane:][:plane], out, acc) {
+				du[xi*plane:][:plane], out, acc) {
 				panic("gnet: a checked bf16 kernel shape refused")
 			}
 		}
