@@ -19,14 +19,18 @@
 //
 //	stream PALACE_RUN_JOBS      work queue, subjects palace.RUN.jobs.{selfplay,arena,ladder}.GEN
 //	                            one durable pull consumer "workers" shared by every
-//	                            worker: explicit acks, AckWait, bounded MaxDeliver
+//	                            worker (an asynchronous run: "arena", "ladder" and
+//	                            "selfplay", pulled in that order): explicit acks,
+//	                            AckWait, bounded MaxDeliver
 //	stream PALACE_RUN_RESULTS   every finished job's result, palace.RUN.results.{selfplay,arena,ladder}.GEN,
 //	                            kept for the run (the trainer and gatekeeper replay it
 //	                            after a restart)
 //	key-value bucket palace_RUN keys "run" (the config and the bucket's URL),
 //	                            "state" (generation, stage, self-play rounds) and
 //	                            "best" (the best network), changed only by
-//	                            compare-and-swap on the revision read
+//	                            compare-and-swap on the revision read; an
+//	                            asynchronous run's parts keep "selfplay",
+//	                            "candidate" and "gated" (async.go)
 //
 // Both streams de-duplicate on Nats-Msg-Id (the job's ID), jobs within two
 // minutes and results within an hour, so a job enqueued twice by a role
