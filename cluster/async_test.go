@@ -14,6 +14,7 @@ import (
 	"github.com/palace-chess/palace/loop/looptest"
 	"github.com/palace-chess/palace/nn/model"
 	"github.com/palace-chess/palace/selfplay"
+	"github.com/palace-chess/palace/store"
 )
 
 // An asynchronous run: two workers play self-play ahead of training, the
@@ -95,6 +96,90 @@ async: {enabled: true, lead: 2, catch_up: 1}
 		t.Errorf("status %+v (async %+v), %v", st, st.Async, err)
 	}
 
+	checkAsyncRun(t, dir, st, cfg)
+	best, err := loop.BestOf(st)
+	if err != nil || best.Generation != gens {
+		t.Errorf("best %+v, %v; want generation %d", best, err, gens)
+	}
+}
+
+// In an asynchronous run's queue, gate and ladder pairs go before the
+// self-play blocks queued ahead of them; the exact loop's queue keeps
+// its one consumer, which a run with jobs queued is not switched from.
+func TestAsyncQueuePriority(t *testing.T) {
+	url := looptest.NATS(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := Connect(ctx, url, "prio", "test", Settings{AckWait: 30 * time.Second, MaxDeliver: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	blocks := []Job{{Kind: KindSelfplay, Generation: 3}, {Kind: KindSelfplay, Generation: 3, Shard: 1}, {Kind: KindSelfplay, Generation: 4}}
+	if err := c.enqueue(ctx, []Job{{Kind: KindSelfplay, Generation: 9}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.UseAsyncQueue(ctx); err == nil {
+		t.Fatal("a queue holding the exact loop's jobs was switched")
+	}
+	if err := c.purge(ctx, KindSelfplay, 9); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.UseAsyncQueue(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if names, err := c.consumerNames(ctx); err != nil || len(names) != len(asyncConsumers) {
+		t.Fatalf("consumers %v, %v", names, err)
+	}
+	// The settings carried over, and a reconnecting role keeps the layout.
+	c2, err := Connect(ctx, url, "prio", "test", Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	if set, err := c2.Settings(ctx); err != nil || set.AckWait != 30*time.Second || set.MaxDeliver != 3 {
+		t.Errorf("settings after the switch: %+v, %v", set, err)
+	}
+
+	pair := Job{Kind: KindArena, Generation: 2, Pair: 1, Candidate: loop.NetKey(3)}
+	rung := Job{Kind: KindLadder, Generation: 2, Rung: 1}
+	if err := c.enqueue(ctx, append(blocks, rung, pair)); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var order []string
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	w, err := NewWorker(ctx, c2, WorkerOptions{Name: "w", WorkDir: t.TempDir(), Handler: func(_ context.Context, j Job) (Result, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		order = append(order, j.ID())
+		if len(order) == 5 {
+			stop()
+		}
+		return Result{}, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Run(wctx); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(order) != 5 || order[0] != pair.ID() || order[1] != rung.ID() {
+		t.Errorf("jobs taken in the order %v, want %s, then %s first", order, pair.ID(), rung.ID())
+	}
+}
+
+// checkAsyncRun checks a finished asynchronous run of cfg.Generations
+// generations: each generation committed with every game index once and
+// its records beside each shard, each candidate trained on committed
+// generations within the ratio, its parent the one before, the last one
+// gated after a whole match.
+func checkAsyncRun(t *testing.T, dir string, st store.Store, cfg loop.Config) {
+	t.Helper()
+	gens := cfg.Generations
 	ms, err := loop.ReadMetrics(st)
 	if err != nil {
 		t.Fatal(err)
@@ -183,78 +268,5 @@ async: {enabled: true, lead: 2, catch_up: 1}
 		t.Error(err)
 	} else if sum := arena.Summarize(h, recs); sum.Games != 2*cfg.Gate.Pairs {
 		t.Errorf("the last candidate's match: %+v", sum)
-	}
-	best, err := loop.BestOf(st)
-	if err != nil || best.Generation != gens {
-		t.Errorf("best %+v, %v; want generation %d", best, err, gens)
-	}
-}
-
-// In an asynchronous run's queue, gate and ladder pairs go before the
-// self-play blocks queued ahead of them; the exact loop's queue keeps
-// its one consumer, which a run with jobs queued is not switched from.
-func TestAsyncQueuePriority(t *testing.T) {
-	url := looptest.NATS(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c, err := Connect(ctx, url, "prio", "test", Settings{AckWait: 30 * time.Second, MaxDeliver: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	blocks := []Job{{Kind: KindSelfplay, Generation: 3}, {Kind: KindSelfplay, Generation: 3, Shard: 1}, {Kind: KindSelfplay, Generation: 4}}
-	if err := c.enqueue(ctx, []Job{{Kind: KindSelfplay, Generation: 9}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.UseAsyncQueue(ctx); err == nil {
-		t.Fatal("a queue holding the exact loop's jobs was switched")
-	}
-	if err := c.purge(ctx, KindSelfplay, 9); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.UseAsyncQueue(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if names, err := c.consumerNames(ctx); err != nil || len(names) != len(asyncConsumers) {
-		t.Fatalf("consumers %v, %v", names, err)
-	}
-	// The settings carried over, and a reconnecting role keeps the layout.
-	c2, err := Connect(ctx, url, "prio", "test", Settings{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c2.Close()
-	if set, err := c2.Settings(ctx); err != nil || set.AckWait != 30*time.Second || set.MaxDeliver != 3 {
-		t.Errorf("settings after the switch: %+v, %v", set, err)
-	}
-
-	pair := Job{Kind: KindArena, Generation: 2, Pair: 1, Candidate: loop.NetKey(3)}
-	rung := Job{Kind: KindLadder, Generation: 2, Rung: 1}
-	if err := c.enqueue(ctx, append(blocks, rung, pair)); err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var order []string
-	wctx, stop := context.WithCancel(ctx)
-	defer stop()
-	w, err := NewWorker(ctx, c2, WorkerOptions{Name: "w", WorkDir: t.TempDir(), Handler: func(_ context.Context, j Job) (Result, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		order = append(order, j.ID())
-		if len(order) == 5 {
-			stop()
-		}
-		return Result{}, nil
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Run(wctx); err != nil {
-		t.Fatal(err)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(order) != 5 || order[0] != pair.ID() || order[1] != rung.ID() {
-		t.Errorf("jobs taken in the order %v, want %s, then %s first", order, pair.ID(), rung.ID())
 	}
 }

@@ -12,7 +12,9 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 
+	"github.com/palace-chess/palace/loop"
 	"github.com/palace-chess/palace/loop/looptest"
+	"github.com/palace-chess/palace/store"
 )
 
 // restartableNATS is a JetStream server that can be stopped and started
@@ -95,6 +97,16 @@ func (n *restartableNATS) url() string  { return "nats://" + n.addr() }
 // mid-run (killed, with PALACE_NATS_SERVER) loses nothing: the run finishes, each generation holds each game
 // once, and every match played all its pairs (issue 46).
 func TestSoak(t *testing.T) {
+	soak(t, "", func(dir string, st store.Store, cfg loop.Config) { checkRun(t, dir, cfg) })
+}
+
+// TestSoakAsync is TestSoak's run in the asynchronous mode: every
+// generation's games each once, the last candidate gated.
+func TestSoakAsync(t *testing.T) {
+	soak(t, "async: {enabled: true}", func(dir string, st store.Store, cfg loop.Config) { checkAsyncRun(t, dir, st, cfg) })
+}
+
+func soak(t *testing.T, over string, check func(string, store.Store, loop.Config)) {
 	if testing.Short() {
 		t.Skip("a soak: four generations under kills and a server restart")
 	}
@@ -102,7 +114,11 @@ func TestSoak(t *testing.T) {
 	url := srv.url()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	main, st, dir, cfg := startRun(ctx, t, url, looptest.Merge(t, tinyYAML(t), "generations: 4\nselfplay: {games: 32, games_per_shard: 2}"))
+	yaml := looptest.Merge(t, tinyYAML(t), "generations: 4\nselfplay: {games: 32, games_per_shard: 2}")
+	if over != "" {
+		yaml = looptest.Merge(t, yaml, over)
+	}
+	main, st, dir, cfg := startRun(ctx, t, url, yaml)
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(ctx, main, st, cfg, RunOptions{RoleOptions: RoleOptions{WorkDir: t.TempDir(), CodeVersion: "test", Progress: logEvents(t)}})
@@ -188,7 +204,7 @@ wait:
 	if !restarted || kills < 3 {
 		t.Fatalf("the run ended after %d kills, server restarted: %v", kills, restarted)
 	}
-	checkRun(t, dir, cfg)
+	check(dir, st, cfg)
 	s, _, _, err := main.State(ctx)
 	if err != nil || s.Generation != 4 {
 		t.Errorf("the run's state at the end: %+v, %v", s, err)
