@@ -273,8 +273,8 @@ func (w *Worker) Run(parent context.Context) error {
 		go func() { defer wg.Done(); w.watch(ctx, keyBest, cancel) }()
 		go func() { defer wg.Done(); w.watch(ctx, keyState, cancel) }()
 	}
-	// The exact loop's one consumer, or the asynchronous loop's priority
-	// and self-play consumers, pulled from in that order.
+	// The exact loop's one consumer, or the asynchronous loop's one a job
+	// kind, pulled from in their order: gate pairs, ladder pairs, blocks.
 	queue, err := w.c.queue(ctx)
 	if err != nil {
 		cancel(nil)
