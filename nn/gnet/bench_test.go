@@ -10,18 +10,25 @@ import (
 // BenchmarkTrainStep: the yardstick network, 6 blocks × 64
 // filters, palace's 80 input planes and 2,581 policy slots, at batch 64,
 // float32 and (where the CPU has AVX-512 BF16) bf16 products.
-func BenchmarkTrainStep(b *testing.B) {
-	b.Run("fp32", func(b *testing.B) { benchmarkTrainStep(b, false) })
+func BenchmarkTrainStep(b *testing.B) { trainStepBenchmarks(b, 6) }
+
+// BenchmarkTrainStep4x64 is BenchmarkTrainStep with 4 blocks: the
+// trainer's capacity for the smaller shape (a distributed run's
+// trainer-bound point, docs/distributed.md).
+func BenchmarkTrainStep4x64(b *testing.B) { trainStepBenchmarks(b, 4) }
+
+func trainStepBenchmarks(b *testing.B, blocks int) {
+	b.Run("fp32", func(b *testing.B) { benchmarkTrainStep(b, blocks, false) })
 	b.Run("bf16", func(b *testing.B) {
 		if !bf16Kernels() {
 			b.Skip("no AVX-512 BF16 here, or the kernels are off (PALACE_KERNEL)")
 		}
-		benchmarkTrainStep(b, true)
+		benchmarkTrainStep(b, blocks, true)
 	})
 }
 
-func benchmarkTrainStep(b *testing.B, bf16 bool) {
-	cfg := model.Config{Planes: 80, PolicySize: 2581, Blocks: 6, Filters: 64, PolicyChannels: 4, ValueChannels: 2, ValueHidden: 64}
+func benchmarkTrainStep(b *testing.B, blocks int, bf16 bool) {
+	cfg := model.Config{Planes: 80, PolicySize: 2581, Blocks: blocks, Filters: 64, PolicyChannels: 4, ValueChannels: 2, ValueHidden: 64}
 	const batch = 64
 	w, err := model.NewRandom(cfg, 1)
 	if err != nil {
