@@ -191,7 +191,10 @@ func TestBrowser(t *testing.T) {
 		step("down", chromedp.Click(chromedp.CSS("#explorer-moves a.down")))
 		pos = &v.Positions[pos.Moves[0].Next]
 		want := strconv.Itoa(pos.Games) + " games reached this position"
-		waitFor("explorer", fmt.Sprintf(`document.getElementById("here") !== null && document.getElementById("here").textContent.includes(%q)`, want))
+		// The new page's path too: the old page's count can hold the new
+		// one's as a substring (1100 games, 100 games), and a click on
+		// the old page's link while the new one loads finds no node.
+		waitFor("explorer", fmt.Sprintf(`document.querySelectorAll("#path a").length === %d && document.getElementById("here") !== null && document.getElementById("here").textContent.includes(%q)`, k+2, want))
 	}
 	if got := eval("explorer path", `document.querySelectorAll("#path a").length`+` + ""`); got != "3" {
 		t.Fatalf("the explorer's path has %s links, want start and two moves", got)
