@@ -399,7 +399,7 @@ func (a *Async) gateLoop(ctx context.Context) error {
 				return stopped(ctx, err)
 			}
 		}
-		if err := a.decide(ctx, cand.Generation); err != nil {
+		if err := a.gate(ctx, cand.Generation); err != nil {
 			return stopped(ctx, err)
 		}
 		if _, err := g.c.casJSON(ctx, keyGated, asyncGated{Version: 1, Candidate: cand.Generation}, gdRev); err != nil {
@@ -409,10 +409,10 @@ func (a *Async) gateLoop(ctx context.Context) error {
 	return nil
 }
 
-// decide plays candidate cand's match (when gated), promotes it or keeps
+// gate plays candidate cand's match (when gated), promotes it or keeps
 // the best, and rates the best when the ladder is due, as the exact
 // gatekeeper's stages do.
-func (a *Async) decide(ctx context.Context, cand int) error {
+func (a *Async) gate(ctx context.Context, cand int) error {
 	g := a.g
 	gen := cand - 1
 	if g.stages.Gated(cand) {
@@ -420,21 +420,12 @@ func (a *Async) decide(ctx context.Context, cand int) error {
 			return err
 		}
 	}
-	best, bestRev, err := g.c.Best(ctx)
+	best, m, err := g.decide(ctx, cand)
 	if err != nil {
 		return err
 	}
-	m, promoted, err := g.stages.Gate(cand, best)
-	if err != nil {
+	if err := loop.SetBest(g.st, best); err != nil {
 		return err
-	}
-	if promoted != nil {
-		if _, err := g.c.casJSON(ctx, keyBest, *promoted, bestRev); err != nil {
-			return err
-		}
-		if err := loop.SetBest(g.st, *promoted); err != nil {
-			return err
-		}
 	}
 	if err := g.recordMetric(m); err != nil {
 		return err

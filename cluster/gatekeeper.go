@@ -95,20 +95,9 @@ func (g *Gatekeeper) arena(ctx context.Context, s State) (State, error) {
 // gate does, with the best pointer moved by compare-and-swap.
 func (g *Gatekeeper) gate(ctx context.Context, s State) (State, error) {
 	gen := s.Generation
-	cand := gen + 1
-	best, bestRev, err := g.c.Best(ctx)
+	best, m, err := g.decide(ctx, gen+1)
 	if err != nil {
 		return s, err
-	}
-	m, promoted, err := g.stages.Gate(cand, best)
-	if err != nil {
-		return s, err
-	}
-	if promoted != nil {
-		if _, err := g.c.casJSON(ctx, keyBest, *promoted, bestRev); err != nil {
-			return s, err
-		}
-		best = *promoted
 	}
 	if err := g.mirror(s, &best); err != nil {
 		return s, err
@@ -118,6 +107,27 @@ func (g *Gatekeeper) gate(ctx context.Context, s State) (State, error) {
 	}
 	g.report(Event{Kind: EventGate, Generation: gen, Metric: m})
 	return State{State: g.stages.Next(s.State)}, nil
+}
+
+// decide decides candidate cand against the best (its match, when gated,
+// already played), moves the best pointer by compare-and-swap when it is
+// promoted, and returns the best after it and the gate's metric.
+func (g *Gatekeeper) decide(ctx context.Context, cand int) (loop.Best, loop.Metric, error) {
+	best, bestRev, err := g.c.Best(ctx)
+	if err != nil {
+		return best, loop.Metric{}, err
+	}
+	m, promoted, err := g.stages.Gate(cand, best)
+	if err != nil {
+		return best, loop.Metric{}, err
+	}
+	if promoted != nil {
+		if _, err := g.c.casJSON(ctx, keyBest, *promoted, bestRev); err != nil {
+			return best, loop.Metric{}, err
+		}
+		best = *promoted
+	}
+	return best, m, nil
 }
 
 // ladder rates the best network when due, as the local loop's ladder

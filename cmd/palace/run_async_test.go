@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/palace-chess/palace/datasets"
@@ -34,17 +33,7 @@ func TestRunAsyncKill9(t *testing.T) {
 	dir := filepath.Join(root, "run")
 	kills := 0
 	for _, at := range []string{"trainer: gen 0: step", "gatekeeper: gen"} {
-		cmd, lines := startRun(t, bin, "--config", cfg, "--dir", dir)
-		for line := range lines {
-			if strings.Contains(line, at) {
-				break
-			}
-		}
-		cmd.Process.Signal(syscall.SIGKILL)
-		err := cmd.Wait()
-		for range lines {
-		}
-		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); err != nil && ok && ws.Signaled() {
+		if runKilledAt(t, bin, at, 0, "--config", cfg, "--dir", dir) {
 			kills++
 		}
 	}

@@ -37,6 +37,26 @@ func startRun(t *testing.T, bin string, args ...string) (*exec.Cmd, <-chan strin
 	return startPalace(t, bin, append([]string{"run", "--progress", "log"}, args...)...)
 }
 
+// runKilledAt starts palace run with args and kills it with SIGKILL delay
+// after a line holding at (or when it ends, if none does); it reports
+// whether the kill found the run going.
+func runKilledAt(t *testing.T, bin, at string, delay time.Duration, args ...string) bool {
+	t.Helper()
+	cmd, lines := startRun(t, bin, args...)
+	for line := range lines {
+		if strings.Contains(line, at) {
+			time.Sleep(delay)
+			break
+		}
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	err := cmd.Wait()
+	for range lines {
+	}
+	ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	return err != nil && ok && ws.Signaled()
+}
+
 // The end-to-end test of palace's main job: a run killed with SIGKILL in
 // the middle of training and of a match, then resumed, finishes with every
 // artifact in place and the very networks and decisions of a run left
@@ -56,18 +76,7 @@ func TestRunKill9(t *testing.T) {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 2))
 	kills := 0
 	for _, at := range []string{"stage=train start", "stage=arena start", "stage=selfplay start"} {
-		cmd, lines := startRun(t, bin, "--config", cfg, "--dir", dir)
-		for line := range lines {
-			if strings.Contains(line, at) {
-				time.Sleep(time.Duration(rng.IntN(300)) * time.Millisecond)
-				break
-			}
-		}
-		cmd.Process.Signal(syscall.SIGKILL)
-		err := cmd.Wait()
-		for range lines {
-		}
-		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); err != nil && ok && ws.Signaled() {
+		if runKilledAt(t, bin, at, time.Duration(rng.IntN(300))*time.Millisecond, "--config", cfg, "--dir", dir) {
 			kills++
 		}
 		b, _ := os.ReadFile(filepath.Join(dir, loop.StateKey))
