@@ -1,12 +1,12 @@
 package cluster
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/palace-chess/palace/loop"
 	"github.com/palace-chess/palace/store"
@@ -149,8 +149,7 @@ func stopped(ctx context.Context, err error) error {
 // asyncBlocks are generation gen's self-play jobs, in shard order, with
 // no network named: the worker's best plays them.
 func (a *Async) asyncBlocks(gen int) []Job {
-	jobs := blocks(a.t.stages.SelfplayPlan(gen, loop.Best{}, 1))
-	return jobs
+	return blocks(a.t.stages.SelfplayPlan(gen, loop.Best{}, 1))
 }
 
 // collect is the collector: blocks queued ahead, results folded, each
@@ -166,6 +165,7 @@ func (a *Async) collect(ctx context.Context) error {
 	if n > 0 && sp.Committed >= n {
 		return nil
 	}
+	sp.Version = 1
 	// Enqueued anew after a restart: the stream drops those it holds, and
 	// a worker given a block already in the store only reports it.
 	for gen := sp.Committed; gen < sp.Queued; gen++ {
@@ -177,7 +177,6 @@ func (a *Async) collect(ctx context.Context) error {
 		for sp.Queued < sp.Committed+t.cfg.Async.Lead && (n == 0 || sp.Queued < n) {
 			// Recorded before the jobs are enqueued, so that a restarted
 			// collector enqueues every block it may have asked for.
-			sp.Version = 1
 			sp.Queued++
 			if rev, err = t.c.casJSON(ctx, keySelfplay, sp, rev); err != nil {
 				return err
@@ -216,7 +215,6 @@ func (a *Async) collect(ctx context.Context) error {
 				return false, err
 			}
 			delete(pending, sp.Committed)
-			sp.Version = 1
 			sp.Committed++
 			if rev, err = t.c.casJSON(ctx, keySelfplay, sp, rev); err != nil {
 				return false, err
@@ -241,8 +239,7 @@ func (a *Async) commit(ctx context.Context, gen int, shards map[int]*Result) err
 	if err := t.commitGeneration(gen, shards, len(shards)); err != nil {
 		return err
 	}
-	var counts loop.SelfplayCounts
-	workers := workerTally{}
+	counts, workers := tallyBlocks(shards)
 	best, _, err := t.c.Best(ctx)
 	if err != nil {
 		return err
@@ -250,13 +247,7 @@ func (a *Async) commit(ctx context.Context, gen int, shards map[int]*Result) err
 	var played []string
 	var behind, known float64
 	for i := range len(shards) {
-		r := shards[i]
-		workers.add(r, r.Job.Games, r.Shard.Records)
-		counts.Plies += r.Plies
-		counts.Evaluations += r.Evals
-		counts.Games += r.Job.Games
-		counts.Playing += time.Duration(r.Seconds * float64(time.Second))
-		if r.Played != nil {
+		if r := shards[i]; r.Played != nil {
 			if !slices.Contains(played, r.Played.Key) {
 				played = append(played, r.Played.Key)
 			}
@@ -342,13 +333,7 @@ func (a *Async) trainLoop(ctx context.Context) error {
 				return stopped(ctx, err)
 			}
 		}
-		parent := ""
-		if cand.Key != "" {
-			parent = cand.Key
-		} else {
-			parent = loop.NetKey(0)
-		}
-		m, err := t.trainCandidate(ctx, gen, target, parent)
+		m, err := t.trainCandidate(ctx, gen, target, cmp.Or(cand.Key, loop.NetKey(0)))
 		if err != nil {
 			return stopped(ctx, err)
 		}

@@ -371,8 +371,6 @@ func (t *Trainer) playGeneration(ctx context.Context, sp *State, revp *uint64) (
 	start := time.Now()
 	shards := map[int]*Result{}
 	var own int64
-	var counts loop.SelfplayCounts
-	workers := workerTally{}
 	err = t.c.followResults(ctx, KindSelfplay, gen, func(r *Result) (bool, error) {
 		n := r.Job.Shard
 		if r.Shard == nil || n < 0 || n >= len(jobs) || shards[n] != nil {
@@ -382,11 +380,7 @@ func (t *Trainer) playGeneration(ctx context.Context, sp *State, revp *uint64) (
 			return false, fmt.Errorf("cluster: gen %d: the result of %s is of another job (%+v, want %+v)", gen, r.Job.ID(), r.Job, jobs[n])
 		}
 		shards[n] = r
-		workers.add(r, r.Job.Games, r.Shard.Records)
 		own += r.Shard.Records
-		counts.Plies += r.Plies
-		counts.Evaluations += r.Evals
-		counts.Games += r.Job.Games
 		t.report(Event{Kind: EventBlock, Generation: gen, Done: len(shards), Jobs: len(jobs), Result: r})
 		if len(shards) < len(jobs) {
 			return false, nil
@@ -410,6 +404,7 @@ func (t *Trainer) playGeneration(ctx context.Context, sp *State, revp *uint64) (
 	if err := t.commitGeneration(gen, shards, len(jobs)); err != nil {
 		return s, err
 	}
+	counts, workers := tallyBlocks(shards)
 	if err := t.recordWorkers(gen, KindSelfplay, loop.SelfplayKey(gen), workers); err != nil {
 		return s, err
 	}
@@ -423,6 +418,21 @@ func (t *Trainer) playGeneration(ctx context.Context, sp *State, revp *uint64) (
 	}
 	t.report(Event{Kind: EventSelfplayDone, Generation: gen, Metric: m})
 	return State{State: t.stages.Next(s.State)}, nil
+}
+
+// tallyBlocks counts a generation's blocks, as its metric and the
+// workers file count them; Playing is the time the blocks took, summed.
+func tallyBlocks(shards map[int]*Result) (loop.SelfplayCounts, workerTally) {
+	var counts loop.SelfplayCounts
+	workers := workerTally{}
+	for _, r := range shards {
+		workers.add(r, r.Job.Games, r.Shard.Records)
+		counts.Plies += r.Plies
+		counts.Evaluations += r.Evals
+		counts.Games += r.Job.Games
+		counts.Playing += time.Duration(r.Seconds * float64(time.Second))
+	}
+	return counts, workers
 }
 
 // commitGeneration writes generation gen's manifest, its commit point: the

@@ -40,14 +40,7 @@ func TestRunAsyncKill9(t *testing.T) {
 	if kills == 0 {
 		t.Fatal("no run was killed")
 	}
-	cmd, lines := startRun(t, bin, "--dir", dir)
-	var out []string
-	for line := range lines {
-		out = append(out, line)
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("resumed run: %v\n%s", err, strings.Join(out, "\n"))
-	}
+	out := runToEnd(t, bin, "--dir", dir)
 	if !strings.Contains(strings.Join(out, "\n"), "run complete") {
 		t.Errorf("the resumed run did not say it completed:\n%s", strings.Join(out, "\n"))
 	}

@@ -57,6 +57,21 @@ func runKilledAt(t *testing.T, bin, at string, delay time.Duration, args ...stri
 	return err != nil && ok && ws.Signaled()
 }
 
+// runToEnd runs palace run with args to its end, failing the test with
+// its output if it fails, and returns its lines.
+func runToEnd(t *testing.T, bin string, args ...string) []string {
+	t.Helper()
+	cmd, lines := startRun(t, bin, args...)
+	var out []string
+	for line := range lines {
+		out = append(out, line)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("palace run %s: %v\n%s", strings.Join(args, " "), err, strings.Join(out, "\n"))
+	}
+	return out
+}
+
 // The end-to-end test of palace's main job: a run killed with SIGKILL in
 // the middle of training and of a match, then resumed, finishes with every
 // artifact in place and the very networks and decisions of a run left
@@ -86,14 +101,7 @@ func TestRunKill9(t *testing.T) {
 		t.Fatal("no run was killed")
 	}
 	for _, d := range []string{dir, ref} {
-		cmd, lines := startRun(t, bin, "--config", cfg, "--dir", d)
-		var last []string
-		for line := range lines {
-			last = append(last, line)
-		}
-		if err := cmd.Wait(); err != nil {
-			t.Fatalf("run in %s: %v\n%s", d, err, strings.Join(last, "\n"))
-		}
+		runToEnd(t, bin, "--config", cfg, "--dir", d)
 	}
 	for g := 0; g <= 2; g++ {
 		a, err := model.Load(filepath.Join(ref, loop.NetKey(g)))

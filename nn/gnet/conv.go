@@ -71,7 +71,8 @@ func (op *convOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 }
 
 // chunks calls t.chunk for every chunk of positions [p0, p1), the chunks
-// split into one run per core (part = worker: a loop with no sum).
+// split into one run per core (a loop with no sum: part is the worker's
+// index, and no task of chunks uses it).
 func (op *convOp) chunks(t chunkTask) { op.runChunks(t, 0) }
 
 // chunkSums calls t.chunk for every chunk of positions as chunks does,
@@ -102,7 +103,7 @@ func (op *convOp) runChunks(t chunkTask, parts int) {
 		op.s.colB = append(op.s.colB, nil)
 		op.s.dyB = append(op.s.dyB, nil)
 	}
-	for len(op.s.part) < max(workers, parts) {
+	for len(op.s.part) < parts {
 		op.s.part = append(op.s.part, nil)
 		op.s.wgDU = append(op.s.wgDU, nil)
 	}
