@@ -1,7 +1,6 @@
 package gnet
 
 import (
-	"runtime"
 	"sync"
 
 	"gonum.org/v1/gonum/blas"
@@ -52,8 +51,14 @@ type openBLAS struct {
 // Sgemm computes C = α·op(A)·op(B) + β·C (row-major), as Gonum's does,
 // split across the cores.
 func (o *openBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	o.bands(runtime.GOMAXPROCS(0), tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	o.bands(gemmParts, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
+
+// gemmParts is the bands a product is split into, whatever the number of
+// cores (which share them): OpenBLAS's kernels treat a band's last rows
+// apart, in another order of sums on some CPUs (AVX-512's), so bands cut
+// by core count would make a run's networks depend on GOMAXPROCS.
+const gemmParts = 4
 
 // bands is Sgemm in at most parts bands.
 func (o *openBLAS) bands(parts int, tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
