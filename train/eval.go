@@ -27,6 +27,10 @@ type EvalOptions struct {
 	// network's own check (model.Checkpoint.CheckRuleSet) that it was made
 	// for that game.
 	CheckRuleSet func(*rules.RuleSet) error
+	// HeldOutOnly (EvalGames) keeps only the games on the held-out side of
+	// the filter's split (its HeldOut share and Seed): the games that
+	// palace train, given the same share and seed, kept out of training.
+	HeldOutOnly bool
 }
 
 // EvalReport is how well a network predicts a set of positions: the
@@ -37,6 +41,7 @@ type EvalOptions struct {
 // constant prediction can do, and a policy head beats UniformCE.
 type EvalReport struct {
 	Positions int64 // records evaluated
+	Games     int64 // games they came from (EvalGames)
 	// Results counts the records by their game's result to the side to
 	// move: wins, draws, losses; ValuePositions is their sum (positions of
 	// games without a result have no value target).
@@ -303,14 +308,18 @@ func (e *evaluation) flush() error {
 
 // EvalGames evaluates ev on the positions of the recorded games at paths
 // (games or record files, or directories of them: rundir.Collect) that filter keeps
-// (its held-out share is ignored: every kept game counts), each built as
-// training builds them (GamePositions). A game that does not replay is an
-// error naming it, never skipped.
+// (every kept game counts, or with o.HeldOutOnly only those its split
+// holds out), each built as training builds them (GamePositions). A game
+// that does not replay is an error naming it, never skipped.
 func EvalGames(ev nn.Evaluator, paths []string, filter GameFilter, o EvalOptions) (EvalReport, Dropped, error) {
 	if o.Every < 0 || o.Batch < 0 {
 		return EvalReport{}, Dropped{}, fmt.Errorf("train: eval: every %d, batch %d: want ≥ 0", o.Every, o.Batch)
 	}
-	filter.HeldOut = 0
+	if !o.HeldOutOnly {
+		filter.HeldOut = 0
+	} else if filter.HeldOut <= 0 {
+		return EvalReport{}, Dropped{}, fmt.Errorf("train: eval: held-out games only, with a held-out share of %v: want a share > 0", filter.HeldOut)
+	}
 	sel, err := NewSelector(filter)
 	if err != nil {
 		return EvalReport{}, Dropped{}, err
@@ -321,11 +330,12 @@ func EvalGames(ev nn.Evaluator, paths []string, filter GameFilter, o EvalOptions
 	}
 	every := int64(max(o.Every, 1))
 	var recs []datasets.Record
-	var seen int64 = -1
+	var seen, games int64 = -1, 0
 	err = rundir.Collect(paths, func(g *gamerec.Game, rs *rules.RuleSet) error {
-		if keep, _ := sel.Select(g); !keep {
+		if keep, heldOut := sel.Select(g); !keep || o.HeldOutOnly && !heldOut {
 			return nil
 		}
+		games++
 		if recs, err = filter.Positions(recs[:0], g, rs); err != nil {
 			return err
 		}
@@ -346,5 +356,6 @@ func EvalGames(ev nn.Evaluator, paths []string, filter GameFilter, o EvalOptions
 		return EvalReport{}, sel.Dropped, err
 	}
 	rep, err := e.finish()
+	rep.Games = games
 	return rep, sel.Dropped, err
 }

@@ -272,6 +272,8 @@ func runNetEval(args []string, stdout, stderr io.Writer) error {
 	minPlies := fs.Int("min-plies", 0, "with --games: drop games shorter than this")
 	openingPlies := fs.Int("opening-plies", 0, "with --games: the first N plies of each game only (0: whole games)")
 	every := fs.Int("every", 1, "evaluate one position in this many")
+	heldOut := fs.Float64("held-out", 0, "with --games: only the games palace train --held-out SHARE holds out of training (its split by game; 0: every game)")
+	splitSeed := fs.Uint64("split-seed", 1, "with --held-out: the split's seed, the training config's seed (the built-in configs/train-games.yaml's: 1)")
 	dirs, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -279,11 +281,15 @@ func runNetEval(args []string, stdout, stderr io.Writer) error {
 	if *netFile == "" || (len(dirs) == 0) == (len(games) == 0) {
 		return usageError{"want --net FILE and either games or shard directories: palace net eval --net FILE --games PATH, or palace net eval --net FILE DIR..."}
 	}
-	if *every < 1 || *maxPlies < 0 || *minPlies < 0 || *openingPlies < 0 {
-		return usagef("--every %d, --max-plies %d, --min-plies %d, --opening-plies %d: want ≥ 1, ≥ 0, ≥ 0, ≥ 0", *every, *maxPlies, *minPlies, *openingPlies)
+	if *every < 1 || *maxPlies < 0 || *minPlies < 0 || *openingPlies < 0 || !(*heldOut >= 0 && *heldOut < 1) {
+		return usagef("--every %d, --max-plies %d, --min-plies %d, --opening-plies %d, --held-out %v: want ≥ 1, ≥ 0, ≥ 0, ≥ 0, a share in [0, 1)", *every, *maxPlies, *minPlies, *openingPlies, *heldOut)
 	}
 	if len(games) > 0 {
-		return evalGames(stdout, *netFile, games, *rulesList, *minPlies, *openingPlies, *every)
+		filter := train.GameFilter{MinPlies: *minPlies, OpeningPlies: *openingPlies, KeepDuplicates: true, HeldOut: *heldOut, Seed: *splitSeed}
+		return evalGames(stdout, *netFile, games, *rulesList, filter, *every)
+	}
+	if *heldOut > 0 {
+		return usageError{"--held-out is for --games: shard directories have no held-out split"}
 	}
 	ck, err := model.LoadPlayable(*netFile)
 	if err != nil {
@@ -329,8 +335,7 @@ func runNetEval(args []string, stdout, stderr io.Writer) error {
 }
 
 // evalGames is net eval over recorded games.
-func evalGames(stdout io.Writer, netFile string, games []string, rulesList string, minPlies, openingPlies, every int) error {
-	filter := train.GameFilter{MinPlies: minPlies, OpeningPlies: openingPlies, KeepDuplicates: true}
+func evalGames(stdout io.Writer, netFile string, games []string, rulesList string, filter train.GameFilter, every int) error {
 	if rulesList != "" {
 		for _, r := range strings.Split(rulesList, ",") {
 			filter.RuleSets = append(filter.RuleSets, strings.TrimSpace(r))
@@ -340,12 +345,15 @@ func evalGames(stdout io.Writer, netFile string, games []string, rulesList strin
 	if err != nil {
 		return err
 	}
-	rep, dropped, err := train.EvalGames(ev, games, filter, train.EvalOptions{Every: every, Batch: 256, CheckRuleSet: ck.CheckRuleSet})
+	rep, dropped, err := train.EvalGames(ev, games, filter, train.EvalOptions{Every: every, Batch: 256, CheckRuleSet: ck.CheckRuleSet, HeldOutOnly: filter.HeldOut > 0})
 	if err != nil {
 		return err
 	}
 	if n := dropped.Total(); n > 0 {
-		fmt.Fprintf(stdout, "games dropped   %d (%d under other rule sets, %d shorter than %d plies)\n", n, dropped.RuleSet, dropped.Short, minPlies)
+		fmt.Fprintf(stdout, "games dropped   %d (%d under other rule sets, %d shorter than %d plies)\n", n, dropped.RuleSet, dropped.Short, filter.MinPlies)
+	}
+	if filter.HeldOut > 0 {
+		fmt.Fprintf(stdout, "games           %d held out of training (share %v, split seed %d)\n", rep.Games, filter.HeldOut, filter.Seed)
 	}
 	printEvalReport(stdout, ck, netFile, rep, "positions")
 	return nil

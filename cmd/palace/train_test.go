@@ -28,6 +28,7 @@ train: {batch: 32, checkpoint_every: 5}
 	if code != 0 {
 		t.Fatalf("train: exit %d: %s %s", code, out, errOut)
 	}
+	out0 := out
 	for _, want := range []string{"games: 40 read; 0 dropped", "held out", "top-1 (uniform)", "wrote " + net} {
 		if !strings.Contains(out, want) {
 			t.Errorf("train's output lacks %q:\n%s", want, out)
@@ -82,7 +83,18 @@ train: {batch: 32, checkpoint_every: 5}
 		t.Errorf("net eval --games: exit %d: %s %s", code, out, errOut)
 	}
 
+	// --held-out evaluates the games training held out, and nothing else:
+	// the same games and positions as its held-out row.
+	held := regexp.MustCompile(`held out +(\d+) games +(\d+) positions`).FindStringSubmatch(out0)
+	code, out, errOut = runPalace(t, "", "net", "eval", "--net", net, "--games", games, "--held-out", "0.2")
+	if held == nil || code != 0 || !strings.Contains(out, "games           "+held[1]+" held out of training (share 0.2, split seed 1)") ||
+		!strings.Contains(out, "positions       "+held[2]+" ") {
+		t.Errorf("net eval --held-out 0.2: exit %d: %s %s; want training's held-out games and positions %v", code, out, errOut, held)
+	}
+
 	for _, bad := range [][]string{
+		{"net", "eval", "--net", net, "--games", games, "--held-out", "1"},
+		{"net", "eval", "--net", net, "--held-out", "0.1", dir},
 		{"train", "--out", net},
 		{"train", "--games", games},
 		{"train", "--games", games, "--out", net, "--held-out", "1"},
