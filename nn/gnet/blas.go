@@ -1,6 +1,7 @@
 package gnet
 
 import (
+	"runtime"
 	"sync"
 
 	"gonum.org/v1/gonum/blas"
@@ -80,7 +81,7 @@ func (o *openBLAS) bands(parts int, tA, tB blas.Transpose, m, n, k int, alpha fl
 	}
 	t := gemmTasks.Get().(*gemmBands)
 	*t = gemmBands{o: o, parts: parts, ta: ta, tb: tb, m: m, n: n, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc}
-	fanOut(parts, t)
+	split(parts, min(parts, runtime.GOMAXPROCS(0)), t) // the cores share the bands
 	*t = gemmBands{}
 	gemmTasks.Put(t)
 }

@@ -27,7 +27,9 @@ func WinogradFilters(out, in int, w, u []float32) {
 // WinogradFiltersRange is WinogradFilters for the (in, out) pairs
 // i·out+o in [lo, hi) only: disjoint ranges may run at once.
 func WinogradFiltersRange(out, in int, w, u []float32, lo, hi int) {
-	_, _ = w[out*in*9-1], u[16*in*out-1]
+	// Bounds checked by slicing, which reads nothing: another range may be
+	// writing u's last value at the same time.
+	w, u = w[:out*in*9], u[:16*in*out]
 	plane := in * out
 	hi = min(hi, plane)
 	// A block of wgBlock outputs is made in blk and written plane by
@@ -72,7 +74,7 @@ func WinogradFilterGrads(out, in, stride int, du, dw []float32) {
 // WinogradFilterGradsRange is WinogradFilterGrads for the (in, out) pairs
 // i·out+o in [lo, hi) only: disjoint ranges may run at once.
 func WinogradFilterGradsRange(out, in, stride int, du, dw []float32, lo, hi int) {
-	_, _ = du[15*stride+in*out-1], dw[out*in*9-1]
+	du, dw = du[:15*stride+in*out], dw[:out*in*9] // as WinogradFiltersRange: no reads
 	plane := in * out
 	hi = min(hi, plane)
 	var blk [16][wgBlock]float32 // read plane by plane, as WinogradFilters writes
