@@ -34,8 +34,7 @@ type execStep struct {
 	// of a node read twice, such as a block's skip input), which the
 	// executor adds itself into buf: Gorgonia's add allocates a dozen
 	// objects a call around the same loop.
-	sum   bool
-	tasks taskSlots // the sum's parallel loop (pool.go)
+	sum bool
 }
 
 // newExecutor orders g's ops so that each runs after its arguments. A
@@ -132,9 +131,9 @@ func (s *execStep) sum2(a, b G.Value) (G.Value, error) {
 	s.buf = out
 	switch x.Dtype() {
 	case tensor.Float32:
-		addParallel(&s.tasks, floats[float32](out), floats[float32](x), floats[float32](y))
+		addInto(floats[float32](out), floats[float32](x), floats[float32](y))
 	case tensor.Float64:
-		addParallel(&s.tasks, floats[float64](out), floats[float64](x), floats[float64](y))
+		addInto(floats[float64](out), floats[float64](x), floats[float64](y))
 	default:
 		return nil, fmt.Errorf("gnet: adding %v values", x.Dtype())
 	}
@@ -151,19 +150,6 @@ func addScalars[V G.F32 | G.F64](buf *G.Value, a, b *V) G.Value {
 	*out = *a + *b
 	return *buf
 }
-
-// addParallel sets z = x + y, the cores sharing it: an activation's
-// gradient summed over a skip connection is over a million values.
-func addParallel[T float](slots *taskSlots, z, x, y []T) {
-	t := slotFor[addTask[T]](slots)
-	*t = addTask[T]{z: z, x: x, y: y[:len(x)]}
-	parallel(len(x), 3*len(x), t)
-	*t = addTask[T]{}
-}
-
-type addTask[T float] struct{ z, x, y []T }
-
-func (t *addTask[T]) run(lo, hi int) { addInto(t.z[lo:hi], t.x[lo:hi], t.y[lo:hi]) }
 
 func addInto[T float](z, x, y []T) {
 	y = y[:len(x)]

@@ -109,34 +109,18 @@ func gatherPoints(ch, n int, src []float32, cols int, dst []float32) {
 
 // packWinogradFilters sets ub (grown) to U = G w Gᵀ ([16][in][out]) of w
 // ([out][in][3][3]) rounded and packed as the kernels read B
-// ([16][in/2][out][2]), the cores sharing it by pairs of input channels.
+// ([16][in/2][out][2]).
 func (c *convOp) packWinogradFilters(in, out int, w []float32, ub *[]uint16) []uint16 {
 	u := scratch[float32](&c.s.wgU, 16*in*out)
+	model.WinogradFilters(out, in, w, u)
 	*ub = grow(*ub, 16*in*out)
-	t := slotFor[wgPackFilters](&c.s.tasks)
-	*t = wgPackFilters{in: in, out: out, w: w, u: u, ub: *ub}
-	parallel(in/2, 64*in*out, t)
-	*t = wgPackFilters{}
-	return *ub
-}
-
-// wgPackFilters transforms and packs the filters of input channel pairs
-// [lo, hi).
-type wgPackFilters struct {
-	in, out int
-	w, u    []float32
-	ub      []uint16
-}
-
-func (t *wgPackFilters) run(lo, hi int) {
-	in, out, u := t.in, t.out, t.u
-	model.WinogradFiltersRange(out, in, t.w, u, 2*lo*out, 2*hi*out)
 	for x := 0; x < 16; x++ {
 		plane := u[x*in*out:][:in*out]
-		for cp := lo; cp < hi; cp++ {
-			model.PairBF16(plane[2*cp*out:][:out], plane[(2*cp+1)*out:][:out], t.ub[(x*in+2*cp)*out:][:2*out])
+		for cp := 0; cp < in/2; cp++ {
+			model.PairBF16(plane[2*cp*out:][:out], plane[(2*cp+1)*out:][:out], (*ub)[(x*in+2*cp)*out:][:2*out])
 		}
 	}
+	return *ub
 }
 
 // forwardFilters is the forward pass's packed U, kept for the input
@@ -164,26 +148,10 @@ func (c *convOp) inputGradFilters(w []float32) []uint16 {
 		return c.packWinogradFilters(out, in, wf, &ub)
 	}
 	pm.uFresh = false
-	t := slotFor[wgFlipFilters](&c.s.tasks)
-	*t = wgFlipFilters{in: in, out: out, u: pm.u, dst: dst}
-	parallel(16, 16*in*out, t)
-	*t = wgFlipFilters{}
-	return dst
-}
-
-// wgFlipFilters rearranges the forward pass's packed U into the input
-// gradient's, planes ξ in [lo, hi).
-type wgFlipFilters struct {
-	in, out int
-	u, dst  []uint16
-}
-
-func (t *wgFlipFilters) run(lo, hi int) {
-	in, out := t.in, t.out
 	q := [4]int{3, 1, 2, 0}
-	for xi := lo; xi < hi; xi++ {
-		src := t.u[(q[xi/4]*4+q[xi%4])*in*out:][:in*out] // [in/2][out][2]
-		d := t.dst[xi*in*out:][:in*out]                  // [out/2][in][2]
+	for xi := 0; xi < 16; xi++ {
+		src := pm.u[(q[xi/4]*4+q[xi%4])*in*out:][:in*out] // [in/2][out][2]
+		d := dst[xi*in*out:][:in*out]                     // [out/2][in][2]
 		for i := 0; i < in; i++ {
 			row := src[(i/2)*2*out+i%2:]
 			for o := 0; o < out; o++ {
@@ -191,6 +159,7 @@ func (t *wgFlipFilters) run(lo, hi int) {
 			}
 		}
 	}
+	return dst
 }
 
 // convolveWinogradBF16 is the 3×3 convolution y [outCh] = w [outCh][inCh·9]
@@ -245,29 +214,13 @@ func filterGradWinogradBF16(c *convOp, xs, dys, dws []float32) {
 	*t = winogradFilterGrad{c: c, xs: xs, dys: dys}
 	parts := c.chunkSums(t)
 	*t = winogradFilterGrad{}
-	st := slotFor[wgFilterGradSum](&c.s.tasks)
-	*st = wgFilterGradSum{in: in, out: out, plane: plane, du: c.s.wgDU[:parts], dw: dws}
-	parallel(in*out, 64*in*out, st)
-	*st = wgFilterGradSum{}
-}
-
-// wgFilterGradSum sums the parts' dU, in part order, and transforms it
-// into dW, for the (in, out) pairs i·out+o in [lo, hi).
-type wgFilterGradSum struct {
-	in, out, plane int
-	du             [][]float32
-	dw             []float32
-}
-
-func (t *wgFilterGradSum) run(lo, hi int) {
-	du := t.du[0]
-	for _, part := range t.du[1:] {
-		for x := 0; x < 16; x++ {
-			d := du[x*t.plane+lo : x*t.plane+hi]
-			addInto(d, d, part[x*t.plane+lo:x*t.plane+hi])
+	du := c.s.wgDU[0]
+	for p := 1; p < parts; p++ {
+		for i, v := range c.s.wgDU[p][:16*plane] {
+			du[i] += v
 		}
 	}
-	model.WinogradFilterGradsRange(t.out, t.in, t.plane, du, t.dw, lo, hi)
+	model.WinogradFilterGrads(out, in, plane, du, dws)
 }
 
 type winogradFilterGrad struct {

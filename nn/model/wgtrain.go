@@ -21,23 +21,14 @@ func WinogradEnabled() (bool, error) { return winogradEnabled() }
 //
 //	G = [1 0 0; ½ ½ ½; ½ −½ ½; 0 0 1]
 func WinogradFilters(out, in int, w, u []float32) {
-	WinogradFiltersRange(out, in, w, u, 0, in*out)
-}
-
-// WinogradFiltersRange is WinogradFilters for the (in, out) pairs
-// i·out+o in [lo, hi) only: disjoint ranges may run at once.
-func WinogradFiltersRange(out, in int, w, u []float32, lo, hi int) {
-	// Bounds checked by slicing, which reads nothing: another range may be
-	// writing u's last value at the same time.
-	w, u = w[:out*in*9], u[:16*in*out]
+	_, _ = w[out*in*9-1], u[16*in*out-1]
 	plane := in * out
-	hi = min(hi, plane)
 	// A block of wgBlock outputs is made in blk and written plane by
 	// plane: the 16 planes lie a multiple of 4 KB apart for 64×64, and
 	// writing them a value at a time thrashes the cache's sets.
 	var blk [16][wgBlock]float32
-	for at0 := lo; at0 < hi; at0 += wgBlock {
-		n := min(wgBlock, hi-at0)
+	for at0 := 0; at0 < plane; at0 += wgBlock {
+		n := min(wgBlock, plane-at0)
 		for k := 0; k < n; k++ {
 			i, o := (at0+k)/out, (at0+k)%out
 			g := (*[9]float32)(w[(o*in+i)*9:])
@@ -68,18 +59,11 @@ const wgBlock = 16
 // of w from that of U (du: [16][in][out], the ξ planes stride floats
 // apart).
 func WinogradFilterGrads(out, in, stride int, du, dw []float32) {
-	WinogradFilterGradsRange(out, in, stride, du, dw, 0, in*out)
-}
-
-// WinogradFilterGradsRange is WinogradFilterGrads for the (in, out) pairs
-// i·out+o in [lo, hi) only: disjoint ranges may run at once.
-func WinogradFilterGradsRange(out, in, stride int, du, dw []float32, lo, hi int) {
-	du, dw = du[:15*stride+in*out], dw[:out*in*9] // as WinogradFiltersRange: no reads
+	_, _ = du[15*stride+in*out-1], dw[out*in*9-1]
 	plane := in * out
-	hi = min(hi, plane)
 	var blk [16][wgBlock]float32 // read plane by plane, as WinogradFilters writes
-	for at0 := lo; at0 < hi; at0 += wgBlock {
-		n := min(wgBlock, hi-at0)
+	for at0 := 0; at0 < plane; at0 += wgBlock {
+		n := min(wgBlock, plane-at0)
 		for x := range blk {
 			copy(blk[x][:n], du[x*stride+at0:][:n])
 		}

@@ -3,7 +3,6 @@ package model
 import (
 	"math"
 	"math/rand/v2"
-	"slices"
 	"testing"
 )
 
@@ -93,42 +92,6 @@ func TestWinogradTrainingTransformsAreAdjoint(t *testing.T) {
 				if got := y[(b*Squares+r*Files+f)*ch]; math.Abs(float64(got-want)) > 1e-5 {
 					t.Fatalf("position %d, rank %d, file %d: Winograd %v, direct %v", b, r, f, got, want)
 				}
-			}
-		}
-	}
-}
-
-// TestWinogradFilterRanges: the filter transforms over ranges of (in,
-// out) pairs, cut anywhere (inside a block too), make what the whole
-// transforms make, bit for bit, and write nothing outside their range.
-func TestWinogradFilterRanges(t *testing.T) {
-	const in, out = 16, 5
-	rng := rand.New(rand.NewPCG(7, 8))
-	w := make([]float32, out*in*9)
-	for i := range w {
-		w[i] = rng.Float32() - 0.5
-	}
-	u := make([]float32, 16*in*out)
-	WinogradFilters(out, in, w, u)
-	dw := make([]float32, len(w))
-	WinogradFilterGrads(out, in, in*out, u, dw)
-	for _, cuts := range [][]int{{0, 80}, {0, 37, 80}, {0, 16, 17, 50, 80}} {
-		ur := make([]float32, len(u))
-		dwr := make([]float32, len(w))
-		for k := 0; k+1 < len(cuts); k++ {
-			WinogradFiltersRange(out, in, w, ur, cuts[k], cuts[k+1])
-			WinogradFilterGradsRange(out, in, in*out, u, dwr, cuts[k], cuts[k+1])
-		}
-		if !slices.Equal(ur, u) || !slices.Equal(dwr, dw) {
-			t.Errorf("cut at %v: the ranges' transforms differ from the whole's", cuts)
-		}
-	}
-	ur := make([]float32, len(u))
-	WinogradFiltersRange(out, in, w, ur, 20, 30)
-	for x := 0; x < 16; x++ {
-		for k := 0; k < in*out; k++ {
-			if (k < 20 || k >= 30) && ur[x*in*out+k] != 0 {
-				t.Fatalf("range [20, 30) wrote plane %d's pair %d", x, k)
 			}
 		}
 	}
