@@ -10,6 +10,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/palace-chess/palace/gamerec"
 	"github.com/palace-chess/palace/internal/jsonlrec"
@@ -81,6 +82,10 @@ type GameRecord struct {
 	// Forfeit names the player that failed (an error instead of a
 	// move), when one did.
 	Forfeit string `json:"forfeit,omitempty"`
+	// ClockA and ClockB are A's and B's clocks at the game's end, for a
+	// player on a clock of its own (Clocked).
+	ClockA *ClockUse `json:"clock_a,omitempty"`
+	ClockB *ClockUse `json:"clock_b,omitempty"`
 }
 
 // Summary is a match's standing: counts from A's view and what the test
@@ -100,6 +105,38 @@ type Summary struct {
 	Done bool
 	// WhiteScore is the first mover's score over all games.
 	WhiteScore float64
+	// Clocks are A's and B's use of their clocks, over the games where
+	// they played on one.
+	Clocks [2]ClockSummary
+}
+
+// ClockSummary is how a player on a clock used it over a match's games.
+type ClockSummary struct {
+	Games   int // games played on a clock
+	Flagged int // of them lost on time
+	// MeanLeft and MaxLeft are the time left at the games' ends; the
+	// shares are of what each game gave (ClockUse.GivenMS).
+	MeanLeft, MaxLeft           time.Duration
+	MeanLeftShare, MaxLeftShare float64
+}
+
+func (c *ClockSummary) add(u *ClockUse) {
+	if u == nil {
+		return
+	}
+	left := time.Duration(u.LeftMS) * time.Millisecond
+	share := 0.0
+	if u.GivenMS > 0 {
+		share = float64(u.LeftMS) / float64(u.GivenMS)
+	}
+	// Running means: the summary is folded game by game.
+	c.Games++
+	c.MeanLeft += (left - c.MeanLeft) / time.Duration(c.Games)
+	c.MeanLeftShare += (share - c.MeanLeftShare) / float64(c.Games)
+	c.MaxLeft, c.MaxLeftShare = max(c.MaxLeft, left), max(c.MaxLeftShare, share)
+	if u.Flagged {
+		c.Flagged++
+	}
 }
 
 // Play plays the match's missing games until the test decides or every
@@ -299,12 +336,24 @@ func (m *Match) playGame(ctx context.Context, p, gi int) (GameRecord, error) {
 	case res.Outcome == rules.BlackWins:
 		score = 0
 	}
+	a := rules.White
 	if gi == 1 {
 		score = 1 - score
+		a = rules.Black
 	}
 	return GameRecord{Pair: p, Game: gi, Opening: o.Name, Score: score, Record: gamerec.Record{
 		End: gamerec.End{Result: res.Score(), Reason: reason}, Plies: g.Ply() - start, Line: gamerec.LineOf(g), Scores: scores},
-		Forfeit: forfeit}, nil
+		Forfeit: forfeit, ClockA: clockOf(movers[a]), ClockB: clockOf(movers[a.Other()])}, nil
+}
+
+// clockOf is mv's clock, nil when it plays without one.
+func clockOf(mv Mover) *ClockUse {
+	if c, ok := mv.(Clocked); ok {
+		if u, ok := c.Clock(); ok {
+			return &u
+		}
+	}
+	return nil
 }
 
 // summarize folds the records, pair by pair in order, into the standings;
@@ -359,6 +408,8 @@ func summarizeRecords(a, b string, npairs int, sprt *stats.SPRT, recs []GameReco
 		} else {
 			white += 1 - r.Score
 		}
+		s.Clocks[0].add(r.ClockA)
+		s.Clocks[1].add(r.ClockB)
 	}
 	complete := 0
 	for p := 0; p < npairs; p++ {
@@ -414,6 +465,11 @@ var recordSpec = jsonlrec.Spec[Header, GameRecord]{
 	Check: func(h *Header, r *GameRecord) error {
 		if r.Pair < 0 || r.Pair >= h.Pairs || r.Game < 0 || r.Game > 1 || !(r.Score == 0 || r.Score == 0.5 || r.Score == 1) {
 			return fmt.Errorf("pair %d game %d score %v out of range", r.Pair, r.Game, r.Score)
+		}
+		for i, c := range [2]*ClockUse{r.ClockA, r.ClockB} {
+			if c != nil && (c.LeftMS < 0 || c.GivenMS <= 0 || c.LeftMS > c.GivenMS) {
+				return fmt.Errorf("pair %d game %d: %s's clock %d ms left of %d given: out of range", r.Pair, r.Game, "AB"[i:i+1], c.LeftMS, c.GivenMS)
+			}
 		}
 		return nil
 	},

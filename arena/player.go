@@ -55,6 +55,25 @@ type Scorer interface {
 	LastScore() gamerec.Score
 }
 
+// A Clocked is a Mover that plays on a clock of its own (an engine given
+// tc): what its clock says at the game's end, recorded with the game, so
+// that a match at a time control shows how the engine used its time.
+type Clocked interface {
+	// Clock is the clock now; false when the mover has none.
+	Clock() (ClockUse, bool)
+}
+
+// ClockUse is one player's clock at a game's end.
+type ClockUse struct {
+	// LeftMS is the time left on it (0 when the player lost on time).
+	LeftMS int64 `json:"left_ms"`
+	// GivenMS is what the player was given: the base time and the
+	// increment of every move it made.
+	GivenMS int64 `json:"given_ms"`
+	// Flagged says the player lost on time.
+	Flagged bool `json:"flagged,omitempty"`
+}
+
 // Random plays a legal move uniformly at random: the floor every trained
 // network must clear by far.
 type Random struct{}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/gamerec"
@@ -261,5 +263,39 @@ func TestReadGamesForfeit(t *testing.T) {
 	if err := arena.ReadGames(path, func(*gamerec.Game, *rules.RuleSet) error { return nil }); err == nil ||
 		!strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "not a preset") {
 		t.Errorf("unknown rule set: %v", err)
+	}
+}
+
+// Clocks recorded with the games are summed up per player, and a clock
+// that cannot be (more left than given) makes the file an error naming the
+// game, not a figure.
+func TestRecordClocks(t *testing.T) {
+	rs := rules.MustPreset("xiangqi")
+	ops, err := arena.RandomOpenings(rs, 1, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := arena.NewHeader(rs, "a", "b", ops, 1, nil, 5, "test")
+	rec := func(game int, c *arena.ClockUse) arena.GameRecord {
+		return arena.GameRecord{Pair: 0, Game: game, Opening: ops[0].Name, Score: 0.5, ClockB: c,
+			Record: gamerec.Record{End: gamerec.End{Result: gamerec.Draw, Reason: "repetition"}, Line: gamerec.Line{StartFEN: ops[0].FEN}}}
+	}
+	recs := []arena.GameRecord{rec(0, &arena.ClockUse{LeftMS: 3000, GivenMS: 100000}), rec(1, &arena.ClockUse{LeftMS: 0, GivenMS: 50000, Flagged: true})}
+	s := arena.Summarize(h, recs)
+	c := s.Clocks[1]
+	if s.Clocks[0].Games != 0 || c.Games != 2 || c.Flagged != 1 || c.MeanLeft != 1500*time.Millisecond || c.MaxLeft != 3*time.Second ||
+		math.Abs(c.MeanLeftShare-0.015) > 1e-12 || math.Abs(c.MaxLeftShare-0.03) > 1e-12 {
+		t.Errorf("clocks %+v", s.Clocks)
+	}
+	var buf bytes.Buffer
+	if err := arena.WriteRecords(&buf, h, recs); err != nil {
+		t.Fatal(err)
+	}
+	if _, got, err := arena.ParseRecords("m.jsonl", buf.Bytes()); err != nil || !reflect.DeepEqual(got, recs) {
+		t.Fatalf("read back %+v, %v", got, err)
+	}
+	bad := strings.Replace(buf.String(), `"left_ms":3000`, `"left_ms":300000`, 1)
+	if _, _, err := arena.ParseRecords("m.jsonl", []byte(bad)); err == nil || !strings.Contains(err.Error(), "pair 0 game 0") || !strings.Contains(err.Error(), "B's clock") {
+		t.Errorf("more left than given: %v", err)
 	}
 }

@@ -23,7 +23,8 @@ const uciHelp = `  uci:PATH[,nodes=N][,depth=N][,movetime=MS][,tc=SEC[+INC]][,op
       [,notation=ranks1|ranks0][,timeout=DUR][,args=A B C][,arg=A]...[,dir=DIR][,log=FILE]
                                          an external engine (Fairy-Stockfish, Pikafish, UCCI, palace uci), one
                                          process per game in play; limits (at least one): nodes, depth,
-                                         movetime (ms), or tc, its own clock (out of time loses); options go
+                                         movetime (ms), or tc, its own clock (out of time loses; each game
+                                         records the clock's end, the summary its use); options go
                                          out by setoption; UCI_Variant is set when the engine has it, and
                                          then notation defaults to ranks 1–10, else 0–9; a move taking
                                          longer than timeout (default 60s; with movetime, twice it plus 5s;
@@ -311,7 +312,7 @@ func (p *UCIPlayer) NewGame(uint64) (Mover, error) {
 			return nil, err
 		}
 	}
-	return &uciMover{p: p, c: c, left: p.spec.ClockBase}, nil
+	return &uciMover{p: p, c: c, left: p.spec.ClockBase, given: p.spec.ClockBase}, nil
 }
 
 // Close ends the idle engines (the ones still playing end with their
@@ -359,7 +360,17 @@ type uciMover struct {
 	p     *UCIPlayer
 	c     *uci.Client
 	left  time.Duration // on the engine's clock (tc)
+	given time.Duration // the clock's base and the increments of its moves
+	flag  bool          // lost on time
 	score gamerec.Score // of the last move
+}
+
+// Clock is the engine's own clock (tc), false when it plays without one.
+func (m *uciMover) Clock() (ClockUse, bool) {
+	if m.p.spec.ClockBase <= 0 {
+		return ClockUse{}, false
+	}
+	return ClockUse{LeftMS: m.left.Milliseconds(), GivenMS: m.given.Milliseconds(), Flagged: m.flag}, true
 }
 
 func (m *uciMover) LastScore() gamerec.Score { return m.score }
@@ -379,9 +390,12 @@ func (m *uciMover) Move(ctx context.Context, g *rules.Game) (rules.Move, error) 
 	}
 	if e.ClockBase > 0 {
 		if bm.Elapsed >= m.left {
-			return rules.NoMove, fmt.Errorf("out of time: the move took %v with %v left", bm.Elapsed.Round(time.Millisecond), m.left.Round(time.Millisecond))
+			err := fmt.Errorf("out of time: the move took %v with %v left", bm.Elapsed.Round(time.Millisecond), m.left.Round(time.Millisecond))
+			m.left, m.flag = 0, true
+			return rules.NoMove, err
 		}
 		m.left += e.ClockIncrement - bm.Elapsed
+		m.given += e.ClockIncrement
 	}
 	return bm.Move, nil
 }

@@ -287,6 +287,12 @@ func writeArenaSummary(w io.Writer, r arenaReport) {
 			r.sprt.Elo0, r.sprt.Elo1, r.sprt.Alpha, r.sprt.Beta, s.LLR, s.Lower, s.Upper, s.Decision)
 	}
 	fmt.Fprintf(w, "  first mover  scores %.3f (%s)\n", s.WhiteScore, firstMoverName(r.rs))
+	for i, c := range s.Clocks {
+		if c.Games > 0 {
+			fmt.Fprintf(w, "  %s's clock    %d games, %d lost on time; left at the end: mean %.1f s (%.1f%% of the game's time), most %.1f s (%.1f%%)\n",
+				"AB"[i:i+1], c.Games, c.Flagged, c.MeanLeft.Seconds(), 100*c.MeanLeftShare, c.MaxLeft.Seconds(), 100*c.MaxLeftShare)
+		}
+	}
 	fmt.Fprintf(w, "  records      %s\n", r.records)
 }
 

@@ -128,7 +128,55 @@ func TestArenaEngineFaults(t *testing.T) {
 			if !strings.Contains(out, "W-D-L        0-0-4") {
 				t.Errorf("summary:\n%s", out)
 			}
+			if tc.fault == "slow" {
+				for _, r := range recs {
+					if r.ClockA == nil || !r.ClockA.Flagged || r.ClockA.LeftMS != 0 || r.ClockB != nil {
+						t.Errorf("pair %d game %d: clocks %+v and %+v; want A's flagged with nothing left, B without one", r.Pair, r.Game, r.ClockA, r.ClockB)
+					}
+				}
+				if !strings.Contains(out, "A's clock    4 games, 4 lost on time") {
+					t.Errorf("summary without A's clock:\n%s", out)
+				}
+			}
 		})
+	}
+}
+
+// An engine on its own clock (tc) has it recorded with every game: what
+// it was given (the base and an increment a move) and what it left, and
+// the summary says how it used it.
+func TestArenaEngineClock(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(fakeEngineEnv, "1")
+	dir := t.TempDir()
+	records := filepath.Join(dir, "match.jsonl")
+	spec := "uci:" + exe + ",arg=none@0,tc=2+0.05"
+	out, err := arenaRun(t, "--max-plies", "20", "--pairs", "1", "--concurrency", "2", "--player", "random", "--player", spec,
+		"--records", records, "--progress", "none")
+	if err != nil {
+		t.Fatalf("arena: %v\n%s", err, out)
+	}
+	_, recs, err := arena.ReadRecords(records)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 {
+		t.Fatalf("%d games recorded, want 2\n%s", len(recs), out)
+	}
+	for _, r := range recs {
+		c := r.ClockB
+		if r.Forfeit != "" || r.ClockA != nil || c == nil || c.Flagged {
+			t.Fatalf("pair %d game %d: forfeit %q, clocks %+v and %+v; want B's alone, not flagged", r.Pair, r.Game, r.Forfeit, r.ClockA, c)
+		}
+		if extra := c.GivenMS - 2000; extra <= 0 || extra%50 != 0 || c.LeftMS <= 0 || c.LeftMS >= c.GivenMS {
+			t.Errorf("pair %d game %d: B's clock %d ms left of %d given; want 2 s and 50 ms a move given, part of it used", r.Pair, r.Game, c.LeftMS, c.GivenMS)
+		}
+	}
+	if !strings.Contains(out, "B's clock    2 games, 0 lost on time; left at the end: mean ") || strings.Contains(out, "A's clock") {
+		t.Errorf("summary:\n%s", out)
 	}
 }
 
