@@ -61,6 +61,7 @@ type samplerOptions struct {
 	exponent, expansion float64
 	mirror              float64
 	cacheBlocks         int
+	replies             bool
 }
 
 // WithSeed seeds the sampler's random numbers: the same seed over the same
@@ -104,6 +105,14 @@ func WithMirror(p float64) SamplerOption {
 	}
 }
 
+// WithReplies has every sample come with its reply (Sample.Reply): the
+// record after it in its shard when that is the same game's next
+// position, mirrored with it. Self-play writes a game's positions in
+// order, so every position but a game's last has one.
+func WithReplies() SamplerOption {
+	return func(o *samplerOptions) error { o.replies = true; return nil }
+}
+
 // WithBlockCache sets how many decompressed blocks the sampler keeps
 // (default 32).
 func WithBlockCache(blocks int) SamplerOption {
@@ -123,6 +132,11 @@ type Sample struct {
 	Mirrored bool   // Record has been mirrored
 	Shard    string // the shard's path
 	Index    int64  // the record's index in its shard
+	// Reply is the position after the move played, with its search's
+	// policy (WithReplies), valid when HasReply: a game's last position
+	// has none.
+	Reply    Record
+	HasReply bool
 }
 
 type shardRef struct {
@@ -285,14 +299,44 @@ func (s *Sampler) Fill(dst []Sample) error {
 	}
 	slices.SortFunc(s.picks, func(a, b pick) int { return cmp.Compare(a.global, b.global) })
 	for _, p := range s.picks {
-		if err := s.fetch(p.global, &dst[p.slot]); err != nil {
+		d := &dst[p.slot]
+		if err := s.fetch(p.global, d); err != nil {
 			return err
 		}
-		dst[p.slot].Mirrored = p.mirror
+		d.Mirrored = p.mirror
 		if p.mirror {
-			dst[p.slot].Record.Mirror()
+			d.Record.Mirror()
+		}
+		d.HasReply = false
+		if s.opt.replies {
+			if err := s.fetchReply(p.global, d); err != nil {
+				return err
+			}
 		}
 	}
+	return nil
+}
+
+// fetchReply sets d's reply from the record after global g, when that is
+// in the same shard and the same game's next position.
+func (s *Sampler) fetchReply(g int64, d *Sample) error {
+	si := sort.Search(len(s.shards), func(i int) bool { return s.shards[i].start+s.shards[i].info.Records > g })
+	if si == len(s.shards) || g+1 >= s.shards[si].start+s.shards[si].info.Records {
+		return nil
+	}
+	var next Sample
+	next.Record = d.Reply // reuses its policy's storage
+	if err := s.fetch(g+1, &next); err != nil {
+		return err
+	}
+	d.Reply = next.Record
+	if d.Reply.GameID != d.GameID || d.Reply.Ply != d.Ply+1 {
+		return nil
+	}
+	if d.Mirrored {
+		d.Reply.Mirror()
+	}
+	d.HasReply = true
 	return nil
 }
 

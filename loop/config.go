@@ -277,7 +277,7 @@ type networkFile struct {
 }
 
 // shapeKeys are the network section's keys that a network file fixes.
-var shapeKeys = []string{"blocks", "filters", "policy_channels", "value_channels", "value_hidden", "seed"}
+var shapeKeys = []string{"blocks", "filters", "policy_channels", "value_channels", "value_hidden", "reply_policy", "seed"}
 
 // gateFile is the gate's section; its simulations, when given, is the
 // search's budget (over the search section's).

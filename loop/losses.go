@@ -117,6 +117,7 @@ func (l *trainLosses) fill(m *Metric, end int64) {
 		n := float64(c.To - c.From)
 		sum.Policy += c.Losses.Policy * n
 		sum.WDL += c.Losses.WDL * n
+		sum.Reply += c.Losses.Reply * n
 		sum.L2 += c.Losses.L2 * n
 		sum.Total += c.Losses.Total * n
 		known += c.To - c.From
@@ -124,7 +125,7 @@ func (l *trainLosses) fill(m *Metric, end int64) {
 	}
 	if known > 0 {
 		f := 1 / float64(known)
-		m.Loss = &gnet.Losses{Policy: sum.Policy * f, WDL: sum.WDL * f, L2: sum.L2 * f, Total: sum.Total * f}
+		m.Loss = &gnet.Losses{Policy: sum.Policy * f, WDL: sum.WDL * f, Reply: sum.Reply * f, L2: sum.L2 * f, Total: sum.Total * f}
 	}
 	if known != m.Steps {
 		m.LossSteps = known

@@ -11,7 +11,7 @@ import (
 // legal move the search did not like is still legal), marks every other
 // slot −1, and leaves its scratch clean for the next position.
 func TestMarkIllegal(t *testing.T) {
-	b := newBatch(1)
+	b := newBatch(1, false)
 	target := make([]float32, encode.PolicySize())
 	for _, policy := range [][]datasets.PolicyEntry{
 		{{Index: 3, P: 0.25}, {Index: 7, P: 0.75}, {Index: 9, P: 0}},

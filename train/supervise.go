@@ -166,6 +166,9 @@ func TrainGames(ctx context.Context, cfg Config, job GamesJob) (*model.Checkpoin
 		// Its curve and best step measure the weights themselves.
 		return nil, nil, fmt.Errorf("train: games: weight_average %v is for the loop's candidates; learning from records exports the weights of its best step: set it to 0", cfg.WeightAverage)
 	}
+	if cfg.ReplyPolicyWeight > 0 {
+		return nil, nil, fmt.Errorf("train: games: reply_policy_weight %v is for the loop's self-play games; learning from records does not train the reply head: set it to 0", cfg.ReplyPolicyWeight)
+	}
 	positions := set.Train.Positions
 	target := GamesSteps(cfg, positions, job.Epochs)
 	cfg = SuperviseConfig(cfg, positions, target)

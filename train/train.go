@@ -124,6 +124,14 @@ type Config struct {
 	// step's weights, whose noise a constant rate keeps up. The trainer's
 	// state carries it (0: off).
 	WeightAverage float64 `yaml:"weight_average"`
+	// ReplyPolicyWeight, where > 0, trains the network's reply head
+	// (model.Config.ReplyPolicy; KataGo's opponent-policy target, which
+	// it weighs 0.15) on the opponent's reply: the search's policy in the
+	// position after the move played, the next record of the same game.
+	// A network without the head gets one when training starts from it
+	// (model.WithReplyHead; it plays as before). The head is never
+	// played; the tower learns from a second target. 0: off.
+	ReplyPolicyWeight float64 `yaml:"reply_policy_weight"`
 }
 
 // The values of Config.Precision.
@@ -230,6 +238,9 @@ func (c *Config) Validate() error {
 	if c.CheckpointEvery < 1 {
 		bad("checkpoint_every %d, want ≥ 1", c.CheckpointEvery)
 	}
+	if !(c.ReplyPolicyWeight >= 0 && c.ReplyPolicyWeight <= 10) {
+		bad("reply_policy_weight %v, want 0 (off) to 10", c.ReplyPolicyWeight)
+	}
 	if c.Precision != PrecisionFP32 && c.Precision != PrecisionBF16 {
 		bad("precision %q, want %s or %s", c.Precision, PrecisionFP32, PrecisionBF16)
 	}
@@ -254,7 +265,7 @@ func (c *Config) Steps(positions int64) int64 {
 func (c *Config) options(seed uint64) []gnet.Option {
 	opts := []gnet.Option{gnet.WithBatch(c.Batch), gnet.WithL2(c.L2), gnet.WithSchedule(c.Schedule),
 		gnet.WithBNMomentum(c.BNMomentum), gnet.WithSeed(seed), gnet.WithBF16(c.Precision == PrecisionBF16),
-		gnet.WithWeightAverage(c.WeightAverage)}
+		gnet.WithWeightAverage(c.WeightAverage), gnet.WithReplyWeight(c.ReplyPolicyWeight)}
 	if c.Optimizer == gnet.Adam {
 		return append(opts, gnet.WithAdam(c.Beta1, c.Beta2, c.Epsilon))
 	}
@@ -346,7 +357,7 @@ func Run(ctx context.Context, cfg Config, job Job) (Result, error) {
 			rsByID[rs.String()] = rs
 		}
 	}
-	b := newBatch(cfg.Batch)
+	b := newBatch(cfg.Batch, cfg.ReplyPolicyWeight > 0)
 	b.searchWeight = float32(cfg.SearchValueWeight)
 	b.drawMaterialScale = cfg.DrawMaterialScale
 	b.maskIllegal = cfg.MaskIllegal
@@ -358,11 +369,15 @@ func Run(ctx context.Context, cfg Config, job Job) (Result, error) {
 		// A chunk: one sampler, from the step it starts at to the next save.
 		first := tr.Steps()
 		last := min(job.TargetSteps, (first/int64(cfg.CheckpointEvery)+1)*int64(cfg.CheckpointEvery))
-		s, err := datasets.NewSampler(job.Dirs,
+		opts := []datasets.SamplerOption{
 			datasets.WithSeed(splitmix.Mix(job.Seed, uint64(first))),
 			datasets.WithWindow(cfg.MinRows, cfg.WindowExponent, cfg.WindowExpansion),
 			datasets.WithMaxWindow(cfg.MaxRows),
-			datasets.WithMirror(cfg.Mirror))
+			datasets.WithMirror(cfg.Mirror)}
+		if b.reply != nil {
+			opts = append(opts, datasets.WithReplies())
+		}
+		s, err := datasets.NewSampler(job.Dirs, opts...)
 		if err != nil {
 			return res, fmt.Errorf("train: %w", err)
 		}
@@ -370,10 +385,14 @@ func Run(ctx context.Context, cfg Config, job Job) (Result, error) {
 		var rec *datasets.Sampler
 		if fromRecords > 0 {
 			n := job.Records.Train.Positions
-			rec, err = datasets.NewSampler([]string{job.Records.TrainDir()},
+			ropts := []datasets.SamplerOption{
 				datasets.WithSeed(splitmix.Mix(splitmix.Mix(job.Seed, uint64(first)), recordsStream)),
 				datasets.WithWindow(int(min(n, math.MaxInt32)), 1, 1),
-				datasets.WithMirror(cfg.Mirror))
+				datasets.WithMirror(cfg.Mirror)}
+			if b.reply != nil {
+				ropts = append(ropts, datasets.WithReplies())
+			}
+			rec, err = datasets.NewSampler([]string{job.Records.TrainDir()}, ropts...)
 			if err != nil {
 				s.Close()
 				return res, fmt.Errorf("train: records: %w", err)
@@ -391,7 +410,7 @@ func Run(ctx context.Context, cfg Config, job Job) (Result, error) {
 				if err := b.fill(s, rec, fromRecords, rsByID); err != nil {
 					return err
 				}
-				l, err := tr.Step(b.inputs, b.policy, b.wdl)
+				l, err := tr.StepBatch(&gnet.Batch{Inputs: b.inputs, Policy: b.policy, WDL: b.wdl, Reply: b.reply})
 				if err != nil {
 					return fmt.Errorf("train: %w", err)
 				}
@@ -448,6 +467,17 @@ func open(cfg Config, job Job) (*gnet.Trainer, error) {
 	if ck.Optimizer != nil && ck.Optimizer.Name != cfg.Optimizer {
 		return nil, fmt.Errorf("train: %s was trained with %s; the config asks for %s (start a new state to switch)", job.State, ck.Optimizer.Name, cfg.Optimizer)
 	}
+	if cfg.ReplyPolicyWeight > 0 && !ck.Weights.Config.ReplyPolicy {
+		// The head is added, as new weights; an optimizer state has none
+		// for them, so the optimizer starts afresh.
+		w, err := model.WithReplyHead(ck.Weights, splitmix.Mix(job.Seed, replyHeadStream))
+		if err != nil {
+			return nil, fmt.Errorf("train: adding the reply head: %w", err)
+		}
+		c := *ck
+		c.Weights, c.Optimizer = w, nil
+		ck = &c
+	}
 	tr, err := gnet.NewTrainer(ck, cfg.options(job.Seed)...)
 	if err != nil {
 		return nil, fmt.Errorf("train: %w", err)
@@ -466,8 +496,12 @@ func checkpoint(tr *gnet.Trainer, job Job) *model.Checkpoint {
 	return ck
 }
 
-// recordsStream sets the records sampler's seeds apart from self-play's.
-const recordsStream = 0x7265636f726473
+// recordsStream sets the records sampler's seeds apart from self-play's,
+// replyHeadStream the reply head's first weights.
+const (
+	recordsStream   = 0x7265636f726473
+	replyHeadStream = 0x7265706c79 // "reply"
+)
 
 // batch is one step's input and targets.
 type batch struct {
@@ -481,6 +515,7 @@ type batch struct {
 	inputs            []float32
 	policy            []float32
 	wdl               []float32
+	reply             []float32 // the reply targets (Config.ReplyPolicyWeight), nil when off
 }
 
 // markIllegal sets the target of every slot that is none of policy's
@@ -501,13 +536,17 @@ func (b *batch) markIllegal(policy []datasets.PolicyEntry, target []float32) {
 	}
 }
 
-func newBatch(n int) *batch {
-	return &batch{
+func newBatch(n int, replies bool) *batch {
+	b := &batch{
 		samples: make([]datasets.Sample, n),
 		inputs:  make([]float32, n*encode.InputSize),
 		policy:  make([]float32, n*encode.PolicySize()),
 		wdl:     make([]float32, n*3),
 	}
+	if replies {
+		b.reply = make([]float32, n*encode.PolicySize())
+	}
+	return b
 }
 
 // fill draws a batch. The policy target is the search's where the move had
@@ -554,6 +593,21 @@ func (b *batch) fill(s, records *datasets.Sampler, fromRecords int, rsByID map[s
 			}
 		} else {
 			clear(p)
+		}
+		if b.reply != nil {
+			// The reply's search policy, full or cheap: a cheap search's
+			// is a target too, if a rougher one. The reply's own legal
+			// moves mask it.
+			r := b.reply[i*ps : (i+1)*ps]
+			clear(r)
+			if sm.HasReply && hasTarget(sm.Reply.Policy) {
+				if err := sm.Reply.PolicyTarget(r); err != nil {
+					return fmt.Errorf("train: %s record %d: %w", sm.Shard, sm.Index+1, err)
+				}
+				if b.maskIllegal {
+					b.markIllegal(sm.Reply.Policy, r)
+				}
+			}
 		}
 		w := b.wdl[i*3 : i*3+3]
 		clear(w)
@@ -606,6 +660,7 @@ func hasTarget(policy []datasets.PolicyEntry) bool {
 func add(dst *gnet.Losses, l gnet.Losses) {
 	dst.Policy += l.Policy
 	dst.WDL += l.WDL
+	dst.Reply += l.Reply
 	dst.L2 += l.L2
 	dst.Total += l.Total
 }
@@ -615,5 +670,5 @@ func scale(l gnet.Losses, n int) gnet.Losses {
 		return l
 	}
 	f := 1 / float64(n)
-	return gnet.Losses{Policy: l.Policy * f, WDL: l.WDL * f, L2: l.L2 * f, Total: l.Total * f}
+	return gnet.Losses{Policy: l.Policy * f, WDL: l.WDL * f, Reply: l.Reply * f, L2: l.L2 * f, Total: l.Total * f}
 }

@@ -130,8 +130,12 @@ func runNetInfo(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "file            %s\n", file)
 	fmt.Fprintf(stdout, "network         %s\n", ck.Weights.ID())
-	fmt.Fprintf(stdout, "shape           %d blocks × %d filters; %d input planes; %d policy slots; heads %d/%d channels, value %d hidden\n",
-		c.Blocks, c.Filters, c.Planes, c.PolicySize, c.PolicyChannels, c.ValueChannels, c.ValueHidden)
+	reply := ""
+	if c.ReplyPolicy {
+		reply = "; a reply head (training's alone)"
+	}
+	fmt.Fprintf(stdout, "shape           %d blocks × %d filters; %d input planes; %d policy slots; heads %d/%d channels, value %d hidden%s\n",
+		c.Blocks, c.Filters, c.Planes, c.PolicySize, c.PolicyChannels, c.ValueChannels, c.ValueHidden, reply)
 	fmt.Fprintf(stdout, "parameters      %d\n", params)
 	fmt.Fprintf(stdout, "cost            %.1f MFLOP per position\n", float64(c.FLOPs())/1e6)
 	fmt.Fprintf(stdout, "encoding        version %d\n", ck.EncodingVersion)

@@ -397,8 +397,12 @@ func loopNotice(e loop.Event) string {
 
 // trainFigures are training's figures after a save.
 func trainFigures(p train.Progress) string {
-	return fmt.Sprintf("step %d/%d loss %.3f (policy %.3f wdl %.3f) lr %.4g %.0f samples/s window %d",
-		p.Step, p.Target, p.Losses.Total, p.Losses.Policy, p.Losses.WDL, p.Rate, p.SamplesPerS, p.Window)
+	reply := ""
+	if p.Losses.Reply != 0 {
+		reply = fmt.Sprintf(" reply %.3f", p.Losses.Reply)
+	}
+	return fmt.Sprintf("step %d/%d loss %.3f (policy %.3f wdl %.3f%s) lr %.4g %.0f samples/s window %d",
+		p.Step, p.Target, p.Losses.Total, p.Losses.Policy, p.Losses.WDL, reply, p.Rate, p.SamplesPerS, p.Window)
 }
 
 // moreSelfplay says why self-play plays another round.

@@ -62,14 +62,18 @@ func TestStepAllocatesNothing(t *testing.T) {
 	cfg := model.Config{Planes: 80, PolicySize: 2581, Blocks: 2, Filters: 32, PolicyChannels: 4, ValueChannels: 2, ValueHidden: 32}
 	const batch = 16
 	for _, c := range []struct {
-		name string
-		opts []Option
+		name  string
+		opts  []Option
+		reply bool
 	}{
-		{"fp32-sgd", []Option{WithSGD(0.9)}},
-		{"fp32-adam-average", []Option{WithAdam(0.9, 0.999, 1e-8), WithWeightAverage(0.99)}},
-		{"bf16-sgd", []Option{WithSGD(0.9), WithBF16(true)}},
+		{"fp32-sgd", []Option{WithSGD(0.9)}, false},
+		{"fp32-adam-average", []Option{WithAdam(0.9, 0.999, 1e-8), WithWeightAverage(0.99)}, false},
+		{"bf16-sgd", []Option{WithSGD(0.9), WithBF16(true)}, false},
+		{"bf16-reply", []Option{WithSGD(0.9), WithBF16(true), WithReplyWeight(0.15)}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			cfg := cfg
+			cfg.ReplyPolicy = c.reply
 			w, err := model.NewRandom(cfg, 1)
 			if err != nil {
 				t.Fatal(err)
@@ -78,14 +82,19 @@ func TestStepAllocatesNothing(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			in, p, v := randomBatch(rand.New(rand.NewPCG(1, 2)), cfg, batch)
-			if _, err := tr.Step(in, p, v); err != nil {
+			rng := rand.New(rand.NewPCG(1, 2))
+			in, p, v := randomBatch(rng, cfg, batch)
+			b := &Batch{Inputs: in, Policy: p, WDL: v}
+			if c.reply {
+				_, b.Reply, _ = randomBatch(rng, cfg, batch)
+			}
+			if _, err := tr.StepBatch(b); err != nil {
 				t.Fatal(err)
 			}
 			// AllocsPerRun measures on one core; the pool's bands on
 			// several are covered by BenchmarkTrainStep's ReportAllocs.
 			if n := testing.AllocsPerRun(5, func() {
-				if _, err := tr.Step(in, p, v); err != nil {
+				if _, err := tr.StepBatch(b); err != nil {
 					t.Fatal(err)
 				}
 			}); n != 0 {

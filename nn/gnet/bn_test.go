@@ -101,7 +101,7 @@ func TestFloat32MatchesFloat64(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		setBatch(tr.train, in, p, v)
+		tr.setBatch(tr.train, &Batch{Inputs: in, Policy: p, WDL: v})
 		loss, grads := tr.lossAndGrads(true)
 		return loss, grads
 	}

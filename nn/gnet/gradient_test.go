@@ -65,7 +65,7 @@ func checkGradients(t *testing.T, batch int) {
 	}
 	rng := rand.New(rand.NewPCG(8, 9))
 	in, p, v := randomBatch(rng, tiny, batch)
-	setBatch(tr.train, in, p, v)
+	tr.setBatch(tr.train, &Batch{Inputs: in, Policy: p, WDL: v})
 	_, grads := tr.lossAndGrads(true)
 	const h = 1e-6
 	checked := 0

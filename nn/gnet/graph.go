@@ -62,16 +62,17 @@ type net struct {
 	pt     *tensor.Dense // [batch, policy size]
 	pm     *tensor.Dense // [batch, policy size]: 0, or maskedLogit for an illegal slot
 	wt     *tensor.Dense // [batch, 3]
+	rt, rm *tensor.Dense // the reply head's target and mask (as pt, pm); nil without one
 	params []*G.Node     // in specs order
 	bns    []*bnOp
 	// Read after each run; Gorgonia copies into them after the first.
-	lossP, lossW G.Value
-	policy, wdl  G.Value // eval mode only: logits
+	lossP, lossW, lossR G.Value // lossR: the reply head's (nil without one)
+	policy, wdl         G.Value // eval mode only: logits
 	// Whether the gradients may be nonzero: a run leaves them so.
 	gradsDirty bool
 	// The loss, logit and gradient nodes, read from exec after a run.
-	lossPN, lossWN, policyN, wdlN *G.Node
-	gradNs                        G.Nodes
+	lossPN, lossWN, lossRN, policyN, wdlN *G.Node
+	gradNs                                G.Nodes
 }
 
 // useTape runs the graphs on Gorgonia's tape machine instead of the
@@ -118,17 +119,34 @@ func newNet(c model.Config, batch int, dt tensor.Dtype, values []*tensor.Dense, 
 	// masking); the eval graph's logits stay unmasked, as model.Net's.
 	lossP := b.crossEntropy(newXent("policy", batch, c.PolicySize, true), p, pm, pt)
 	lossW := b.crossEntropy(newXent("wdl", batch, 3, false), v, wt)
+	var lossR *G.Node
+	if c.ReplyPolicy {
+		// The reply head: the policy head's shape, its own weights; its
+		// targets come weighted (setBatch), so the loss is added as is.
+		n.rt = tensor.New(tensor.Of(dt), tensor.WithShape(batch, c.PolicySize))
+		n.rm = tensor.New(tensor.Of(dt), tensor.WithShape(batch, c.PolicySize))
+		rt := G.NewTensor(n.g, dt, 2, G.WithShape(n.rt.Shape()...), G.WithName("reply.target"), G.WithValue(n.rt))
+		rm := G.NewTensor(n.g, dt, 2, G.WithShape(n.rm.Shape()...), G.WithName("reply.mask"), G.WithValue(n.rm))
+		r := b.dense(b.flatten(b.conv(h, "reply.conv", 1, nil, true)), "reply.fc", false)
+		lossR = b.crossEntropy(newXent("reply", batch, c.PolicySize, true), r, rm, rt)
+	}
 	if b.err != nil {
 		return nil, fmt.Errorf("gnet: building the graph: %w", b.err)
 	}
 	n.bns = b.bns
-	n.lossPN, n.lossWN = lossP, lossW
+	n.lossPN, n.lossWN, n.lossRN = lossP, lossW, lossR
 	if useTape {
 		G.Read(lossP, &n.lossP)
 		G.Read(lossW, &n.lossW)
+		if lossR != nil {
+			G.Read(lossR, &n.lossR)
+		}
 	}
 	if training {
 		cost, err := G.Add(lossP, lossW)
+		if err == nil && lossR != nil {
+			cost, err = G.Add(cost, lossR)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("gnet: building the cost: %w", err)
 		}
@@ -243,6 +261,9 @@ func (n *net) run() (err error) {
 			return fmt.Errorf("gnet: running the graph: %w", err)
 		}
 		n.lossP, n.lossW = n.exec.value(n.lossPN), n.exec.value(n.lossWN)
+		if n.lossRN != nil {
+			n.lossR = n.exec.value(n.lossRN)
+		}
 		if n.policyN != nil {
 			n.policy, n.wdl = n.exec.value(n.policyN), n.exec.value(n.wdlN)
 		}
@@ -255,12 +276,16 @@ func (n *net) run() (err error) {
 	return nil
 }
 
-// losses are the last run's policy and WDL losses.
-func (n *net) losses() (policy, wdl float64, err error) {
+// losses are the last run's policy, WDL and reply losses (the reply's 0
+// without the head; weighted, as its targets are).
+func (n *net) losses() (policy, wdl, reply float64, err error) {
 	if policy, err = scalarOf(n.lossP); err == nil {
 		wdl, err = scalarOf(n.lossW)
 	}
-	return policy, wdl, err
+	if err == nil && n.lossRN != nil {
+		reply, err = scalarOf(n.lossR)
+	}
+	return policy, wdl, reply, err
 }
 
 func scalarOf(v G.Value) (float64, error) {

@@ -89,6 +89,7 @@ type options struct {
 	f64        bool // tests only: the graph in float64 (no optimizer)
 	bf16       bool
 	average    float64 // the weight average's decay a step (0: none)
+	reply      float64 // the reply loss's weight (WithReplyWeight)
 }
 
 func defaultOptions() options {
@@ -217,6 +218,20 @@ func WithWeightAverage(decay float64) Option {
 			return fmt.Errorf("gnet: weight average decay %v, want 0 ≤ d < 1", decay)
 		}
 		o.average = decay
+		return nil
+	}
+}
+
+// WithReplyWeight is the weight of the reply head's loss in the loss the
+// step descends (KataGo weighs its opponent-policy target 0.15): for a
+// network with the head (model.Config.ReplyPolicy), Total adds weight ×
+// Losses.Reply. 0 (the default) leaves the head untrained.
+func WithReplyWeight(weight float64) Option {
+	return func(o *options) error {
+		if !(weight >= 0 && weight <= 10) {
+			return fmt.Errorf("gnet: reply weight %v, want 0 to 10", weight)
+		}
+		o.reply = weight
 		return nil
 	}
 }

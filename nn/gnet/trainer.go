@@ -23,10 +23,23 @@ import (
 // slots for a row that marks none, whose illegal slots then enter through
 // the softmax's normaliser (their logits pushed down, never up). WDL is the cross-entropy of the
 // value head's three logits against the WDL target. L2 is c·Σw² over the
-// convolution and dense weights. Total is their sum, the loss the step
-// descends.
+// convolution and dense weights. Reply, for a network with the reply
+// head, is its cross-entropy against the reply targets (masked as the
+// policy's; a position without one counts 0, as a policy row without a
+// target does). Total is the sum, the reply's times its weight
+// (WithReplyWeight): the loss the step descends.
 type Losses struct {
-	Policy, WDL, L2, Total float64
+	Policy, WDL float64
+	Reply       float64 `json:",omitempty"` // a record without the head keeps the lines it had
+	L2, Total   float64
+}
+
+// Batch is one step's positions and targets (Step's arguments), and for a
+// network with the reply head the reply targets: Batch()×PolicySize as
+// the policy's are (illegal slots −1, a row of zeros for a position
+// without one), nil for none.
+type Batch struct {
+	Inputs, Policy, WDL, Reply []float32
 }
 
 // Trainer trains one network with a fixed batch size. It is for one
@@ -143,14 +156,19 @@ func (t *Trainer) Rate() float64 { return t.sched.At(t.step) }
 // batch's losses before the update. A batch that makes a loss NaN or
 // infinite is reported and not applied.
 func (t *Trainer) Step(inputs, policyTargets, wdlTargets []float32) (Losses, error) {
+	return t.StepBatch(&Batch{Inputs: inputs, Policy: policyTargets, WDL: wdlTargets})
+}
+
+// StepBatch is Step on b, the reply targets included.
+func (t *Trainer) StepBatch(b *Batch) (Losses, error) {
 	if t.dt != tensor.Float32 {
 		return Losses{}, fmt.Errorf("gnet: a float64 trainer only checks gradients")
 	}
-	if err := t.checkBatch(inputs, policyTargets, wdlTargets); err != nil {
+	if err := t.checkBatch(b); err != nil {
 		return Losses{}, err
 	}
 	n := t.train
-	setBatch(n, inputs, policyTargets, wdlTargets)
+	t.setBatch(n, b)
 	if n.gradsDirty {
 		n.zeroGrads()
 	}
@@ -176,14 +194,19 @@ func (t *Trainer) Step(inputs, policyTargets, wdlTargets []float32) (Losses, err
 // Evaluate is the batch's losses in eval mode (batch norm with its running
 // statistics), with no update.
 func (t *Trainer) Evaluate(inputs, policyTargets, wdlTargets []float32) (Losses, error) {
-	if err := t.checkBatch(inputs, policyTargets, wdlTargets); err != nil {
+	return t.EvaluateBatch(&Batch{Inputs: inputs, Policy: policyTargets, WDL: wdlTargets})
+}
+
+// EvaluateBatch is Evaluate on b, the reply targets included.
+func (t *Trainer) EvaluateBatch(b *Batch) (Losses, error) {
+	if err := t.checkBatch(b); err != nil {
 		return Losses{}, err
 	}
 	n, err := t.evalNet()
 	if err != nil {
 		return Losses{}, err
 	}
-	setBatch(n, inputs, policyTargets, wdlTargets)
+	t.setBatch(n, b)
 	if err := n.run(); err != nil {
 		return Losses{}, err
 	}
@@ -207,6 +230,9 @@ func (t *Trainer) Forward(inputs, policy, wdl []float32) error {
 	// The loss nodes run too; zero targets keep them finite and cheap.
 	n.pt.Zero()
 	n.wt.Zero()
+	if n.rt != nil {
+		n.rt.Zero()
+	}
 	if err := n.run(); err != nil {
 		return err
 	}
@@ -238,12 +264,16 @@ func (t *Trainer) evalNet() (*net, error) {
 // losses reads the last run's losses and adds the L2 term.
 func (t *Trainer) losses(n *net) (Losses, error) {
 	var l Losses
+	var reply float64
 	var err error
-	if l.Policy, l.WDL, err = n.losses(); err != nil {
+	if l.Policy, l.WDL, reply, err = n.losses(); err != nil {
 		return l, err
 	}
+	if t.o.reply > 0 { // the targets came weighted
+		l.Reply = reply / t.o.reply
+	}
 	l.L2 = t.L2()
-	l.Total = l.Policy + l.WDL + l.L2
+	l.Total = l.Policy + l.WDL + reply + l.L2
 	return l, nil
 }
 
@@ -286,8 +316,20 @@ func squares[T float](w []T) float64 {
 }
 
 // checkBatch names what is wrong with a batch: lengths, then values.
-func (t *Trainer) checkBatch(inputs, policyTargets, wdlTargets []float32) error {
+func (t *Trainer) checkBatch(bt *Batch) error {
+	inputs, policyTargets, wdlTargets := bt.Inputs, bt.Policy, bt.WDL
 	c, b := t.cfg, t.o.batch
+	if bt.Reply != nil {
+		if !c.ReplyPolicy {
+			return fmt.Errorf("gnet: reply targets for a network without the reply head")
+		}
+		if len(bt.Reply) != b*c.PolicySize {
+			return fmt.Errorf("gnet: reply targets have %d floats, want %d (batch %d × %d slots)", len(bt.Reply), b*c.PolicySize, b, c.PolicySize)
+		}
+		if err := checkDistributions("reply", bt.Reply, c.PolicySize, true, true); err != nil {
+			return err
+		}
+	}
 	if len(inputs) != b*c.InputSize() {
 		return fmt.Errorf("gnet: inputs have %d floats, want %d (batch %d × %d planes × 90)", len(inputs), b*c.InputSize(), b, c.Planes)
 	}
@@ -415,19 +457,48 @@ func splitMask[T float32 | float64](target, mask []T) {
 }
 
 // setBatch copies a batch into the graph's inputs, splitting the policy
-// targets into the target (illegal slots 0) and the mask.
-func setBatch(n *net, inputs, policyTargets, wdlTargets []float32) {
-	setInputs(n, inputs)
-	copyInto(n.pt, policyTargets)
+// targets into the target (illegal slots 0) and the mask; the reply
+// targets likewise, times the reply weight (the loss is linear in its
+// target: weighted targets weigh the loss and its gradient).
+func (t *Trainer) setBatch(n *net, b *Batch) {
+	setInputs(n, b.Inputs)
+	copyInto(n.pt, b.Policy)
+	splitMaskDense(n.pt, n.pm, 1)
+	copyInto(n.wt, b.WDL)
+	if n.rt != nil {
+		if b.Reply == nil || t.o.reply == 0 {
+			n.rt.Zero()
+			n.rm.Zero()
+			return
+		}
+		copyInto(n.rt, b.Reply)
+		splitMaskDense(n.rt, n.rm, t.o.reply)
+	}
+}
+
+// splitMaskDense is splitMask on a graph tensor, the target then scaled by
+// weight.
+func splitMaskDense(target, mask *tensor.Dense, weight float64) {
 	// The typed accessors, not Data: it goes through reflection and
 	// allocates (as do the slices boxed for a type switch).
-	switch n.pt.Dtype() {
+	switch target.Dtype() {
 	case tensor.Float32:
-		splitMask(n.pt.Float32s(), n.pm.Float32s())
+		t := target.Float32s()
+		splitMask(t, mask.Float32s())
+		if weight != 1 {
+			for i := range t {
+				t[i] *= float32(weight)
+			}
+		}
 	case tensor.Float64:
-		splitMask(n.pt.Float64s(), n.pm.Float64s())
+		t := target.Float64s()
+		splitMask(t, mask.Float64s())
+		if weight != 1 {
+			for i := range t {
+				t[i] *= weight
+			}
+		}
 	}
-	copyInto(n.wt, wdlTargets)
 }
 
 // setInputs copies positions [batch][plane][90] into the graph's input

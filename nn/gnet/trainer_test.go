@@ -181,7 +181,7 @@ func TestSchedule(t *testing.T) {
 		}
 		in, p, v := randomBatch(rng, tiny, tinyBatch)
 		before := append([]float32(nil), tr.values[bias].Data().([]float32)...)
-		setBatch(tr.train, in, p, v)
+		tr.setBatch(tr.train, &Batch{Inputs: in, Policy: p, WDL: v})
 		tr.train.zeroGrads()
 		if err := tr.train.run(); err != nil {
 			t.Fatal(err)

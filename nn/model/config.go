@@ -29,6 +29,12 @@ type Config struct {
 	PolicyChannels int `json:"policy_channels" yaml:"policy_channels"`
 	ValueChannels  int `json:"value_channels" yaml:"value_channels"`
 	ValueHidden    int `json:"value_hidden" yaml:"value_hidden"`
+	// ReplyPolicy adds a head for training alone (KataGo's opponent-policy
+	// target): a second policy head of the policy head's shape that learns
+	// the opponent's reply, the search's policy in the position after the
+	// move played (train.Config.ReplyPolicyWeight). Play never reads it;
+	// what it teaches the tower is what the policy and value heads read.
+	ReplyPolicy bool `json:"reply_policy,omitempty" yaml:"reply_policy"`
 }
 
 // DefaultConfig is the network palace plays and initialises when none is
@@ -92,7 +98,8 @@ func (c Config) Validate() error {
 // InputSize is the floats of one position's input.
 func (c Config) InputSize() int { return c.Planes * Squares }
 
-// FLOPs is the multiply-adds ×2 of one position's forward pass.
+// FLOPs is the multiply-adds ×2 of one position's forward pass (play's:
+// the reply head, training's alone, is not in it).
 func (c Config) FLOPs() int64 {
 	conv := func(in, out, k int) int64 { return 2 * int64(in*out*k*k) * Squares }
 	n := conv(c.Planes, c.Filters, 3) + int64(2*c.Blocks)*conv(c.Filters, c.Filters, 3)
@@ -145,5 +152,9 @@ func (c Config) Tensors() []TensorSpec {
 	ts = append(ts,
 		TensorSpec{"value.fc1.w", []int{c.ValueHidden, c.ValueChannels * Squares}}, TensorSpec{"value.fc1.b", []int{c.ValueHidden}},
 		TensorSpec{"value.fc2.w", []int{3, c.ValueHidden}}, TensorSpec{"value.fc2.b", []int{3}})
+	if c.ReplyPolicy {
+		conv("reply.conv", c.PolicyChannels, c.Filters, 1)
+		ts = append(ts, TensorSpec{"reply.fc.w", []int{c.PolicySize, c.PolicyChannels * Squares}}, TensorSpec{"reply.fc.b", []int{c.PolicySize}})
+	}
 	return ts
 }

@@ -106,3 +106,30 @@ func Deepen(w *Weights, blocks int, seed uint64) (*Weights, error) {
 	}
 	return out, out.Check()
 }
+
+// WithReplyHead is w with the reply head (Config.ReplyPolicy) added,
+// He-initialised from seed, every other tensor as it was: the network
+// plays exactly as w does, and a run that trains the reply target can
+// start from a network trained without it. w itself when it has one.
+func WithReplyHead(w *Weights, seed uint64) (*Weights, error) {
+	if err := w.Check(); err != nil {
+		return nil, err
+	}
+	if w.Config.ReplyPolicy {
+		return w, nil
+	}
+	c := w.Config
+	c.ReplyPolicy = true
+	fresh, err := NewRandom(c, seed)
+	if err != nil {
+		return nil, err
+	}
+	out := &Weights{Config: c, Tensors: make(map[string][]float32, len(fresh.Tensors))}
+	for name, data := range fresh.Tensors {
+		if old, ok := w.Tensors[name]; ok {
+			data = append([]float32(nil), old...)
+		}
+		out.Tensors[name] = data
+	}
+	return out, out.Check()
+}
