@@ -196,9 +196,12 @@
 //     move all the same, after "info string uci: go mate N: no mate in N
 //     found" (a longer mate shows as its score).
 //   - go movetime MS, or the clock (wtime/btime/winc/binc/movestogo): a time
-//     limit of movetime less Move Overhead, or of remaining/movestogo (30
-//     when not given) + 0.8·increment capped at 0.8·remaining, remaining
-//     being the clock less Move Overhead; the overhead never takes more
+//     limit of movetime less Move Overhead, or of remaining/movestogo +
+//     0.8·increment capped at 0.8·remaining, remaining being the clock less
+//     Move Overhead; without movestogo, 20 moves at the start of a game
+//     with an increment, one fewer every 8 plies down to 8 (so that a
+//     typical game's clock is used up, the increment keeping long games
+//     going), and 30 without an increment; the overhead never takes more
 //     than three quarters of movetime or the clock. The search runs as a
 //     sequence of searches of the same tree: 32 simulations that no clock
 //     cuts short (only stop does: every go searches at least that much, and
