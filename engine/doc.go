@@ -53,7 +53,7 @@
 // WeightsFile names a checkpoint (model.Builtin, package nets); the
 // handshake says so in one "info string uci: network: ..." line that names
 // the network as palace net info does: for the built-in ones each file, id
-// and games ("nets/xiangqi.palnet: network 369fc9256de0a13d, games
+// and games ("nets/xiangqi.palnet: network 6c42c12157bf5693, games
 // xiangqi; nets/janggi.palnet: ..."), for a checkpoint its file, id and
 // games, or why it does not load. Without
 // a network (WeightsFile none or <empty>) it says "info string uci: no
