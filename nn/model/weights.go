@@ -89,18 +89,26 @@ func Deepen(w *Weights, blocks int, seed uint64) (*Weights, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	fresh, err := NewRandom(c, seed)
+	return extend(w, c, seed, func(name string, data []float32) {
+		if strings.HasSuffix(name, ".conv2.bn.gamma") || strings.HasSuffix(name, ".conv2.bn.beta") {
+			clear(data)
+		}
+	})
+}
+
+// extend is w grown to shape c: w's tensors copied, the others
+// He-initialised from seed and then given to fresh (nil: kept as drawn).
+func extend(w *Weights, c Config, seed uint64, fresh func(name string, data []float32)) (*Weights, error) {
+	init, err := NewRandom(c, seed)
 	if err != nil {
 		return nil, err
 	}
-	out := &Weights{Config: c, Tensors: make(map[string][]float32, len(fresh.Tensors))}
-	for name, data := range fresh.Tensors {
+	out := &Weights{Config: c, Tensors: make(map[string][]float32, len(init.Tensors))}
+	for name, data := range init.Tensors {
 		if old, ok := w.Tensors[name]; ok {
-			out.Tensors[name] = append([]float32(nil), old...)
-			continue
-		}
-		if strings.HasSuffix(name, ".conv2.bn.gamma") || strings.HasSuffix(name, ".conv2.bn.beta") {
-			clear(data)
+			data = append([]float32(nil), old...)
+		} else if fresh != nil {
+			fresh(name, data)
 		}
 		out.Tensors[name] = data
 	}
@@ -120,16 +128,5 @@ func WithReplyHead(w *Weights, seed uint64) (*Weights, error) {
 	}
 	c := w.Config
 	c.ReplyPolicy = true
-	fresh, err := NewRandom(c, seed)
-	if err != nil {
-		return nil, err
-	}
-	out := &Weights{Config: c, Tensors: make(map[string][]float32, len(fresh.Tensors))}
-	for name, data := range fresh.Tensors {
-		if old, ok := w.Tensors[name]; ok {
-			data = append([]float32(nil), old...)
-		}
-		out.Tensors[name] = data
-	}
-	return out, out.Check()
+	return extend(w, c, seed, nil)
 }
