@@ -48,28 +48,9 @@ func TestReplyGradients(t *testing.T) {
 		rng := rand.New(rand.NewPCG(8, 9))
 		in, p, v := randomBatch(rng, c, batch)
 		tr.setBatch(tr.train, &Batch{Inputs: in, Policy: p, WDL: v, Reply: replyTargets(rng, c, batch)})
-		_, grads := tr.lossAndGrads(true)
-		const h = 1e-6
-		checked := 0
-		for i, spec := range tr.specs {
-			if !strings.HasPrefix(spec.name, "reply.") && !strings.HasPrefix(spec.name, "block0.conv2") {
-				continue
-			}
-			data := tr.values[i].Data().([]float64)
-			for _, j := range rng.Perm(len(data))[:min(len(data), 6)] {
-				orig := data[j]
-				data[j] = orig + h
-				up, _ := tr.lossAndGrads(false)
-				data[j] = orig - h
-				down, _ := tr.lossAndGrads(false)
-				data[j] = orig
-				num := (up - down) / (2 * h)
-				if got := grads[i][j]; math.Abs(num-got) > 1e-6+1e-4*math.Abs(num) {
-					t.Errorf("%s[%d]: gradient %.9g, finite difference %.9g", spec.name, j, got, num)
-				}
-				checked++
-			}
-		}
+		checked := checkFiniteDifferences(t, tr, rng, func(name string) bool {
+			return strings.HasPrefix(name, "reply.") || strings.HasPrefix(name, "block0.conv2")
+		})
 		if checked < 30 {
 			t.Errorf("%d gradients checked", checked)
 		}
