@@ -57,7 +57,13 @@ func logEvents(t testing.TB) func(Event) {
 
 func connect(tb testing.TB, url, name string) *Conn {
 	tb.Helper()
-	c, err := Connect(context.Background(), url, "t1", name, Settings{AckWait: 2 * time.Second, MaxDeliver: 5})
+	return connectWith(tb, url, name, Settings{AckWait: 2 * time.Second, MaxDeliver: 5})
+}
+
+// connectWith is connect with the run's delivery settings set.
+func connectWith(tb testing.TB, url, name string, set Settings) *Conn {
+	tb.Helper()
+	c, err := Connect(context.Background(), url, "t1", name, set)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -70,12 +76,18 @@ func connect(tb testing.TB, url, name string) *Conn {
 // config.
 func startRun(ctx context.Context, t *testing.T, url, yaml string) (*Conn, store.Store, string, loop.Config) {
 	t.Helper()
+	return startRunWith(ctx, t, url, yaml, Settings{AckWait: 2 * time.Second, MaxDeliver: 5})
+}
+
+// startRunWith is startRun with the run's delivery settings set.
+func startRunWith(ctx context.Context, t *testing.T, url, yaml string, set Settings) (*Conn, store.Store, string, loop.Config) {
+	t.Helper()
 	dir := t.TempDir()
 	st, err := store.Open("file://" + dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := connect(t, url, "roles")
+	c := connectWith(t, url, "roles", set)
 	cfg, err := Start(ctx, c, st, "file://"+dir, []byte(yaml), "test")
 	if err != nil {
 		t.Fatal(err)

@@ -87,8 +87,15 @@ func TestStatus(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if s, err = c.Status(ctx, time.Minute); err != nil {
-		t.Fatal(err)
+	// Worker b may not have started when a has played all six (a loaded
+	// machine): its heartbeat is waited for, a few seconds at most.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if s, err = c.Status(ctx, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Beats) == 2 || time.Now().After(deadline) {
+			break
+		}
 	}
 	if len(s.Beats) != 2 || s.Beats[0].Name != "a" || s.Beats[1].Name != "b" || s.AckWait != time.Minute {
 		t.Errorf("running workers' heartbeats %+v, AckWait %v", s.Beats, s.AckWait)

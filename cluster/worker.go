@@ -260,6 +260,12 @@ func (w *Worker) Run(parent context.Context) error {
 	w.mu.Lock()
 	w.stop = cancel
 	w.mu.Unlock()
+	// The first heartbeat is written before any job is pulled: a worker
+	// shows in palace status from its start, not a BeatEvery later.
+	w.mu.Lock()
+	first := w.beatLocked()
+	w.mu.Unlock()
+	w.c.putWorkerBeat(ctx, first)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); w.heartbeats(ctx) }()
@@ -851,14 +857,14 @@ func (w *Worker) heartbeats(ctx context.Context) {
 	t := time.NewTicker(BeatEvery)
 	defer t.Stop()
 	for {
-		w.mu.Lock()
-		beat := w.beatLocked()
-		w.mu.Unlock()
-		w.c.putWorkerBeat(ctx, beat)
 		select {
 		case <-ctx.Done():
 			return // Run removes the heartbeat once its jobs are all back
 		case <-t.C:
 		}
+		w.mu.Lock()
+		beat := w.beatLocked()
+		w.mu.Unlock()
+		w.c.putWorkerBeat(ctx, beat)
 	}
 }
