@@ -63,15 +63,15 @@ func TestConfigsParsePinned(t *testing.T) {
 // not an hour into somebody's run.
 func TestRunConfigsLoad(t *testing.T) {
 	var names []string
-	for _, pattern := range []string{"quickstart-*.yaml", "strength-*.yaml"} {
+	for _, pattern := range []string{"quickstart-*.yaml", "strength-*.yaml", "zero-*.yaml"} {
 		m, err := filepath.Glob(filepath.Join("..", "configs", pattern))
 		if err != nil {
 			t.Fatal(err)
 		}
 		names = append(names, m...)
 	}
-	if len(names) < 4 {
-		t.Fatalf("found %v, want both quickstarts and both strength configs", names)
+	if len(names) < 6 {
+		t.Fatalf("found %v, want both quickstarts, both strength configs and both zero configs", names)
 	}
 	for _, name := range names {
 		c, err := loop.LoadConfig(name)
