@@ -73,6 +73,8 @@ type Result struct {
 	Seconds   float64             `json:"seconds,omitempty"`
 	Games     int                 `json:"games,omitempty"`
 	Positions int64               `json:"positions,omitempty"`
+	// Resigns are the block's resignation counts (selfplay.Stats').
+	Resigns loop.Resignations `json:"resigns,omitzero"`
 	// Played is the network that played a self-play block of the
 	// asynchronous loop (absent when the block was found in the store).
 	Played *loop.Best `json:"played,omitempty"`

@@ -430,6 +430,7 @@ func tallyBlocks(shards map[int]*Result) (loop.SelfplayCounts, workerTally) {
 		counts.Plies += r.Plies
 		counts.Evaluations += r.Evals
 		counts.Games += r.Job.Games
+		counts.Resigns.Add(r.Resigns)
 		counts.Playing += time.Duration(r.Seconds * float64(time.Second))
 	}
 	return counts, workers

@@ -260,8 +260,23 @@ func (g *Game) replay(rs *rules.RuleSet, strict bool) (*rules.Game, error) {
 }
 
 // checkFinished checks a strict record's end against the replayed game's.
+// A self-play game may end by resignation: before the rules end it, the
+// side to move resigning.
 func (g *Game) checkFinished(game *rules.Game) error {
 	r := game.Result()
+	if g.Reason == ReasonResignation {
+		if r.Over() {
+			return fmt.Errorf("replays to %s, the record says %s %s", r, g.Result, g.Reason)
+		}
+		want := "1-0"
+		if game.Position().SideToMove() == rules.White {
+			want = "0-1"
+		}
+		if g.Result != want || g.Count != nil {
+			return fmt.Errorf("the side to move after its %d moves resigned, so the result is %s, the record says %s %s", g.Plies, want, g.Result, g.Reason)
+		}
+		return nil
+	}
 	if !r.Over() {
 		return fmt.Errorf("not over after its %d moves", g.Plies)
 	}

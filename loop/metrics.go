@@ -39,6 +39,9 @@ type Metric struct {
 	TotalPositions int64   `json:"total_positions,omitempty"`
 	EvalsPerSecond float64 `json:"evals_per_second,omitempty"`
 	MeanPlies      float64 `json:"mean_plies,omitempty"`
+	// Resigns are the games that played's resignation counts (absent
+	// without resignation).
+	Resigns Resignations `json:"resigns,omitzero"`
 	// PlayedBy are the networks that played an asynchronous generation's
 	// blocks (each once, by first block), and Staleness how many
 	// generations the network that played a block was behind the best

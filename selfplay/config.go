@@ -56,7 +56,35 @@ type Config struct {
 	// Search is the search's parameters; Search.Seed is ignored (each game
 	// has its own, from Job.Seed and its index).
 	Search mcts.Params `yaml:"search"`
+	// Resign ends a game whose side to move sees it lost (AlphaZero's
+	// resignation): off unless Resign.Value is set.
+	Resign Resign `yaml:"resign"`
 }
+
+// Resign is self-play's resignation: the side to move resigns when its
+// search's root value (W − L, from −1 to 1) is at or below Value at Moves
+// of its searches in a row, and the game is scored as its loss. The plies
+// of a decided game that it saves are self-play's time; the positions it
+// drops are the ones whose targets say least. Playthrough is the share of
+// games (drawn by each game's seed) that never resign: where their side
+// would have resigned and then did not lose, the resignation would have
+// been false (Stats.FalseResignations, to keep under about 5%, as
+// AlphaZero did).
+type Resign struct {
+	Value       float64 `yaml:"value"`
+	Moves       int     `yaml:"moves"`
+	Playthrough float64 `yaml:"playthrough"`
+}
+
+// On reports whether games resign.
+func (r Resign) On() bool { return r.Value != 0 }
+
+// Resignation defaults: off; when a value is given, two searches in a
+// row, and one game in ten played out.
+const (
+	DefaultResignMoves       = 2
+	DefaultResignPlaythrough = 0.1
+)
 
 // RuleSet is rs as a job under c plays it: capped at MaxPlies.
 func (c *Config) RuleSet(rs *rules.RuleSet) *rules.RuleSet { return rs.WithMaxPlies(c.MaxPlies) }
@@ -125,6 +153,7 @@ func DefaultConfig() Config {
 		MaxPlies:        DefaultMaxPlies,
 		GamesPerShard:   DefaultGamesPerShard,
 		Search:          mcts.DefaultParams(),
+		Resign:          Resign{Moves: DefaultResignMoves, Playthrough: DefaultResignPlaythrough},
 	}
 }
 
@@ -226,6 +255,15 @@ func (c *Config) problems() []string {
 	}
 	if err := c.Search.Validate(); err != nil {
 		add("search: %v", strings.TrimPrefix(err.Error(), "mcts: "))
+	}
+	if r := c.Resign; math.IsNaN(r.Value) || r.Value <= -1 || r.Value > 0 {
+		add("resign.value: %v, want 0 (off) or a root value above -1 and below 0", r.Value)
+	}
+	if r := c.Resign; r.Moves < 1 || r.Moves > 1000 {
+		add("resign.moves: %d, want 1 to 1000", r.Moves)
+	}
+	if r := c.Resign; math.IsNaN(r.Playthrough) || r.Playthrough < 0 || r.Playthrough > 1 {
+		add("resign.playthrough: %v, want 0 to 1", r.Playthrough)
 	}
 	return errs
 }
@@ -506,13 +544,20 @@ func (s *setupsFile) weights() (SetupWeights, error) {
 func gameHash(c *Config, j *Job, networkID string) string {
 	p := c.Search
 	p.Seed = 0
+	// Resignation changes the games only when on: runs from before it
+	// keep their hash.
+	var resign *Resign
+	if c.Resign.On() {
+		resign = &c.Resign
+	}
 	b, _ := json.Marshal(struct {
 		RuleSet string
 		Network string
 		Search  mcts.Params
 		Setups  SetupWeights
 		Seed    uint64
-	}{j.Rules.String(), networkID, p, j.JanggiSetups, j.Seed})
+		Resign  *Resign `json:",omitempty"`
+	}{j.Rules.String(), networkID, p, j.JanggiSetups, j.Seed, resign})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:8])
 }

@@ -372,7 +372,9 @@ func reanalysePosition(s *mcts.Search, g *sourceGame, ply int, seed uint64, sims
 	if err != nil {
 		return fmt.Errorf("selfplay: reanalysis: %s: %w", where(), err)
 	}
-	outcome, end := game.Result().Outcome, *game.Position()
+	// The record's result, not the replay's: a resigned game's rules
+	// have not ended it.
+	outcome, end := scoreOutcome(g.rec.Result), *game.Position()
 	all := game.Moves(nil)
 	if ply >= len(all) {
 		return fmt.Errorf("selfplay: reanalysis: %s: the game has %d plies", where(), len(all))

@@ -106,6 +106,10 @@ type Stats struct {
 	Elapsed     time.Duration
 	NetworkID   string
 	RuleSet     string
+	// Resigned is the finished games a side resigned (Config.Resign);
+	// WouldResign the played-out games in which a side would have, and
+	// FalseResignations those of them that side did not lose.
+	Resigned, WouldResign, FalseResignations int64
 }
 
 // GamesPerHour is the rate of finished games.
@@ -153,6 +157,10 @@ type runner struct {
 
 	finished, played, shards atomic.Int64
 	plies, positions, evals  atomic.Int64
+	// resigned counts the games a side resigned; wouldResign the
+	// played-out games in which one would have, falseResign those of them
+	// it did not lose.
+	resigned, wouldResign, falseResign atomic.Int64
 }
 
 // finishedGame is a game waiting for its shard.
@@ -548,6 +556,7 @@ func (r *runner) playGame(ctx context.Context, s *mcts.Search, id uint64) (*fini
 	legal := make([]rules.Move, 0, rules.MaxMoves)
 	records := make([]datasets.Record, 0, 160)
 	full := 0
+	resign := newResignation(r.cfg.Resign, seed)
 	for !g.Result().Over() {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -573,9 +582,27 @@ func (r *runner) playGame(ctx context.Context, s *mcts.Search, id uint64) (*fini
 		}
 		r.positions.Add(1)
 		r.evals.Add(int64(res.Evaluations))
+		if resign.sees(rec.Side, res.Value) {
+			// The record of this position stays (its search is done);
+			// the game ends before its move.
+			records = records[:len(records)-1]
+			if res.Full {
+				full--
+			}
+			break
+		}
 		g.Play(res.Best)
 	}
 	outcome := g.Result().Outcome
+	if resign.resigned {
+		outcome = resign.outcome()
+		r.resigned.Add(1)
+	} else if resign.would {
+		r.wouldResign.Add(1)
+		if outcome != resign.outcome() {
+			r.falseResign.Add(1)
+		}
+	}
 	end := g.Position()
 	for i := range records {
 		records[i].Result = outcomeFor(outcome, records[i].Side)
@@ -583,7 +610,69 @@ func (r *runner) playGame(ctx context.Context, s *mcts.Search, id uint64) (*fini
 	}
 	r.finished.Add(1)
 	r.plies.Add(int64(len(records)))
-	return &finishedGame{rec: newGameRecord(id, seed, setup, r.netID, g, full), records: records}, nil
+	rec := newGameRecord(id, seed, setup, r.netID, g, full)
+	if resign.resigned {
+		rec.End = gamerec.End{Result: rules.Result{Outcome: outcome}.Score(), Reason: gamerec.ReasonResignation}
+	}
+	return &finishedGame{rec: rec, records: records}, nil
+}
+
+// resignation follows one game's root values for Config.Resign: a side
+// resigns at its Moves-th search in a row at or below Value, unless the
+// game is one of those played out, which only notes that it would have.
+type resignation struct {
+	cfg      Resign
+	playout  bool        // this game never resigns
+	low      [2]int      // each side's searches in a row at or below Value
+	side     rules.Color // the side that resigned, or would have
+	resigned bool
+	would    bool
+}
+
+// newResignation is game seed's resignation under cfg; the playthrough
+// draw has a stream of its own, so the game's other randomness is as
+// without resignation.
+func newResignation(cfg Resign, seed uint64) *resignation {
+	r := &resignation{cfg: cfg}
+	if cfg.On() {
+		rng := rand.New(rand.NewPCG(seed, 0x726573696e6e)) // "resign"
+		r.playout = rng.Float64() < cfg.Playthrough
+	}
+	return r
+}
+
+// sees takes side's root value and reports whether side resigns now.
+func (r *resignation) sees(side rules.Color, value float32) bool {
+	if !r.cfg.On() || r.resigned {
+		return false
+	}
+	i := 0
+	if side == rules.Black {
+		i = 1
+	}
+	if float64(value) > r.cfg.Value {
+		r.low[i] = 0
+		return false
+	}
+	r.low[i]++
+	if r.low[i] < r.cfg.Moves || r.would {
+		return false
+	}
+	r.side = side
+	if r.playout {
+		r.would = true
+		return false
+	}
+	r.resigned = true
+	return true
+}
+
+// outcome is the game's result when r.side resigns.
+func (r *resignation) outcome() rules.Outcome {
+	if r.side == rules.White {
+		return rules.BlackWins
+	}
+	return rules.WhiteWins
 }
 
 // outcomeFor is a finished game's result from side's view.
@@ -658,7 +747,7 @@ func (r *runner) stats() Stats {
 	s := Stats{
 		Target: r.job.Games, Before: r.before, Played: int(r.played.Load()), Finished: int(r.finished.Load()),
 		Shards: int(r.shards.Load()), Plies: r.plies.Load(), Positions: r.positions.Load(), Evaluations: r.evals.Load(),
-		NetworkID: r.netID,
+		NetworkID: r.netID, Resigned: r.resigned.Load(), WouldResign: r.wouldResign.Load(), FalseResignations: r.falseResign.Load(),
 	}
 	if r.rs != nil {
 		s.RuleSet = r.rs.String()
