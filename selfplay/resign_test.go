@@ -44,6 +44,9 @@ func TestResign(t *testing.T) {
 	if onStats.Resigned == 0 || onStats.WouldResign != 0 {
 		t.Fatalf("resign at -0.2: %d resigned, %d would have, want some and none", onStats.Resigned, onStats.WouldResign)
 	}
+	if onStats.Positions != onStats.Plies {
+		t.Errorf("%d positions recorded, %d plies", onStats.Positions, onStats.Plies)
+	}
 	if onStats.Plies >= offStats.Plies {
 		t.Errorf("resigned games' plies %d, not fewer than the same games' %d played out", onStats.Plies, offStats.Plies)
 	}

@@ -580,17 +580,17 @@ func (r *runner) playGame(ctx context.Context, s *mcts.Search, id uint64) (*fini
 		if res.Full {
 			full++
 		}
-		r.positions.Add(1)
 		r.evals.Add(int64(res.Evaluations))
 		if resign.sees(rec.Side, res.Value) {
-			// The record of this position stays (its search is done);
-			// the game ends before its move.
+			// The game ends before this position's move: a record is a
+			// position and the move the game played there.
 			records = records[:len(records)-1]
 			if res.Full {
 				full--
 			}
 			break
 		}
+		r.positions.Add(1)
 		g.Play(res.Best)
 	}
 	outcome := g.Result().Outcome
