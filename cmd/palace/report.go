@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/palace-chess/palace/internal/chart"
@@ -221,10 +222,24 @@ func drawCharts(dir string, charts []namedChart) ([]string, error) {
 // row's generation plus one).
 func writeReportTable(w io.Writer, rows []reportRow) error {
 	tw := tabwriter.NewWriter(w, 2, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "gen\tgames\tpositions\tevals/s\tsteps\tloss\tpolicy\twdl\tgate of\tgate games\tW-D-L\tElo vs best\t95% interval\tpromoted\t")
+	// A run whose self-play resigns gets a column for it: the games
+	// resigned, and the played-out games' false resignations of those
+	// that would have.
+	resigns := slices.ContainsFunc(rows, func(r reportRow) bool { return r.sp != nil && r.sp.Resigns != (loop.Resignations{}) })
+	resignHead := ""
+	if resigns {
+		resignHead = "resigned (false/would)\t"
+	}
+	fmt.Fprintln(tw, "gen\tgames\t"+resignHead+"positions\tevals/s\tsteps\tloss\tpolicy\twdl\tgate of\tgate games\tW-D-L\tElo vs best\t95% interval\tpromoted\t")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.gen,
-			intOr(r.sp != nil, func() int64 { return int64(r.sp.Games) }),
+		resigned := ""
+		if resigns {
+			resigned = textOr(r.sp != nil, func() string {
+				return fmt.Sprintf("%d (%d/%d)", r.sp.Resigns.Resigned, r.sp.Resigns.False, r.sp.Resigns.Would)
+			}) + "\t"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.gen,
+			intOr(r.sp != nil, func() int64 { return int64(r.sp.Games) }), resigned,
 			intOr(r.sp != nil, func() int64 { return r.sp.Positions }),
 			floatOr(r.sp != nil, "%.0f", func() float64 { return r.sp.EvalsPerSecond }),
 			intOr(r.tr != nil, func() int64 { return r.tr.TotalSteps }),

@@ -32,3 +32,22 @@ func TestReportTableNamesTheCandidate(t *testing.T) {
 		t.Errorf("a generation without a gate names one:\n%s", b.String())
 	}
 }
+
+// A run whose self-play resigned has a column for it; one that never
+// resigned has none.
+func TestReportTableResignations(t *testing.T) {
+	for _, resign := range []bool{false, true} {
+		m := loop.Metric{Generation: 0, Stage: loop.StageSelfplay, Games: 64}
+		if resign {
+			m.Resigns = loop.Resignations{Resigned: 51, Would: 6, False: 1}
+		}
+		var b strings.Builder
+		if err := writeReportTable(&b, reportRows([]loop.Metric{m, {Generation: 1, Stage: loop.StageSelfplay, Games: 64}})); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(b.String(), "\n")
+		if got := strings.Contains(lines[0], "resigned") && strings.Contains(lines[1], " 51 (1/6) "); got != resign {
+			t.Errorf("resigned %v, table:\n%s", resign, b.String())
+		}
+	}
+}
