@@ -257,12 +257,10 @@ func (w *Worker) Run(parent context.Context) error {
 			w.report(Event{Kind: EventWorkerStopped, Seconds: time.Since(began).Seconds(), Busy: (w.Busy() - busyBefore).Seconds(), Slots: w.opt.Slots})
 		}
 	}()
-	w.mu.Lock()
-	w.stop = cancel
-	w.mu.Unlock()
 	// The first heartbeat is written before any job is pulled: a worker
 	// shows in palace status from its start, not a BeatEvery later.
 	w.mu.Lock()
+	w.stop = cancel
 	first := w.beatLocked()
 	w.mu.Unlock()
 	w.c.putWorkerBeat(ctx, first)
