@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/palace-chess/palace/internal/chart"
@@ -54,6 +55,7 @@ them at equal compute.`)
 	if err := writeReportTable(stdout, gens); err != nil {
 		return err
 	}
+	writeStageTimes(stdout, run.metrics)
 	if best, err := loop.BestOf(run.st); err == nil {
 		fmt.Fprintf(stdout, "best network: generation %d (%s, %s)\n", best.Generation, filepath.Join(dir, best.Key), best.NetworkID)
 	}
@@ -75,6 +77,39 @@ them at equal compute.`)
 		fmt.Fprintf(stdout, "chart: %s\n", w)
 	}
 	return errors.Join(err, err2)
+}
+
+// writeStageTimes prints where the run's time went, stage by stage (each
+// stage's share of their sum: issue 43 asks self-play for 60% or more),
+// and what it made: games, positions, training steps. A stage resumed
+// after a kill counts its resumed part only, as its metric does.
+func writeStageTimes(w io.Writer, ms []loop.Metric) {
+	var total float64
+	secs := map[string]float64{}
+	var games int
+	var positions, steps int64
+	for _, m := range ms {
+		secs[m.Stage] += m.Seconds
+		total += m.Seconds
+		switch m.Stage {
+		case loop.StageSelfplay:
+			games += m.Games
+			positions += m.Positions
+		case loop.StageTrain:
+			steps = max(steps, m.TotalSteps)
+		}
+	}
+	if total <= 0 {
+		return
+	}
+	var parts []string
+	for _, st := range []struct{ stage, name string }{{loop.StageSelfplay, "self-play"}, {loop.StageReanalyse, "reanalysis"},
+		{loop.StageTrain, "training"}, {loop.StageGate, "gate"}, {loop.StageArena, "arena"}, {loop.StageLadder, "ladder"}} {
+		if v := secs[st.stage]; v > 0 {
+			parts = append(parts, fmt.Sprintf("%s %.0f s (%.1f%%)", st.name, v, 100*v/total))
+		}
+	}
+	fmt.Fprintf(w, "time: %s; %d games, %d positions, %d training steps\n", strings.Join(parts, ", "), games, positions, steps)
 }
 
 // reportRun is one run directory's metrics and ladder ratings.

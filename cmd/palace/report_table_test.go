@@ -51,3 +51,24 @@ func TestReportTableResignations(t *testing.T) {
 		}
 	}
 }
+
+// The time line gives each stage's share of the run's time and what it
+// made.
+func TestReportStageTimes(t *testing.T) {
+	var b strings.Builder
+	writeStageTimes(&b, []loop.Metric{
+		{Generation: 0, Stage: loop.StageSelfplay, Seconds: 60, Games: 64, Positions: 7000},
+		{Generation: 0, Stage: loop.StageTrain, Seconds: 20, TotalSteps: 100},
+		{Generation: 1, Stage: loop.StageSelfplay, Seconds: 15, Games: 64, Positions: 6000},
+		{Generation: 1, Stage: loop.StageTrain, Seconds: 5, TotalSteps: 210},
+	})
+	want := "time: self-play 75 s (75.0%), training 25 s (25.0%); 128 games, 13000 positions, 210 training steps\n"
+	if b.String() != want {
+		t.Errorf("got  %q\nwant %q", b.String(), want)
+	}
+	b.Reset()
+	writeStageTimes(&b, nil)
+	if b.Len() != 0 {
+		t.Errorf("no metrics: %q", b.String())
+	}
+}
