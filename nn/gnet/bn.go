@@ -38,6 +38,8 @@ type bnOp struct {
 	batchMean, invStd []float64
 	out               any
 	tasks             taskSlots
+	// input is x's statistics where the product that made x took them.
+	input bnInput
 }
 
 // newBatchNorm makes the op for activations of ch channels.
@@ -141,6 +143,7 @@ func bnForward[T float](op *bnOp, x, gamma, beta, skip, y, rm, rv []T) {
 	t := slotFor[bnForwardTask[T]](&op.tasks)
 	*t = bnForwardTask[T]{op, x, gamma, beta, skip, y, rm, rv}
 	parallel(op.ch, op.ch*op.size(), t)
+	op.input.fresh = false // read once: the next run's product makes them anew
 }
 
 type bnForwardTask[T float] struct {
@@ -155,7 +158,12 @@ func (t *bnForwardTask[T]) run(lo, hi int) {
 		xc, yc := x[c*n:][:n], y[c*n:][:n]
 		var mean, invStd float64
 		if op.training {
-			sum, squares := channelSums(xc)
+			var sum, squares float64
+			if op.input.fresh {
+				sum, squares = op.input.take(c, op.ch)
+			} else {
+				sum, squares = channelSums(xc)
+			}
 			mean = sum / float64(n)
 			ss := max(squares-sum*mean, 0) // Σ(x − μ)²
 			invStd = 1 / math.Sqrt(ss/float64(n)+model.BNEpsilon)

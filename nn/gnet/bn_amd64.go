@@ -19,3 +19,9 @@ func maskSumDotAVX2(y, dy, x, dz *float32, n int, out *[2]float64)
 
 //go:noescape
 func axpbycAVX2(dz, x, dx *float32, n int, a, b, c float32)
+
+// colSumSquaresAVX2 sets out[0:8] = Σx and out[8:16] = Σx² of the 8
+// channels at x over rows rows ld floats apart (bnstats_amd64.s).
+//
+//go:noescape
+func colSumSquaresAVX2(x *float32, rows, ld int, out *[16]float64)

@@ -51,9 +51,12 @@ type convOp struct {
 	pure
 	k, in, out, batch int
 	inputGrad         bool // false for the stem: the network's input needs no gradient
-	buf               any
-	s                 *convScratch
-	pm                wgCache // Winograd's transformed filters (winograd.go)
+	// stats, in a training graph, is where the forward product leaves its
+	// output's channel sums for the batch norm that reads it (bnstats.go).
+	stats *bnInput
+	buf   any
+	s     *convScratch
+	pm    wgCache // Winograd's transformed filters (winograd.go)
 }
 
 func (op *convOp) String() string {

@@ -68,7 +68,7 @@ func convKernelFits(ch, taps int) bool {
 // false (nothing done) where they do not fit.
 func convForwardKernel(op *convOp, xs, ws, ys []float32) bool {
 	if op.winogradFits(op.in, op.out) {
-		convolveWinogradBF16(op, op.in, op.out, op.forwardFilters(ws), xs, ys)
+		convolveWinogradBF16(op, op.in, op.out, op.forwardFilters(ws), xs, ys, op.stats)
 		return true
 	}
 	return convolveKernel(op, op.in, op.out, ws, xs, ys)
@@ -80,7 +80,7 @@ func convInputGradWinograd(c *convOp, w, dys, dxs []float32) bool {
 	if !c.winogradFits(c.out, c.in) {
 		return false
 	}
-	convolveWinogradBF16(c, c.out, c.in, c.inputGradFilters(w), dys, dxs)
+	convolveWinogradBF16(c, c.out, c.in, c.inputGradFilters(w), dys, dxs, nil)
 	return true
 }
 

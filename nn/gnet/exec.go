@@ -30,6 +30,8 @@ type execStep struct {
 	out  int   // the node's index in nodes
 	args []int // its children's indexes, in argument order
 	buf  G.Value
+	// tasks keeps the sum's parallel loop's arguments.
+	tasks taskSlots
 	// sum marks Gorgonia's elementwise a + b (the cost, and the gradients
 	// of a node read twice, such as a block's skip input), which the
 	// executor adds itself into buf: Gorgonia's add allocates a dozen
@@ -131,9 +133,9 @@ func (s *execStep) sum2(a, b G.Value) (G.Value, error) {
 	s.buf = out
 	switch x.Dtype() {
 	case tensor.Float32:
-		addInto(floats[float32](out), floats[float32](x), floats[float32](y))
+		addParallel(&s.tasks, floats[float32](out), floats[float32](x), floats[float32](y))
 	case tensor.Float64:
-		addInto(floats[float64](out), floats[float64](x), floats[float64](y))
+		addParallel(&s.tasks, floats[float64](out), floats[float64](x), floats[float64](y))
 	default:
 		return nil, fmt.Errorf("gnet: adding %v values", x.Dtype())
 	}
@@ -150,6 +152,19 @@ func addScalars[V G.F32 | G.F64](buf *G.Value, a, b *V) G.Value {
 	*out = *a + *b
 	return *buf
 }
+
+// addParallel is addInto in bands over the cores (a serial part of a
+// two-core step: a block's skip input takes its two gradients' sum).
+func addParallel[T float](slots *taskSlots, z, x, y []T) {
+	t := slotFor[addTask[T]](slots)
+	*t = addTask[T]{z: z, x: x, y: y}
+	parallel(len(x), len(x), t)
+	*t = addTask[T]{}
+}
+
+type addTask[T float] struct{ z, x, y []T }
+
+func (t *addTask[T]) run(lo, hi int) { addInto(t.z[lo:hi], t.x[lo:hi], t.y[lo:hi]) }
 
 func addInto[T float](z, x, y []T) {
 	y = y[:len(x)]

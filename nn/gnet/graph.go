@@ -210,12 +210,17 @@ func (b *builder) conv(x *G.Node, name string, k int, skip *G.Node, inputGrad bo
 	}
 	w := b.nodes[name+".w"]
 	in, out := w.Shape()[1], w.Shape()[0]
-	y := b.check(G.ApplyOp(&convOp{k: k, in: in, out: out, batch: b.batch, inputGrad: inputGrad, s: &b.scratch}, x, w))
+	conv := &convOp{k: k, in: in, out: out, batch: b.batch, inputGrad: inputGrad, s: &b.scratch}
+	y := b.check(G.ApplyOp(conv, x, w))
 	if b.err != nil {
 		return nil
 	}
-	// Batch norm, γ and β, the skip and ReLU: one op (bnOp, bn.go).
+	// Batch norm, γ and β, the skip and ReLU: one op (bnOp, bn.go), which
+	// reads its statistics from the product where it takes them.
 	op := newBatchNorm(b.dt, out, b.batch, skip != nil, b.bnMomentum, b.training)
+	if b.training && bnStatsInProduct {
+		conv.stats = &op.input
+	}
 	b.bns = append(b.bns, op)
 	args := []*G.Node{y, b.nodes[name+".bn.gamma"], b.nodes[name+".bn.beta"]}
 	if skip != nil {

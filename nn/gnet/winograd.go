@@ -112,15 +112,79 @@ func gatherPoints(ch, n int, src []float32, cols int, dst []float32) {
 // ([16][in/2][out][2]).
 func (c *convOp) packWinogradFilters(in, out int, w []float32, ub *[]uint16) []uint16 {
 	u := scratch[float32](&c.s.wgU, 16*in*out)
-	model.WinogradFilters(out, in, w, u)
 	*ub = grow(*ub, 16*in*out)
-	for x := 0; x < 16; x++ {
-		plane := u[x*in*out:][:in*out]
-		for cp := 0; cp < in/2; cp++ {
-			model.PairBF16(plane[2*cp*out:][:out], plane[(2*cp+1)*out:][:out], (*ub)[(x*in+2*cp)*out:][:2*out])
-		}
-	}
+	t := slotFor[wgFilterTask](&c.s.tasks)
+	*t = wgFilterTask{kind: wgTransform, in: in, out: out, w: w, u: u, ub: *ub}
+	parallel(wgBands(in*out), 16*in*out*8, t)
+	t.kind = wgPack
+	parallel(16, 16*in*out*2, t)
+	*t = wgFilterTask{}
 	return *ub
+}
+
+// The filter transforms run in bands over the cores (they were a serial
+// part of a two-core step): each value is computed as one core computes
+// it, so the split changes nothing.
+const (
+	wgTransform  = iota // U = G w Gᵀ, by bands of (in, out) pairs
+	wgPack              // U rounded and paired for the kernels, by ξ planes
+	wgRearrange         // the input gradient's U′ from the forward pass's, by ξ planes
+	wgFilterGrad        // the parts of dU summed and dW = Gᵀ dU G, by bands of pairs
+)
+
+// wgFilterTask is one of the filter transforms over bands [lo, hi).
+type wgFilterTask struct {
+	kind    int
+	in, out int
+	w, u    []float32 // the filters and their transform (wgTransform, wgPack)
+	ub, src []uint16  // packed U (wgPack), or U′ and the packed U it is made from (wgRearrange)
+	// wgFilterGrad: the parts of dU (planes stride floats apart), and dW.
+	du     [][]float32
+	stride int
+	dw     []float32
+}
+
+// wgBands is the number of WinogradBlock bands of n (in, out) pairs.
+func wgBands(n int) int { return (n + model.WinogradBlock - 1) / model.WinogradBlock }
+
+func (t *wgFilterTask) run(lo, hi int) {
+	in, out := t.in, t.out
+	pairs := in * out
+	bandLo, bandHi := lo*model.WinogradBlock, min(hi*model.WinogradBlock, pairs)
+	switch t.kind {
+	case wgTransform:
+		model.WinogradFiltersRange(out, in, bandLo, bandHi, t.w, t.u)
+	case wgPack:
+		for x := lo; x < hi; x++ {
+			plane := t.u[x*pairs:][:pairs]
+			for cp := 0; cp < in/2; cp++ {
+				model.PairBF16(plane[2*cp*out:][:out], plane[(2*cp+1)*out:][:out], t.ub[(x*in+2*cp)*out:][:2*out])
+			}
+		}
+	case wgRearrange:
+		q := [4]int{3, 1, 2, 0}
+		for xi := lo; xi < hi; xi++ {
+			src := t.src[(q[xi/4]*4+q[xi%4])*pairs:][:pairs] // [in/2][out][2]
+			d := t.ub[xi*pairs:][:pairs]                     // [out/2][in][2]
+			for i := 0; i < in; i++ {
+				row := src[(i/2)*2*out+i%2:]
+				for o := 0; o < out; o++ {
+					d[((o/2)*in+i)*2+o%2] = row[2*o]
+				}
+			}
+		}
+	case wgFilterGrad:
+		du := t.du[0]
+		for x := 0; x < 16; x++ {
+			band := du[x*t.stride+bandLo : x*t.stride+bandHi]
+			for _, part := range t.du[1:] {
+				for i, v := range part[x*t.stride+bandLo : x*t.stride+bandHi] {
+					band[i] += v
+				}
+			}
+		}
+		model.WinogradFilterGradsRange(out, in, t.stride, bandLo, bandHi, du, t.dw)
+	}
 }
 
 // forwardFilters is the forward pass's packed U, kept for the input
@@ -148,28 +212,29 @@ func (c *convOp) inputGradFilters(w []float32) []uint16 {
 		return c.packWinogradFilters(out, in, wf, &ub)
 	}
 	pm.uFresh = false
-	q := [4]int{3, 1, 2, 0}
-	for xi := 0; xi < 16; xi++ {
-		src := pm.u[(q[xi/4]*4+q[xi%4])*in*out:][:in*out] // [in/2][out][2]
-		d := dst[xi*in*out:][:in*out]                     // [out/2][in][2]
-		for i := 0; i < in; i++ {
-			row := src[(i/2)*2*out+i%2:]
-			for o := 0; o < out; o++ {
-				d[((o/2)*in+i)*2+o%2] = row[2*o]
-			}
-		}
-	}
+	t := slotFor[wgFilterTask](&c.s.tasks)
+	*t = wgFilterTask{kind: wgRearrange, in: in, out: out, ub: dst, src: pm.u}
+	parallel(16, 16*in*out*2, t)
+	*t = wgFilterTask{}
 	return dst
 }
 
 // convolveWinogradBF16 is the 3×3 convolution y [outCh] = w [outCh][inCh·9]
 // ∗ x [inCh] over c's batch in Winograd, M_ξ = V_ξ · U_ξ a product per ξ;
 // ub is w's U packed.
-func convolveWinogradBF16(c *convOp, inCh, outCh int, ub []uint16, x, y []float32) {
+// stats, when not nil, takes the sums of y's channels for the batch norm
+// that reads y (bnstats.go).
+func convolveWinogradBF16(c *convOp, inCh, outCh int, ub []uint16, x, y []float32, stats *bnInput) {
+	if stats != nil {
+		stats.reset(outCh, c.batch)
+	}
 	t := slotFor[winogradForward](&c.s.tasks)
-	*t = winogradForward{c: c, inCh: inCh, outCh: outCh, ub: ub, x: x, y: y}
+	*t = winogradForward{c: c, inCh: inCh, outCh: outCh, ub: ub, x: x, y: y, stats: stats}
 	c.chunks(t)
 	*t = winogradForward{}
+	if stats != nil {
+		stats.fresh = true
+	}
 }
 
 type winogradForward struct {
@@ -177,6 +242,7 @@ type winogradForward struct {
 	inCh, outCh int
 	ub          []uint16
 	x, y        []float32
+	stats       *bnInput
 }
 
 func (t *winogradForward) chunk(worker, _, p0, p1 int, _ bool) {
@@ -200,6 +266,9 @@ func (t *winogradForward) chunk(worker, _, p0, p1 int, _ bool) {
 		}
 		yt := s.yt[:n*outCh]
 		model.WinogradOutput(outCh, np, rows, m, yt, s.zero, s.drop)
+		if t.stats != nil {
+			t.stats.add(q0/wgPositions, outCh, n, yt)
+		}
 		scatterColumns(outCh, n, yt, y[q0*model.Squares:], cols)
 	}
 }
@@ -214,13 +283,10 @@ func filterGradWinogradBF16(c *convOp, xs, dys, dws []float32) {
 	*t = winogradFilterGrad{c: c, xs: xs, dys: dys}
 	parts := c.chunkSums(t)
 	*t = winogradFilterGrad{}
-	du := c.s.wgDU[0]
-	for p := 1; p < parts; p++ {
-		for i, v := range c.s.wgDU[p][:16*plane] {
-			du[i] += v
-		}
-	}
-	model.WinogradFilterGrads(out, in, plane, du, dws)
+	g := slotFor[wgFilterTask](&c.s.tasks)
+	*g = wgFilterTask{kind: wgFilterGrad, in: in, out: out, du: c.s.wgDU[:parts], stride: plane, dw: dws}
+	parallel(wgBands(in*out), 16*in*out*(parts+4), g)
+	*g = wgFilterTask{}
 }
 
 type winogradFilterGrad struct {

@@ -21,14 +21,21 @@ func WinogradEnabled() (bool, error) { return winogradEnabled() }
 //
 //	G = [1 0 0; ½ ½ ½; ½ −½ ½; 0 0 1]
 func WinogradFilters(out, in int, w, u []float32) {
+	WinogradFiltersRange(out, in, 0, in*out, w, u)
+}
+
+// WinogradFiltersRange is WinogradFilters for the (in, out) pairs lo to
+// hi−1 of each plane (i·out + o; lo a multiple of WinogradBlock): bands of
+// a plane can be made on several cores, each value as the whole makes it.
+func WinogradFiltersRange(out, in, lo, hi int, w, u []float32) {
 	_, _ = w[out*in*9-1], u[16*in*out-1]
 	plane := in * out
 	// A block of wgBlock outputs is made in blk and written plane by
 	// plane: the 16 planes lie a multiple of 4 KB apart for 64×64, and
 	// writing them a value at a time thrashes the cache's sets.
 	var blk [16][wgBlock]float32
-	for at0 := 0; at0 < plane; at0 += wgBlock {
-		n := min(wgBlock, plane-at0)
+	for at0 := lo; at0 < hi; at0 += wgBlock {
+		n := min(wgBlock, hi-at0)
 		for k := 0; k < n; k++ {
 			i, o := (at0+k)/out, (at0+k)%out
 			g := (*[9]float32)(w[(o*in+i)*9:])
@@ -55,15 +62,25 @@ func WinogradFilters(out, in int, w, u []float32) {
 // wgBlock is the filter transforms' block of (in, out) pairs.
 const wgBlock = 16
 
+// WinogradBlock is the filter transforms' block of (in, out) pairs: a
+// band of WinogradFiltersRange or WinogradFilterGradsRange starts at a
+// multiple of it.
+const WinogradBlock = wgBlock
+
 // WinogradFilterGrads sets dw ([out][in][3][3]) to Gᵀ dU G, the gradient
 // of w from that of U (du: [16][in][out], the ξ planes stride floats
 // apart).
 func WinogradFilterGrads(out, in, stride int, du, dw []float32) {
+	WinogradFilterGradsRange(out, in, stride, 0, in*out, du, dw)
+}
+
+// WinogradFilterGradsRange is WinogradFilterGrads for the (in, out) pairs
+// lo to hi−1 (lo a multiple of WinogradBlock).
+func WinogradFilterGradsRange(out, in, stride, lo, hi int, du, dw []float32) {
 	_, _ = du[15*stride+in*out-1], dw[out*in*9-1]
-	plane := in * out
 	var blk [16][wgBlock]float32 // read plane by plane, as WinogradFilters writes
-	for at0 := 0; at0 < plane; at0 += wgBlock {
-		n := min(wgBlock, plane-at0)
+	for at0 := lo; at0 < hi; at0 += wgBlock {
+		n := min(wgBlock, hi-at0)
 		for x := range blk {
 			copy(blk[x][:n], du[x*stride+at0:][:n])
 		}
