@@ -28,7 +28,11 @@ func WinogradFilters(out, in int, w, u []float32) {
 // hi−1 of each plane (i·out + o; lo a multiple of WinogradBlock): bands of
 // a plane can be made on several cores, each value as the whole makes it.
 func WinogradFiltersRange(out, in, lo, hi int, w, u []float32) {
-	_, _ = w[out*in*9-1], u[16*in*out-1]
+	// Lengths, not reads of the last values: another band may be writing
+	// them.
+	if len(w) < out*in*9 || len(u) < 16*in*out {
+		panic("model: WinogradFiltersRange: short slices")
+	}
 	plane := in * out
 	// A block of wgBlock outputs is made in blk and written plane by
 	// plane: the 16 planes lie a multiple of 4 KB apart for 64×64, and
@@ -77,7 +81,9 @@ func WinogradFilterGrads(out, in, stride int, du, dw []float32) {
 // WinogradFilterGradsRange is WinogradFilterGrads for the (in, out) pairs
 // lo to hi−1 (lo a multiple of WinogradBlock).
 func WinogradFilterGradsRange(out, in, stride, lo, hi int, du, dw []float32) {
-	_, _ = du[15*stride+in*out-1], dw[out*in*9-1]
+	if len(du) < 15*stride+in*out || len(dw) < out*in*9 { // as WinogradFiltersRange
+		panic("model: WinogradFilterGradsRange: short slices")
+	}
 	var blk [16][wgBlock]float32 // read plane by plane, as WinogradFilters writes
 	for at0 := lo; at0 < hi; at0 += wgBlock {
 		n := min(wgBlock, hi-at0)
