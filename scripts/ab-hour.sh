@@ -13,7 +13,8 @@
 # DURATION (default 60m) each run's `palace run --duration`; SEED (default
 # 4305) the match's openings (4 random plies) and the ladders'; PAIRS
 # (default 50) the match's game pairs. PALACE names the palace binary
-# (default: palace on PATH). The runs go to DIR/a and DIR/b, the match to
+# (default: palace on PATH); SIMS (default 800) the match's and the
+# ladders' simulations; LADDERS=0 skips the ladders. The runs go to DIR/a and DIR/b, the match to
 # DIR/match.jsonl, the ladders to DIR/ladder-a and DIR/ladder-b; rerunning
 # resumes the runs (each for DURATION more) and the match.
 set -euo pipefail
@@ -25,6 +26,7 @@ duration=${4:-60m}
 seed=${5:-4305}
 pairs=${6:-50}
 palace=${PALACE:-$(command -v palace || true)}
+sims=${SIMS:-800}
 [ -x "$palace" ] || { echo "ab-hour: no palace binary (set PALACE)" >&2; exit 2; }
 [ "$(nproc)" -ge 2 ] || { echo "ab-hour: needs two cores (one a run)" >&2; exit 2; }
 mkdir -p "$dir"
@@ -43,14 +45,15 @@ run b "$b" 1 &
 wait
 best() { python3 -c "import json,sys; print(sys.argv[1] + '/' + json.load(open(sys.argv[1] + '/best.json'))['key'])" "$dir/$1"; }
 na=$(best a) nb=$(best b)
-echo "== best: A $na, B $nb; A against B at 800 simulations"
-"$palace" arena --rules "$rules" --player "net:$na,sims=800" --player "net:$nb,sims=800" --pairs "$pairs" \
+echo "== best: A $na, B $nb; A against B at $sims simulations"
+"$palace" arena --rules "$rules" --player "net:$na,sims=$sims" --player "net:$nb,sims=$sims" --pairs "$pairs" \
 	--opening-plies 4 --seed "$seed" --concurrency 4 --out "$dir/match.jsonl" --progress log >"$dir/match.log" 2>&1
 tail -n 12 "$dir/match.log"
-echo "== ladders at 800 simulations"
-GOMAXPROCS=1 taskset -c 0 "$palace" ladder --rules "$rules" --player "net:$na,nodes=800" --pairs 10 --seed "$seed" \
+[ "${LADDERS:-1}" = 0 ] && exit 0
+echo "== ladders at $sims simulations"
+GOMAXPROCS=1 taskset -c 0 "$palace" ladder --rules "$rules" --player "net:$na,nodes=$sims" --pairs 10 --seed "$seed" \
 	--out "$dir/ladder-a" --progress log >"$dir/ladder-a.log" 2>&1 &
-GOMAXPROCS=1 taskset -c 1 "$palace" ladder --rules "$rules" --player "net:$nb,nodes=800" --pairs 10 --seed "$seed" \
+GOMAXPROCS=1 taskset -c 1 "$palace" ladder --rules "$rules" --player "net:$nb,nodes=$sims" --pairs 10 --seed "$seed" \
 	--out "$dir/ladder-b" --progress log >"$dir/ladder-b.log" 2>&1 &
 wait
 grep -h "rating" "$dir/ladder-a.log" "$dir/ladder-b.log"
