@@ -13,6 +13,7 @@ import (
 	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/datasets"
 	"github.com/palace-chess/palace/loop"
+	"github.com/palace-chess/palace/selfplay"
 )
 
 // Job kinds.
@@ -74,7 +75,7 @@ type Result struct {
 	Games     int                 `json:"games,omitempty"`
 	Positions int64               `json:"positions,omitempty"`
 	// Resigns are the block's resignation counts (selfplay.Stats').
-	Resigns loop.Resignations `json:"resigns,omitzero"`
+	Resigns selfplay.Resignations `json:"resigns,omitzero"`
 	// Played is the network that played a self-play block of the
 	// asynchronous loop (absent when the block was found in the store).
 	Played *loop.Best `json:"played,omitempty"`

@@ -755,7 +755,7 @@ func (w *Worker) selfplay(ctx context.Context, job Job) (Result, error) {
 	}
 	info := blk.Info
 	return Result{Shard: &info, Plies: blk.Stats.Plies, Evals: int64(blk.Stats.Network.Positions), Games: blk.Stats.Finished,
-		Positions: info.Records, Seconds: blk.Stats.Elapsed.Seconds(), Played: played, Resigns: loop.ResignationsOf(blk.Stats)}, nil
+		Positions: info.Records, Seconds: blk.Stats.Elapsed.Seconds(), Played: played, Resigns: blk.Stats.Resigns}, nil
 }
 
 func (w *Worker) arena(ctx context.Context, job Job) (Result, error) {

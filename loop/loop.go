@@ -471,7 +471,7 @@ func (r *runner) selfplay(ctx context.Context, gen int) error {
 		counts.Games += st.Finished
 		counts.Plies += st.Plies
 		counts.Evaluations += int64(st.Network.Positions)
-		counts.Resigns.Add(ResignationsOf(st))
+		counts.Resigns.Add(st.Resigns)
 		counts.Playing += st.Elapsed
 		total, err := Positions(r.st, 0, gen)
 		if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/ladder"
 	"github.com/palace-chess/palace/nn/gnet"
+	"github.com/palace-chess/palace/selfplay"
 	"github.com/palace-chess/palace/store"
 )
 
@@ -41,7 +42,7 @@ type Metric struct {
 	MeanPlies      float64 `json:"mean_plies,omitempty"`
 	// Resigns are the games that played's resignation counts (absent
 	// without resignation).
-	Resigns Resignations `json:"resigns,omitzero"`
+	Resigns selfplay.Resignations `json:"resigns,omitzero"`
 	// PlayedBy are the networks that played an asynchronous generation's
 	// blocks (each once, by first block), and Staleness how many
 	// generations the network that played a block was behind the best

@@ -335,28 +335,7 @@ type SelfplayCounts struct {
 	// Playing is the time the games took, the evaluation rate's
 	// denominator.
 	Playing time.Duration
-	Resigns Resignations
-}
-
-// Resignations are self-play's resignation counts (selfplay.Stats'):
-// games resigned, played-out games in which a side would have resigned,
-// and those of them it did not lose.
-type Resignations struct {
-	Resigned int64 `json:"resigned,omitempty"`
-	Would    int64 `json:"would,omitempty"`
-	False    int64 `json:"false,omitempty"`
-}
-
-// ResignationsOf is st's resignation counts.
-func ResignationsOf(st selfplay.Stats) Resignations {
-	return Resignations{Resigned: st.Resigned, Would: st.WouldResign, False: st.FalseResignations}
-}
-
-// Add adds o's counts to r's.
-func (r *Resignations) Add(o Resignations) {
-	r.Resigned += o.Resigned
-	r.Would += o.Would
-	r.False += o.False
+	Resigns selfplay.Resignations
 }
 
 // SelfplayMetric is the self-play stage's metric: the plan's games, all

@@ -68,7 +68,7 @@ type Config struct {
 // drops are the ones whose targets say least. Playthrough is the share of
 // games (drawn by each game's seed) that never resign: where their side
 // would have resigned and then did not lose, the resignation would have
-// been false (Stats.FalseResignations, to keep under about 5%, as
+// been false (Stats.Resigns.False, to keep under about 5%, as
 // AlphaZero did).
 type Resign struct {
 	Value       float64 `yaml:"value"`

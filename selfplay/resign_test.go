@@ -38,11 +38,11 @@ func TestResign(t *testing.T) {
 	}
 	off, offStats := run(DefaultConfig().Resign)
 	on, onStats := run(Resign{Value: -0.2, Moves: 2})
-	if offStats.Resigned+offStats.WouldResign+offStats.FalseResignations != 0 {
+	if offStats.Resigns.Resigned+offStats.Resigns.Would+offStats.Resigns.False != 0 {
 		t.Errorf("resignation off: %+v", offStats)
 	}
-	if onStats.Resigned == 0 || onStats.WouldResign != 0 {
-		t.Fatalf("resign at -0.2: %d resigned, %d would have, want some and none", onStats.Resigned, onStats.WouldResign)
+	if onStats.Resigns.Resigned == 0 || onStats.Resigns.Would != 0 {
+		t.Fatalf("resign at -0.2: %d resigned, %d would have, want some and none", onStats.Resigns.Resigned, onStats.Resigns.Would)
 	}
 	if onStats.Positions != onStats.Plies {
 		t.Errorf("%d positions recorded, %d plies", onStats.Positions, onStats.Plies)
@@ -81,8 +81,8 @@ func TestResign(t *testing.T) {
 			}
 		}
 	}
-	if int64(resigned) != onStats.Resigned {
-		t.Errorf("%d games end in resignation, the stats say %d", resigned, onStats.Resigned)
+	if int64(resigned) != onStats.Resigns.Resigned {
+		t.Errorf("%d games end in resignation, the stats say %d", resigned, onStats.Resigns.Resigned)
 	}
 
 	// Reanalysis scores a resigned game's positions as the game ended.
@@ -108,8 +108,8 @@ func TestResign(t *testing.T) {
 	// Every game played out: the same games as without resignation, the
 	// would-be resignations counted.
 	all, allStats := run(Resign{Value: -0.2, Moves: 2, Playthrough: 1})
-	if allStats.Resigned != 0 || allStats.WouldResign != onStats.Resigned || allStats.FalseResignations > allStats.WouldResign {
-		t.Errorf("played out: %d resigned, %d would have (%d false); want 0, %d", allStats.Resigned, allStats.WouldResign, allStats.FalseResignations, onStats.Resigned)
+	if allStats.Resigns.Resigned != 0 || allStats.Resigns.Would != onStats.Resigns.Resigned || allStats.Resigns.False > allStats.Resigns.Would {
+		t.Errorf("played out: %d resigned, %d would have (%d false); want 0, %d", allStats.Resigns.Resigned, allStats.Resigns.Would, allStats.Resigns.False, onStats.Resigns.Resigned)
 	}
 	for i, g := range checkDir(t, all) {
 		if g.Moves != offGames[i].Moves {

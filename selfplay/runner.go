@@ -106,10 +106,23 @@ type Stats struct {
 	Elapsed     time.Duration
 	NetworkID   string
 	RuleSet     string
-	// Resigned is the finished games a side resigned (Config.Resign);
-	// WouldResign the played-out games in which a side would have, and
-	// FalseResignations those of them that side did not lose.
-	Resigned, WouldResign, FalseResignations int64
+	Resigns     Resignations
+}
+
+// Resignations are self-play's resignation counts (Config.Resign): the
+// finished games a side resigned, the played-out games in which a side
+// would have, and those of them that side did not lose.
+type Resignations struct {
+	Resigned int64 `json:"resigned,omitempty"`
+	Would    int64 `json:"would,omitempty"`
+	False    int64 `json:"false,omitempty"`
+}
+
+// Add adds o's counts to r's.
+func (r *Resignations) Add(o Resignations) {
+	r.Resigned += o.Resigned
+	r.Would += o.Would
+	r.False += o.False
 }
 
 // GamesPerHour is the rate of finished games.
@@ -747,7 +760,7 @@ func (r *runner) stats() Stats {
 	s := Stats{
 		Target: r.job.Games, Before: r.before, Played: int(r.played.Load()), Finished: int(r.finished.Load()),
 		Shards: int(r.shards.Load()), Plies: r.plies.Load(), Positions: r.positions.Load(), Evaluations: r.evals.Load(),
-		NetworkID: r.netID, Resigned: r.resigned.Load(), WouldResign: r.wouldResign.Load(), FalseResignations: r.falseResign.Load(),
+		NetworkID: r.netID, Resigns: Resignations{Resigned: r.resigned.Load(), Would: r.wouldResign.Load(), False: r.falseResign.Load()},
 	}
 	if r.rs != nil {
 		s.RuleSet = r.rs.String()

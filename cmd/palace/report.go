@@ -13,6 +13,7 @@ import (
 
 	"github.com/palace-chess/palace/internal/chart"
 	"github.com/palace-chess/palace/loop"
+	"github.com/palace-chess/palace/selfplay"
 	"github.com/palace-chess/palace/stats"
 	"github.com/palace-chess/palace/store"
 )
@@ -260,7 +261,7 @@ func writeReportTable(w io.Writer, rows []reportRow) error {
 	// A run whose self-play resigns gets a column for it: the games
 	// resigned, and the played-out games' false resignations of those
 	// that would have.
-	resigns := slices.ContainsFunc(rows, func(r reportRow) bool { return r.sp != nil && r.sp.Resigns != (loop.Resignations{}) })
+	resigns := slices.ContainsFunc(rows, func(r reportRow) bool { return r.sp != nil && r.sp.Resigns != (selfplay.Resignations{}) })
 	resignHead := ""
 	if resigns {
 		resignHead = "resigned (false/would)\t"

@@ -6,6 +6,7 @@ import (
 
 	"github.com/palace-chess/palace/arena"
 	"github.com/palace-chess/palace/loop"
+	"github.com/palace-chess/palace/selfplay"
 )
 
 // The gate in generation 0's row is candidate 1's, and the table says so,
@@ -39,7 +40,7 @@ func TestReportTableResignations(t *testing.T) {
 	for _, resign := range []bool{false, true} {
 		m := loop.Metric{Generation: 0, Stage: loop.StageSelfplay, Games: 64}
 		if resign {
-			m.Resigns = loop.Resignations{Resigned: 51, Would: 6, False: 1}
+			m.Resigns = selfplay.Resignations{Resigned: 51, Would: 6, False: 1}
 		}
 		var b strings.Builder
 		if err := writeReportTable(&b, reportRows([]loop.Metric{m, {Generation: 1, Stage: loop.StageSelfplay, Games: 64}})); err != nil {

@@ -281,8 +281,8 @@ func selfplayAttrs(e selfplay.Event) []slog.Attr {
 		slog.Int64("positions", s.Positions), fixed("games_per_hour", s.GamesPerHour(), 1), fixed("mean_plies", s.MeanPlies(), 1),
 		fixed("positions_per_s", s.PositionsPerSecond(), 1), fixed("evals_per_s", s.EvaluationsPerSecond(), 1),
 		fixed("search_evals_per_s", s.SearchEvaluationsPerSecond(), 1), fixed("mean_batch", s.Network.MeanBatch(), 2),
-		fixed("cache_hit_rate", s.Cache.HitRate(), 3), slog.Int64("resigned", s.Resigned), slog.Int64("would_resign", s.WouldResign),
-		slog.Int64("false_resignations", s.FalseResignations))
+		fixed("cache_hit_rate", s.Cache.HitRate(), 3), slog.Int64("resigned", s.Resigns.Resigned), slog.Int64("would_resign", s.Resigns.Would),
+		slog.Int64("false_resignations", s.Resigns.False))
 }
 
 // loopView draws a run's reports. On the status line: the generation, the
